@@ -1,0 +1,1 @@
+"""The wheelset FMU: pythonfmu slave, build helpers and the command line."""
