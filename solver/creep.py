@@ -1,0 +1,1104 @@
+"""Tangential wheel-rail contact: creep forces.
+
+Four models share one signature (docs/CONVENTIONS.md):
+
+    creep_forces(model, xi, eta, phi, a, b, normal_force, friction,
+                 shear_modulus, poisson, speed, options=None) -> (Fx, Fy, Mz)
+
+- ``"kalker"``  Kalker's linear theory (Kalker 1967/1990):
+  Fx = -f11*xi, Fy = -f22*eta - f23*phi, Mz = f23*eta - f33*phi,
+  f11 = G*a*b*C11, f22 = G*a*b*C22, f23 = G*(a*b)^1.5*C23, f33 = G*(a*b)^2*C33.
+- ``"she"``     Shen, Hedrick & Elkins (1983, VSD 12 suppl., 79-83): the linear
+  resultant F = |(Fx, Fy)| is saturated by the cubic law
+  F' = mu*N*[u - u^2/3 + u^3/27], u = F/(mu*N), for u < 3, F' = mu*N beyond;
+  Fx, Fy (and Mz) are scaled by F'/F.
+- ``"polach"``  Polach (1999, VSD 33 suppl., 728-739) with spin (corrected
+  lateral creepage and the lateral spin force), extended by Polach (2005,
+  Wear 258, 992-1000): adhesion reduction kA, kS and the falling friction
+  mu = mu0*((1-A)*exp(-B*w) + A), w = slip velocity.
+- ``"fastsim"`` Kalker's simplified theory, FASTSIM algorithm (Kalker 1982,
+  VSD 11, 1-13) on the Hertz ellipse; flexibilities L1 = 8a/(3*C11*G),
+  L2 = 8a/(3*C22*G), L3 = pi*a*sqrt(a/b)/(4*G*C23); traction bound mu*p with a
+  parabolic (default, as in Kalker's FASTSIM) or elliptic (Hertz) pressure p.
+
+Units and signs (docs/CONVENTIONS.md)
+-------------------------------------
+- Creepages: xi (longitudinal), eta (lateral), dimensionless; phi (spin) in 1/m:
+  velocity of the WHEEL relative to the RAIL at the contact point divided by
+  the rolling speed V (spin: relative angular velocity about the contact
+  normal / V). The rigid slip at a point (x, y) of the patch is therefore
+  (xi - phi*y, eta + phi*x).
+- Forces: those of the RAIL ON THE WHEEL in the contact frame: x rolling
+  direction, y lateral in the contact plane, z = x cross y the contact normal
+  (pointing from the rail into the wheel). N, and N*m for Mz.
+- Mz is the moment of the tangential tractions about the contact normal z
+  through the centre of the contact ellipse, Mz = integral(x*py - y*px) dA,
+  positive counter-clockwise seen from the wheel (from +z). A positive spin
+  (wheel turning counter-clockwise relative to the rail) gives a negative Mz.
+- a is the semi-axis along x (rolling), b the lateral one (m); G the combined
+  shear modulus (Pa), poisson the combined Poisson ratio (0 ... 0.5).
+
+Edge cases (all models)
+-----------------------
+- normal_force <= 0 gives (0, 0, 0), no NaN, whatever a and b are.
+- friction <= 0 gives (0, 0, 0): no tangential traction can be transmitted
+  (this also applies to the linear theory, which is the limit mu -> infinity).
+- speed only enters the Polach 2005 falling friction law through the slip
+  velocity w = |speed| * s_C (s_C the corrected creepage magnitude). speed = 0
+  gives w = 0, i.e. mu = mu0 (static friction): no NaN. The creepages
+  themselves are inputs; regularising them at low speed is the caller's job.
+- Non-finite input or a, b <= 0 with a load raises ValueError in the Python
+  functions; the numba kernel assumes checked input (it returns zeros for
+  a, b <= 0).
+
+Numba kernels sit beside plain NumPy/Python reference versions of the same
+algorithm (``*_reference``); tests/test_creep.py holds them equal.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "KALKER", "SHE", "POLACH", "FASTSIM", "MODEL_IDS",
+    "POLACH_1999", "POLACH_2005_DRY", "POLACH_2005_WET",
+    "POLACH_2005_DRY_MU0", "POLACH_2005_WET_MU0",
+    "FASTSIM_DEFAULT_N", "FASTSIM_PARABOLIC", "FASTSIM_ELLIPTIC",
+    "kalker_coefficients", "kalker_coefficients_nb", "linear_creep_coefficients",
+    "fastsim_flexibilities",
+    "creep_forces", "creep_forces_kernel", "creep_forces_reference", "kernel_parameters",
+    "FastsimResult", "fastsim_ellipse", "fastsim_grid",
+    "plot_creep_curves",
+]
+
+# ----------------------------------------------------------------------------
+# Model identifiers and parameter sets
+# ----------------------------------------------------------------------------
+KALKER = 0
+SHE = 1
+POLACH = 2
+FASTSIM = 3
+MODEL_IDS = {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM}
+
+# Polach options (kA, kS, A, B [s/m]). kA = kS = 1, A = 1 (constant friction)
+# reproduces Polach 1999. The 2005 sets are those of Polach (2005, Wear 258,
+# Table 2), as collected in /work/shared/REFERENCES.md; the friction argument is
+# mu0 (dry 0.55, wet 0.3 in that paper).
+POLACH_1999 = {"kA": 1.0, "kS": 1.0, "A": 1.0, "B": 0.0}
+POLACH_2005_DRY = {"kA": 1.0, "kS": 0.4, "A": 0.4, "B": 0.6}
+POLACH_2005_WET = {"kA": 0.3, "kS": 0.1, "A": 0.4, "B": 0.2}
+POLACH_2005_DRY_MU0 = 0.55
+POLACH_2005_WET_MU0 = 0.3
+
+# FASTSIM options: elements per strip nx, strips ny, traction bound.
+FASTSIM_DEFAULT_N = 20
+FASTSIM_PARABOLIC = 0   # p = 2N/(pi a b) * (1 - x^2/a^2 - y^2/b^2)   (Kalker 1982)
+FASTSIM_ELLIPTIC = 1    # p = 3N/(2 pi a b) * sqrt(1 - x^2/a^2 - y^2/b^2)  (Hertz)
+
+# ----------------------------------------------------------------------------
+# Kalker's creepage and spin coefficients
+# ----------------------------------------------------------------------------
+# Source: J.J. Kalker, "Three-Dimensional Elastic Bodies in Rolling Contact",
+# Kluwer 1990, Table E.3 (the table of his 1967 thesis). The C11, C22, C23
+# columns were checked against the table as reproduced in the open-source
+# CONTACT program (Vollebregt & Kalker, module m_hertz, routine linrol). The
+# C33 column is the one of Table E.3 as reproduced in the railway literature
+# (e.g. Iwnicki (ed.), Handbook of Railway Vehicle Dynamics); CONTACT does not
+# carry it.
+#
+# _KALKER_TABLE[branch, row, coefficient, nu]:
+#   branch 0: g = a/b <= 1, branch 1: g = b/a < 1 (a/b > 1);
+#   row k: g = 0.1*(k+1), k = 0..9 (g = 1.0 in both branches);
+#   coefficient: C11, C22, C23, C33; nu = 0, 0.25, 0.5.
+_KALKER_TABLE = np.array([
+    [  # a/b = g
+        [[2.51, 3.31, 4.85], [2.51, 2.52, 2.53], [0.334, 0.473, 0.731], [6.42, 8.28, 11.7]],
+        [[2.59, 3.37, 4.81], [2.59, 2.63, 2.66], [0.483, 0.603, 0.809], [3.46, 4.27, 5.66]],
+        [[2.68, 3.44, 4.80], [2.68, 2.75, 2.81], [0.607, 0.715, 0.889], [2.49, 2.96, 3.72]],
+        [[2.78, 3.53, 4.82], [2.78, 2.88, 2.98], [0.720, 0.823, 0.977], [2.02, 2.32, 2.77]],
+        [[2.88, 3.62, 4.83], [2.88, 3.01, 3.14], [0.827, 0.929, 1.07], [1.74, 1.93, 2.22]],
+        [[2.98, 3.72, 4.91], [2.98, 3.14, 3.31], [0.930, 1.03, 1.18], [1.56, 1.68, 1.86]],
+        [[3.09, 3.81, 4.97], [3.09, 3.28, 3.48], [1.03, 1.14, 1.29], [1.43, 1.50, 1.60]],
+        [[3.19, 3.91, 5.05], [3.19, 3.41, 3.65], [1.13, 1.25, 1.40], [1.34, 1.37, 1.42]],
+        [[3.29, 4.01, 5.12], [3.29, 3.54, 3.82], [1.23, 1.36, 1.51], [1.27, 1.27, 1.27]],
+        [[3.40, 4.12, 5.20], [3.40, 3.67, 3.98], [1.33, 1.47, 1.63], [1.21, 1.19, 1.16]],
+    ],
+    [  # b/a = g
+        [[10.7, 11.7, 12.9], [10.7, 12.8, 16.0], [12.2, 14.6, 18.0], [0.795, 0.526, 0.228]],
+        [[6.96, 7.78, 8.82], [6.96, 8.14, 9.79], [5.72, 6.63, 7.89], [0.828, 0.601, 0.341]],
+        [[5.57, 6.34, 7.34], [5.57, 6.40, 7.51], [3.79, 4.32, 5.01], [0.868, 0.674, 0.446]],
+        [[4.84, 5.57, 6.57], [4.84, 5.48, 6.31], [2.88, 3.24, 3.70], [0.912, 0.747, 0.549]],
+        [[4.37, 5.10, 6.11], [4.37, 4.90, 5.56], [2.35, 2.62, 2.96], [0.958, 0.819, 0.650]],
+        [[4.06, 4.78, 5.80], [4.06, 4.50, 5.04], [2.01, 2.23, 2.50], [1.01, 0.892, 0.751]],
+        [[3.82, 4.54, 5.58], [3.82, 4.21, 4.67], [1.76, 1.95, 2.18], [1.05, 0.965, 0.852]],
+        [[3.65, 4.36, 5.42], [3.65, 3.99, 4.39], [1.58, 1.75, 1.94], [1.10, 1.04, 0.954]],
+        [[3.51, 4.22, 5.30], [3.51, 3.81, 4.16], [1.44, 1.59, 1.77], [1.16, 1.11, 1.06]],
+        [[3.40, 4.12, 5.20], [3.40, 3.67, 3.98], [1.33, 1.47, 1.63], [1.21, 1.19, 1.16]],
+    ],
+], dtype=np.float64)
+
+_G_MIN_TABLE = 0.1       # first table row
+_G_FLOOR = 1e-12         # the numba kernel clamps g = min(a/b, b/a) to this
+
+
+def _nu_weights(nu):
+    """Lagrange weights through nu = 0, 0.25, 0.5 (quadratic interpolation of 1/C,
+    as CONTACT's linrol does)."""
+    return (8.0 * (nu - 0.25) * (nu - 0.5),
+            -16.0 * nu * (nu - 0.5),
+            8.0 * nu * (nu - 0.25))
+
+
+def _asymptote(branch, coef, g, nu):
+    """Kalker's asymptotic expressions for g -> 0 (Kalker 1990, Table E.3, first
+    and last rows; also CONTACT linrol). Lambda = ln(16/g^2).
+
+    branch 0 (a/b = g -> 0): C11 = pi^2/(4(1-nu)), C22 = pi^2/4,
+        C23 = pi*sqrt(g)/(3(1-nu)) * (1 + nu*(ln(16/g) - 5)),
+        C33 = pi^2/(16(1-nu)g).
+    branch 1 (b/a = g -> 0): C11 = 2pi/((Lambda-2nu)g) * (1 + (3-ln4)/(Lambda-2nu)),
+        C22 = 2pi/(((1-nu)Lambda+2nu)g) * (1 + (1-nu)(3-ln4)/((1-nu)Lambda+2nu)),
+        C23 = 2pi/(3 g^1.5 ((1-nu)Lambda - 2 + 4nu)).
+        No C33 asymptote is used on this branch (see kalker_coefficients).
+    """
+    pi = math.pi
+    if branch == 0:
+        if coef == 0:
+            return pi * pi / (4.0 * (1.0 - nu))
+        if coef == 1:
+            return pi * pi / 4.0
+        if coef == 2:
+            return pi * math.sqrt(g) / (3.0 * (1.0 - nu)) * (1.0 + nu * (math.log(16.0 / g) - 5.0))
+        return pi * pi / (16.0 * (1.0 - nu) * g)
+    lam = math.log(16.0 / (g * g))
+    ln4 = math.log(4.0)
+    if coef == 0:
+        d = lam - 2.0 * nu
+        return 2.0 * pi / (d * g) * (1.0 + (3.0 - ln4) / d)
+    if coef == 1:
+        d = (1.0 - nu) * lam + 2.0 * nu
+        return 2.0 * pi / (d * g) * (1.0 + (1.0 - nu) * (3.0 - ln4) / d)
+    return 2.0 * pi / (3.0 * g ** 1.5 * ((1.0 - nu) * lam - 2.0 + 4.0 * nu))
+
+
+def _table_interp(branch, coef, g, nu):
+    """Linear interpolation in g between table rows (linear extrapolation of the
+    first interval for g < 0.1), then quadratic interpolation of 1/C in nu."""
+    t = (g - _G_MIN_TABLE) / 0.1
+    row = int(math.floor(t))
+    if row < 0:
+        row = 0
+    elif row > 8:
+        row = 8
+    frac = t - row
+    w0, w1, w2 = _nu_weights(nu)
+    inv = 0.0
+    for k, w in enumerate((w0, w1, w2)):
+        c = (1.0 - frac) * _KALKER_TABLE[branch, row, coef, k] + frac * _KALKER_TABLE[branch, row + 1, coef, k]
+        inv += w / c
+    return 1.0 / inv
+
+
+def _coefficient(branch, coef, g, nu):
+    if g >= _G_MIN_TABLE:
+        return _table_interp(branch, coef, g, nu)
+    if branch == 1 and coef == 3:
+        # C33 for a/b > 10: linear extrapolation of the last table interval
+        # (b/a = 0.2 ... 0.1) towards b/a = 0; bounded and positive on (0, 0.1).
+        return _table_interp(branch, coef, g, nu)
+    # Blend into the asymptote: C = asym(g) * (1 + (r - 1) * g/0.1) with
+    # r = table(0.1)/asym(0.1): continuous at g = 0.1, exact as g -> 0.
+    r = _table_interp(branch, coef, _G_MIN_TABLE, nu) / _asymptote(branch, coef, _G_MIN_TABLE, nu)
+    return _asymptote(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / _G_MIN_TABLE)
+
+
+def _check_poisson(poisson):
+    if not (math.isfinite(poisson) and 0.0 <= poisson <= 0.5):
+        raise ValueError(f"poisson must be in [0, 0.5], got {poisson!r}")
+
+
+def kalker_coefficients(a_over_b: float, poisson: float) -> tuple[float, float, float, float]:
+    """Kalker's creepage and spin coefficients (C11, C22, C23, C33), dimensionless.
+
+    Interpolated from Kalker (1990), Table E.3: linearly in g = min(a/b, b/a)
+    between the tabulated rows 0.1 ... 1.0 of each branch (a/b <= 1 given as
+    a/b, a/b > 1 as b/a), and, for a Poisson ratio other than 0, 0.25, 0.5,
+    quadratically in nu through the three columns on 1/C (as CONTACT does).
+    For g < 0.1 the coefficients blend continuously into Kalker's asymptotic
+    expressions (see `_asymptote`): for a/b -> 0, C11 -> pi^2/(4(1-nu)),
+    C22 -> pi^2/4, C23 -> pi*sqrt(g)/(3(1-nu))*(1+nu*(ln(16/g)-5)),
+    C33 -> pi^2/(16(1-nu)g); for a/b -> infinity, C11, C22 ~ 1/(g ln(16/g^2))
+    and C23 ~ g^-1.5/ln(16/g^2) (so f11, f22, f23, which carry the factor a*b,
+    stay finite), and C33 follows the linear extrapolation of the last table
+    interval (bounded: no published asymptote is used for it).
+
+    a_over_b: semi-axis ratio a/b (> 0, a along the rolling direction).
+    poisson: Poisson ratio in [0, 0.5].
+    """
+    a_over_b = float(a_over_b)
+    poisson = float(poisson)
+    if not (math.isfinite(a_over_b) and a_over_b > 0.0):
+        raise ValueError(f"a_over_b must be finite and > 0, got {a_over_b!r}")
+    _check_poisson(poisson)
+    if a_over_b <= 1.0:
+        branch, g = 0, a_over_b
+    else:
+        branch, g = 1, 1.0 / a_over_b
+    return tuple(float(_coefficient(branch, coef, g, poisson)) for coef in range(4))
+
+
+# ---- numba twin of the coefficient functions --------------------------------
+
+@njit(cache=True)
+def _asymptote_nb(branch, coef, g, nu):
+    pi = math.pi
+    if branch == 0:
+        if coef == 0:
+            return pi * pi / (4.0 * (1.0 - nu))
+        if coef == 1:
+            return pi * pi / 4.0
+        if coef == 2:
+            return pi * math.sqrt(g) / (3.0 * (1.0 - nu)) * (1.0 + nu * (math.log(16.0 / g) - 5.0))
+        return pi * pi / (16.0 * (1.0 - nu) * g)
+    lam = math.log(16.0 / (g * g))
+    ln4 = math.log(4.0)
+    if coef == 0:
+        d = lam - 2.0 * nu
+        return 2.0 * pi / (d * g) * (1.0 + (3.0 - ln4) / d)
+    if coef == 1:
+        d = (1.0 - nu) * lam + 2.0 * nu
+        return 2.0 * pi / (d * g) * (1.0 + (1.0 - nu) * (3.0 - ln4) / d)
+    return 2.0 * pi / (3.0 * g ** 1.5 * ((1.0 - nu) * lam - 2.0 + 4.0 * nu))
+
+
+@njit(cache=True)
+def _table_interp_nb(table, branch, coef, g, nu):
+    t = (g - 0.1) / 0.1
+    row = int(math.floor(t))
+    if row < 0:
+        row = 0
+    elif row > 8:
+        row = 8
+    frac = t - row
+    w0 = 8.0 * (nu - 0.25) * (nu - 0.5)
+    w1 = -16.0 * nu * (nu - 0.5)
+    w2 = 8.0 * nu * (nu - 0.25)
+    inv = 0.0
+    c = (1.0 - frac) * table[branch, row, coef, 0] + frac * table[branch, row + 1, coef, 0]
+    inv += w0 / c
+    c = (1.0 - frac) * table[branch, row, coef, 1] + frac * table[branch, row + 1, coef, 1]
+    inv += w1 / c
+    c = (1.0 - frac) * table[branch, row, coef, 2] + frac * table[branch, row + 1, coef, 2]
+    inv += w2 / c
+    return 1.0 / inv
+
+
+@njit(cache=True)
+def _coefficient_nb(table, branch, coef, g, nu):
+    if g >= 0.1:
+        return _table_interp_nb(table, branch, coef, g, nu)
+    if branch == 1 and coef == 3:
+        return _table_interp_nb(table, branch, coef, g, nu)
+    r = _table_interp_nb(table, branch, coef, 0.1, nu) / _asymptote_nb(branch, coef, 0.1, nu)
+    return _asymptote_nb(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / 0.1)
+
+
+@njit(cache=True)
+def _kalker_coefficients_nb(table, a_over_b, poisson):
+    if a_over_b <= 1.0:
+        branch = 0
+        g = a_over_b
+    else:
+        branch = 1
+        g = 1.0 / a_over_b
+    if g < 1e-12:
+        g = 1e-12
+    return (_coefficient_nb(table, branch, 0, g, poisson),
+            _coefficient_nb(table, branch, 1, g, poisson),
+            _coefficient_nb(table, branch, 2, g, poisson),
+            _coefficient_nb(table, branch, 3, g, poisson))
+
+
+@njit(cache=True)
+def kalker_coefficients_nb(a_over_b, poisson):
+    """numba version of `kalker_coefficients` (no argument checks; g = min(a/b, b/a)
+    is clamped to 1e-12)."""
+    return _kalker_coefficients_nb(_KALKER_TABLE, a_over_b, poisson)
+
+
+def linear_creep_coefficients(a, b, shear_modulus, poisson):
+    """Kalker's linear creep coefficients (f11, f22, f23, f33):
+    f11 = G*a*b*C11, f22 = G*a*b*C22 (N), f23 = G*(a*b)^1.5*C23 (N*m),
+    f33 = G*(a*b)^2*C33 (N*m^2)."""
+    c11, c22, c23, c33 = kalker_coefficients(a / b, poisson)
+    ab = a * b
+    g = shear_modulus
+    return g * ab * c11, g * ab * c22, g * ab ** 1.5 * c23, g * ab * ab * c33
+
+
+def fastsim_flexibilities(a, b, shear_modulus, poisson):
+    """FASTSIM flexibilities (m/Pa) of Kalker (1982): L1 = 8a/(3*C11*G),
+    L2 = 8a/(3*C22*G), L3 = pi*a*sqrt(a/b)/(4*G*C23). With them the simplified
+    theory reproduces f11, f22 and f23 of the linear theory exactly."""
+    c11, c22, c23, _ = kalker_coefficients(a / b, poisson)
+    g = shear_modulus
+    return (8.0 * a / (3.0 * c11 * g), 8.0 * a / (3.0 * c22 * g),
+            math.pi * a * math.sqrt(a / b) / (4.0 * g * c23))
+
+
+# ----------------------------------------------------------------------------
+# Analytic models: plain Python references
+# ----------------------------------------------------------------------------
+
+def _kalker_ref(xi, eta, phi, a, b, g, nu):
+    c11, c22, c23, c33 = kalker_coefficients(a / b, nu)
+    ab = a * b
+    f11 = g * ab * c11
+    f22 = g * ab * c22
+    f23 = g * ab ** 1.5 * c23
+    f33 = g * ab * ab * c33
+    return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
+
+
+def _she_ref(xi, eta, phi, a, b, n, mu, g, nu):
+    fx, fy, mz = _kalker_ref(xi, eta, phi, a, b, g, nu)
+    # Shen, Hedrick & Elkins (1983): u = F/(mu N); F'/F = 1 - u/3 + u^2/27 (u < 3), 1/u beyond.
+    u = math.hypot(fx, fy) / (mu * n)
+    scale = 1.0 - u / 3.0 + u * u / 27.0 if u < 3.0 else 1.0 / u
+    return scale * fx, scale * fy, scale * mz
+
+
+def _polach_ref(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
+    """Polach (1999) with spin, Polach (2005) adhesion reduction and falling friction.
+
+    Polach 1999: corrected lateral creepage s_yC = eta + phi*a if
+    |eta + phi*a| > |eta|, else eta; s_C = sqrt(xi^2 + s_yC^2);
+    eps = pi*G*a*b*c_jj*s_C/(4*Q*mu), c_jj = sqrt((C11*xi/s)^2 + (C22*eta/s)^2),
+    s = sqrt(xi^2 + eta^2) (c_jj = C22 for s = 0, when it multiplies zero).
+    Polach 2005: F = 2*Q*mu/pi*[kA*eps/(1+(kA*eps)^2) + arctan(kS*eps)]
+    (kA = kS = 1 is the 1999 law), mu = mu0*((1-A)*exp(-B*w) + A), w = |V|*s_C.
+    Spin (Polach 1999): F_yS = -(9/16)*a*Q*mu*K_M*(1 + 6.3*(1 - exp(-a/b)))*phi/s_C,
+    K_M = |eps_M|*(d^3/3 - d^2/2 + 1/6) - sqrt((1-d^2)^3)/3,
+    d = (eps_M^2-1)/(eps_M^2+1),
+    eps_M = 8/3 * G*b*sqrt(a*b)/(Q*mu) * C23*|s_yC| / (1 + 6.3*(1 - exp(-a/b))).
+    K_M is evaluated in the algebraically identical, cancellation-free form
+    K_M = -(2/3)*|eps_M|/(1 + eps_M^2)^2.
+    Polach writes the forces in the direction of the creepages; here they act
+    on the wheel, so Fx = -F*xi/s_C, Fy = -(F*eta/s_C + F_yS).
+    Mz (not given by Polach): Kalker's linear Mz scaled by F/(G*a*b*c_jj*s_C),
+    the ratio of Polach's resultant to the linear one.
+    Finally the tangential resultant is limited to mu*Q (the spin term can push
+    the published formulas slightly past it); Mz is scaled with it.
+    """
+    c11, c22, c23, c33 = kalker_coefficients(a / b, nu)
+    sy_c = eta + phi * a
+    if not abs(sy_c) > abs(eta):
+        sy_c = eta
+    s_c = math.hypot(xi, sy_c)
+    if s_c <= 0.0:
+        return 0.0, 0.0, 0.0
+    w = abs(speed) * s_c
+    mu = mu0 * ((1.0 - big_a) * math.exp(-big_b * w) + big_a)
+    if mu <= 0.0:
+        return 0.0, 0.0, 0.0
+    s = math.hypot(xi, eta)
+    if s > 0.0:
+        c_jj = math.sqrt((c11 * xi / s) ** 2 + (c22 * eta / s) ** 2)
+    else:
+        c_jj = c22
+    f_lin = g * a * b * c_jj * s_c
+    eps = math.pi * f_lin / (4.0 * n * mu)
+    ka_eps = k_a * eps
+    f_res = 2.0 * n * mu / math.pi * (ka_eps / (1.0 + ka_eps * ka_eps) + math.atan(k_s * eps))
+    spin_factor = 1.0 + 6.3 * (1.0 - math.exp(-a / b))
+    eps_m = 8.0 / 3.0 * g * b * math.sqrt(a * b) / (n * mu) * c23 * abs(sy_c) / spin_factor
+    k_m = -2.0 / 3.0 * eps_m / (1.0 + eps_m * eps_m) ** 2
+    f_spin = -9.0 / 16.0 * a * n * mu * k_m * spin_factor * phi / s_c
+    fx = -f_res * xi / s_c
+    fy = -(f_res * eta / s_c + f_spin)
+    ab = a * b
+    mz = (g * ab ** 1.5 * c23 * eta - g * ab * ab * c33 * phi) * (f_res / f_lin)
+    total = math.hypot(fx, fy)
+    limit = mu * n
+    if total > limit:
+        r = limit / total
+        fx *= r
+        fy *= r
+        mz *= r
+    return fx, fy, mz
+
+
+# ----------------------------------------------------------------------------
+# Analytic models: numba kernels
+# ----------------------------------------------------------------------------
+
+@njit(cache=True)
+def _kalker_nb(xi, eta, phi, a, b, g, nu):
+    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, nu)
+    ab = a * b
+    f11 = g * ab * c11
+    f22 = g * ab * c22
+    f23 = g * ab ** 1.5 * c23
+    f33 = g * ab * ab * c33
+    return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
+
+
+@njit(cache=True)
+def _she_nb(xi, eta, phi, a, b, n, mu, g, nu):
+    fx, fy, mz = _kalker_nb(xi, eta, phi, a, b, g, nu)
+    u = math.hypot(fx, fy) / (mu * n)
+    if u < 3.0:
+        scale = 1.0 - u / 3.0 + u * u / 27.0
+    else:
+        scale = 1.0 / u
+    return scale * fx, scale * fy, scale * mz
+
+
+@njit(cache=True)
+def _polach_nb(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
+    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, nu)
+    sy_c = eta + phi * a
+    if not abs(sy_c) > abs(eta):
+        sy_c = eta
+    s_c = math.hypot(xi, sy_c)
+    if s_c <= 0.0:
+        return 0.0, 0.0, 0.0
+    w = abs(speed) * s_c
+    mu = mu0 * ((1.0 - big_a) * math.exp(-big_b * w) + big_a)
+    if mu <= 0.0:
+        return 0.0, 0.0, 0.0
+    s = math.hypot(xi, eta)
+    if s > 0.0:
+        c_jj = math.sqrt((c11 * xi / s) ** 2 + (c22 * eta / s) ** 2)
+    else:
+        c_jj = c22
+    f_lin = g * a * b * c_jj * s_c
+    eps = math.pi * f_lin / (4.0 * n * mu)
+    ka_eps = k_a * eps
+    f_res = 2.0 * n * mu / math.pi * (ka_eps / (1.0 + ka_eps * ka_eps) + math.atan(k_s * eps))
+    spin_factor = 1.0 + 6.3 * (1.0 - math.exp(-a / b))
+    eps_m = 8.0 / 3.0 * g * b * math.sqrt(a * b) / (n * mu) * c23 * abs(sy_c) / spin_factor
+    k_m = -2.0 / 3.0 * eps_m / (1.0 + eps_m * eps_m) ** 2
+    f_spin = -9.0 / 16.0 * a * n * mu * k_m * spin_factor * phi / s_c
+    fx = -f_res * xi / s_c
+    fy = -(f_res * eta / s_c + f_spin)
+    ab = a * b
+    mz = (g * ab ** 1.5 * c23 * eta - g * ab * ab * c33 * phi) * (f_res / f_lin)
+    total = math.hypot(fx, fy)
+    limit = mu * n
+    if total > limit:
+        r = limit / total
+        fx *= r
+        fy *= r
+        mz *= r
+    return fx, fy, mz
+
+
+# ----------------------------------------------------------------------------
+# FASTSIM (Kalker 1982): strip algorithm
+# ----------------------------------------------------------------------------
+# Along each strip y = const the material enters the patch at the leading edge
+# (largest x: the rolling direction is +x) and is carried backwards. The
+# elastic traction predictor between two points x_prev > x is
+#   px <- px - (x_prev - x) * (xi/L1 - phi*y/L3)
+#   py <- py - (x_prev - x) * (eta/L2 + phi*x_mid/L3),  x_mid = (x_prev + x)/2
+# (the integral of the rigid slip (xi - phi*y, eta + phi*x) divided by the
+# flexibility; the midpoint is exact for the linear slip), so that in full
+# adhesion p = -(1/L) * integral_x^{x_lead} slip dx', the simplified-theory
+# solution whose total forces are -f11*xi, -f22*eta - f23*phi by the choice of
+# L1, L2, L3. Where |p| exceeds the bound mu*p_n the point slips and p is
+# scaled back onto the bound (the traction then opposes the slip). Tractions
+# are evaluated at cell centres; a cell is "adhesion" when the predictor is
+# within the bound, "slip" otherwise.
+
+_EXTERIOR = 0
+_ADHESION = 1
+_SLIP = 2
+
+
+@njit(cache=True)
+def _fastsim_ellipse_nb(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind,
+                        store, x_out, p_out, px_out, py_out, state_out):
+    dy = 2.0 * b / ny
+    # normalisation of the discrete pressure so that sum(p dA) = N exactly
+    total_shape = 0.0
+    for j in range(ny):
+        y = -b + (j + 0.5) * dy
+        aj = a * math.sqrt(max(1.0 - (y / b) ** 2, 0.0))
+        dxj = 2.0 * aj / nx
+        for i in range(nx):
+            x = aj - (i + 0.5) * dxj
+            s = 1.0 - (x / a) ** 2 - (y / b) ** 2
+            if s < 0.0:
+                s = 0.0
+            if bound_kind == 1:
+                s = math.sqrt(s)
+            total_shape += s * dxj * dy
+    p_scale = n / total_shape
+    fx = 0.0
+    fy = 0.0
+    mz = 0.0
+    adh = 0.0
+    slip_area = 0.0
+    for j in range(ny):
+        y = -b + (j + 0.5) * dy
+        aj = a * math.sqrt(max(1.0 - (y / b) ** 2, 0.0))
+        dxj = 2.0 * aj / nx
+        da = dxj * dy
+        wx = xi / l1 - phi * y / l3
+        px = 0.0
+        py = 0.0
+        x_prev = aj
+        for i in range(nx):
+            x = aj - (i + 0.5) * dxj
+            h = x_prev - x
+            xm = 0.5 * (x_prev + x)
+            px = px - h * wx
+            py = py - h * (eta / l2 + phi * xm / l3)
+            s = 1.0 - (x / a) ** 2 - (y / b) ** 2
+            if s < 0.0:
+                s = 0.0
+            if bound_kind == 1:
+                s = math.sqrt(s)
+            pn = p_scale * s
+            bound = mu * pn
+            t = math.hypot(px, py)
+            if t > bound:
+                if t > 0.0:
+                    r = bound / t
+                    px = px * r
+                    py = py * r
+                state = 2
+                slip_area += da
+            else:
+                state = 1
+                adh += da
+            fx += px * da
+            fy += py * da
+            mz += (x * py - y * px) * da
+            if store:
+                x_out[j, i] = x
+                p_out[j, i] = pn
+                px_out[j, i] = px
+                py_out[j, i] = py
+                state_out[j, i] = state
+            x_prev = x
+    return fx, fy, mz, adh, slip_area
+
+
+def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind):
+    """NumPy reference of `_fastsim_ellipse_nb`: the same march, vectorised over
+    the strips. Returns (fx, fy, mz, adhesion_area, slip_area, x, p, px, py, state)."""
+    dy = 2.0 * b / ny
+    y = -b + (np.arange(ny) + 0.5) * dy
+    aj = a * np.sqrt(np.maximum(1.0 - (y / b) ** 2, 0.0))
+    dxj = 2.0 * aj / nx
+    x = aj[:, None] - (np.arange(nx)[None, :] + 0.5) * dxj[:, None]
+    shape = np.maximum(1.0 - (x / a) ** 2 - (y[:, None] / b) ** 2, 0.0)
+    if bound_kind == 1:
+        shape = np.sqrt(shape)
+    da = (dxj * dy)[:, None] * np.ones((1, nx))
+    p = n / np.sum(shape * da) * shape
+    px_all = np.zeros((ny, nx))
+    py_all = np.zeros((ny, nx))
+    state = np.zeros((ny, nx), dtype=np.int8)
+    wx = xi / l1 - phi * y / l3
+    px = np.zeros(ny)
+    py = np.zeros(ny)
+    x_prev = aj.copy()
+    for i in range(nx):
+        xc = x[:, i]
+        h = x_prev - xc
+        xm = 0.5 * (x_prev + xc)
+        px = px - h * wx
+        py = py - h * (eta / l2 + phi * xm / l3)
+        bound = mu * p[:, i]
+        t = np.hypot(px, py)
+        slip = t > bound
+        r = np.where(slip & (t > 0.0), bound / np.where(t > 0.0, t, 1.0), 1.0)
+        px = px * r
+        py = py * r
+        px_all[:, i] = px
+        py_all[:, i] = py
+        state[:, i] = np.where(slip, _SLIP, _ADHESION)
+        x_prev = xc
+    fx = float(np.sum(px_all * da))
+    fy = float(np.sum(py_all * da))
+    mz = float(np.sum((x * py_all - y[:, None] * px_all) * da))
+    adh = float(np.sum(da[state == _ADHESION]))
+    sl = float(np.sum(da[state == _SLIP]))
+    return fx, fy, mz, adh, sl, x, p, px_all, py_all, state
+
+
+@njit(cache=True)
+def _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
+                     px_out, py_out, state_out):
+    ny, nx = pressure.shape
+    dx = x[1] - x[0] if nx > 1 else 1.0
+    dy = y[1] - y[0] if ny > 1 else 1.0
+    da = dx * dy
+    fx = 0.0
+    fy = 0.0
+    mz = 0.0
+    adh = 0.0
+    slip_area = 0.0
+    for j in range(ny):
+        yj = y[j]
+        xl = x_leading[j]
+        wx = xi / l1 - phi * yj / l3
+        px = 0.0
+        py = 0.0
+        x_prev = xl
+        for i in range(nx - 1, -1, -1):
+            xc = x[i]
+            pn = pressure[j, i]
+            if xc >= xl or pn <= 0.0:
+                # outside the patch: no traction; a new leading edge starts at
+                # the front boundary of the next cell (or at x_leading)
+                px = 0.0
+                py = 0.0
+                x_prev = min(xl, xc - 0.5 * dx)
+                px_out[j, i] = 0.0
+                py_out[j, i] = 0.0
+                state_out[j, i] = 0
+                continue
+            h = x_prev - xc
+            xm = 0.5 * (x_prev + xc)
+            px = px - h * wx
+            py = py - h * (eta / l2 + phi * xm / l3)
+            bound = mu * pn
+            t = math.hypot(px, py)
+            if t > bound:
+                if t > 0.0:
+                    r = bound / t
+                    px = px * r
+                    py = py * r
+                state = 2
+                slip_area += da
+            else:
+                state = 1
+                adh += da
+            fx += px * da
+            fy += py * da
+            mz += (xc * py - yj * px) * da
+            px_out[j, i] = px
+            py_out[j, i] = py
+            state_out[j, i] = state
+            x_prev = xc
+    return fx, fy, mz, adh, slip_area
+
+
+def _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3):
+    """NumPy reference of `_fastsim_grid_nb`, vectorised over the strips."""
+    ny, nx = pressure.shape
+    dx = x[1] - x[0] if nx > 1 else 1.0
+    dy = y[1] - y[0] if ny > 1 else 1.0
+    da = dx * dy
+    px_all = np.zeros((ny, nx))
+    py_all = np.zeros((ny, nx))
+    state = np.zeros((ny, nx), dtype=np.int8)
+    wx = xi / l1 - phi * y / l3
+    px = np.zeros(ny)
+    py = np.zeros(ny)
+    x_prev = np.array(x_leading, dtype=float)
+    for i in range(nx - 1, -1, -1):
+        xc = x[i]
+        pn = pressure[:, i]
+        outside = (xc >= x_leading) | (pn <= 0.0)
+        h = x_prev - xc
+        xm = 0.5 * (x_prev + xc)
+        px = px - h * wx
+        py = py - h * (eta / l2 + phi * xm / l3)
+        bound = mu * pn
+        t = np.hypot(px, py)
+        slip = t > bound
+        r = np.where(slip & (t > 0.0), bound / np.where(t > 0.0, t, 1.0), 1.0)
+        px = np.where(outside, 0.0, px * r)
+        py = np.where(outside, 0.0, py * r)
+        px_all[:, i] = px
+        py_all[:, i] = py
+        state[:, i] = np.where(outside, _EXTERIOR, np.where(slip, _SLIP, _ADHESION))
+        x_prev = np.where(outside, np.minimum(x_leading, xc - 0.5 * dx), xc)
+    fx = float(np.sum(px_all) * da)
+    fy = float(np.sum(py_all) * da)
+    mz = float(np.sum(x[None, :] * py_all - y[:, None] * px_all) * da)
+    adh = float(np.count_nonzero(state == _ADHESION) * da)
+    sl = float(np.count_nonzero(state == _SLIP) * da)
+    return fx, fy, mz, adh, sl, px_all, py_all, state
+
+
+@dataclass(frozen=True)
+class FastsimResult:
+    """Detailed FASTSIM result (SI units).
+
+    fx, fy, mz: total forces (N) and moment (N*m) of the rail on the wheel,
+        contact frame, as in `creep_forces`.
+    x: (ny, nx) cell-centre x (m); y: (ny,) strip-centre y (m).
+    cell_area: (ny, nx) area of each cell (m^2).
+    pressure: (ny, nx) normal pressure p_n used for the bound mu*p_n (Pa).
+    traction_x, traction_y: (ny, nx) tangential traction on the wheel (Pa).
+    state: (ny, nx) int8: 0 outside the patch, 1 adhesion, 2 slip.
+    adhesion_area, slip_area: areas of the adhesion and slip zones (m^2).
+    """
+    fx: float
+    fy: float
+    mz: float
+    x: np.ndarray
+    y: np.ndarray
+    cell_area: np.ndarray
+    pressure: np.ndarray
+    traction_x: np.ndarray
+    traction_y: np.ndarray
+    state: np.ndarray
+    adhesion_area: float
+    slip_area: float
+
+
+def _bound_kind(bound) -> int:
+    if bound in ("parabolic", FASTSIM_PARABOLIC):
+        return FASTSIM_PARABOLIC
+    if bound in ("elliptic", "hertz", FASTSIM_ELLIPTIC):
+        return FASTSIM_ELLIPTIC
+    raise ValueError(f"FASTSIM bound must be 'parabolic' or 'elliptic', got {bound!r}")
+
+
+def _check_finite(**values):
+    for name, v in values.items():
+        if not math.isfinite(v):
+            raise ValueError(f"{name} must be finite, got {v!r}")
+
+
+def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+                    nx=FASTSIM_DEFAULT_N, ny=FASTSIM_DEFAULT_N, bound="parabolic",
+                    flexibilities=None, backend="numba") -> FastsimResult:
+    """FASTSIM on the Hertz ellipse x^2/a^2 + y^2/b^2 <= 1.
+
+    ny strips of equal width 2b/ny, each cut into nx cells of equal length
+    2*a(y)/nx, a(y) = a*sqrt(1 - y^2/b^2) at the strip centre. The traction
+    bound is friction * p_n with p_n parabolic (Kalker's FASTSIM, default) or
+    elliptic (Hertz), scaled so that sum(p_n dA) = normal_force exactly.
+    flexibilities: (L1, L2, L3) in m/Pa; default `fastsim_flexibilities`.
+    backend: "numba" (default) or "numpy" (the reference implementation).
+    Zero normal force or friction <= 0 gives zero tractions.
+    """
+    xi, eta, phi, a, b = float(xi), float(eta), float(phi), float(a), float(b)
+    normal_force, friction = float(normal_force), float(friction)
+    _check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
+                  friction=friction, shear_modulus=float(shear_modulus))
+    if not (a > 0.0 and b > 0.0):
+        raise ValueError(f"semi-axes must be > 0, got a={a!r}, b={b!r}")
+    nx, ny = int(nx), int(ny)
+    if nx < 1 or ny < 1:
+        raise ValueError("nx and ny must be >= 1")
+    kind = _bound_kind(bound)
+    if flexibilities is None:
+        if not shear_modulus > 0.0:
+            raise ValueError("shear_modulus must be > 0")
+        _check_poisson(float(poisson))
+        flexibilities = fastsim_flexibilities(a, b, shear_modulus, poisson)
+    l1, l2, l3 = (float(v) for v in flexibilities)
+    n_eff = max(normal_force, 0.0)
+    mu_eff = max(friction, 0.0)
+    if backend == "numba":
+        x = np.zeros((ny, nx))
+        p = np.zeros((ny, nx))
+        px = np.zeros((ny, nx))
+        py = np.zeros((ny, nx))
+        state = np.zeros((ny, nx), dtype=np.int8)
+        fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, n_eff, mu_eff, l1, l2, l3,
+                                                  nx, ny, kind, True, x, p, px, py, state)
+    elif backend == "numpy":
+        fx, fy, mz, adh, sl, x, p, px, py, state = _fastsim_ellipse_reference(
+            xi, eta, phi, a, b, n_eff, mu_eff, l1, l2, l3, nx, ny, kind)
+    else:
+        raise ValueError(f"backend must be 'numba' or 'numpy', got {backend!r}")
+    dy = 2.0 * b / ny
+    y = -b + (np.arange(ny) + 0.5) * dy
+    aj = a * np.sqrt(np.maximum(1.0 - (y / b) ** 2, 0.0))
+    cell_area = np.repeat((2.0 * aj / nx * dy)[:, None], nx, axis=1)
+    return FastsimResult(fx, fy, mz, x, y, cell_area, p, px, py, state, adh, sl)
+
+
+def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leading=None,
+                 backend="numba") -> FastsimResult:
+    """FASTSIM strip algorithm on an arbitrary (non-Hertzian) pressure grid.
+
+    pressure: (ny, nx) normal pressure at the cell centres (Pa), >= 0; cells
+        with p <= 0 are outside the contact (a strip may hold several patches).
+    x: (nx,) increasing, uniformly spaced cell-centre x (m, rolling direction);
+    y: (ny,) uniformly spaced strip-centre y (m). Grid spacing dx = x[1]-x[0],
+        dy = y[1]-y[0].
+    x_leading: (ny,) x of the leading edge of each strip (m); the traction
+        starts from zero there. Default: the front boundary (x + dx/2) of the
+        foremost loaded cell of the strip. Loaded cells ahead of x_leading are
+        treated as outside.
+    flexibilities: (L1, L2, L3) in m/Pa (e.g. `fastsim_flexibilities` of an
+        equivalent ellipse).
+    Returns a `FastsimResult` (forces of the rail on the wheel, adhesion and
+    slip areas, traction grids).
+    """
+    pressure = np.ascontiguousarray(pressure, dtype=np.float64)
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if pressure.ndim != 2 or pressure.shape != (y.size, x.size):
+        raise ValueError(f"pressure must have shape (len(y), len(x)) = {(y.size, x.size)}, "
+                         f"got {pressure.shape}")
+    if not (np.all(np.isfinite(pressure)) and np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("pressure, x and y must be finite")
+    for name, arr in (("x", x), ("y", y)):
+        if arr.size > 1:
+            d = np.diff(arr)
+            if not (d[0] > 0.0 and np.allclose(d, d[0], rtol=1e-9, atol=0.0)):
+                raise ValueError(f"{name} must be increasing with a uniform step")
+    xi, eta, phi, friction = float(xi), float(eta), float(phi), float(friction)
+    _check_finite(xi=xi, eta=eta, phi=phi, friction=friction)
+    l1, l2, l3 = (float(v) for v in flexibilities)
+    if not (l1 > 0.0 and l2 > 0.0 and l3 > 0.0):
+        raise ValueError("flexibilities must be > 0")
+    ny, nx = pressure.shape
+    dx = x[1] - x[0] if nx > 1 else 1.0
+    if x_leading is None:
+        x_leading = np.full(ny, -np.inf)
+        for j in range(ny):
+            loaded = np.nonzero(pressure[j] > 0.0)[0]
+            if loaded.size:
+                x_leading[j] = x[loaded[-1]] + 0.5 * dx
+    x_leading = np.ascontiguousarray(x_leading, dtype=np.float64)
+    if x_leading.shape != (ny,):
+        raise ValueError(f"x_leading must have shape ({ny},)")
+    mu_eff = max(friction, 0.0)
+    if backend == "numba":
+        px = np.zeros((ny, nx))
+        py = np.zeros((ny, nx))
+        state = np.zeros((ny, nx), dtype=np.int8)
+        fx, fy, mz, adh, sl = _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi,
+                                               mu_eff, l1, l2, l3, px, py, state)
+    elif backend == "numpy":
+        fx, fy, mz, adh, sl, px, py, state = _fastsim_grid_reference(
+            pressure, x, y, x_leading, xi, eta, phi, mu_eff, l1, l2, l3)
+    else:
+        raise ValueError(f"backend must be 'numba' or 'numpy', got {backend!r}")
+    dy = y[1] - y[0] if ny > 1 else 1.0
+    xx = np.repeat(x[None, :], ny, axis=0)
+    cell_area = np.full((ny, nx), dx * dy)
+    return FastsimResult(fx, fy, mz, xx, y.copy(), cell_area, pressure.copy(), px, py, state, adh, sl)
+
+
+# ----------------------------------------------------------------------------
+# One kernel, one signature
+# ----------------------------------------------------------------------------
+
+@njit(cache=True)
+def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
+                        shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
+    """numba kernel of `creep_forces`; returns (Fx, Fy, Mz) (rail on wheel, contact frame).
+
+    model_id: KALKER=0, SHE=1, POLACH=2, FASTSIM=3. Extra parameters:
+      KALKER, SHE: p1..p5 unused.
+      POLACH: p1 = kA, p2 = kS (adhesion reduction, Polach 2005), p3 = A
+        (mu_inf/mu0), p4 = B (s/m, friction decay with slip velocity); p5 unused.
+        (1, 1, 1, 0) is Polach 1999; POLACH_2005_DRY / _WET hold the 2005 sets.
+        friction is mu0; the slip velocity is w = |speed|*s_C (speed = 0 -> mu0).
+      FASTSIM: p1 = nx (cells per strip), p2 = ny (strips), values < 1 select
+        the default 20; p3 = traction bound (0 parabolic, 1 elliptic Hertz);
+        p4, p5 unused.
+    normal_force <= 0, friction <= 0 or a, b <= 0 give (0, 0, 0). The kernel
+    does not check for NaN/inf input (the Python wrapper does).
+    """
+    if not (normal_force > 0.0) or not (friction > 0.0) or not (a > 0.0) or not (b > 0.0):
+        return 0.0, 0.0, 0.0
+    if model_id == 0:
+        return _kalker_nb(xi, eta, phi, a, b, shear_modulus, poisson)
+    if model_id == 1:
+        return _she_nb(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)
+    if model_id == 2:
+        return _polach_nb(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+                          speed, p1, p2, p3, p4)
+    # FASTSIM
+    nx = int(p1) if p1 >= 1.0 else 20
+    ny = int(p2) if p2 >= 1.0 else 20
+    kind = 1 if p3 == 1.0 else 0
+    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, poisson)
+    l1 = 8.0 * a / (3.0 * c11 * shear_modulus)
+    l2 = 8.0 * a / (3.0 * c22 * shear_modulus)
+    l3 = math.pi * a * math.sqrt(a / b) / (4.0 * shear_modulus * c23)
+    dummy = np.zeros((1, 1))
+    dummy_state = np.zeros((1, 1), dtype=np.int8)
+    fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, normal_force, friction,
+                                              l1, l2, l3, nx, ny, kind, False,
+                                              dummy, dummy, dummy, dummy, dummy_state)
+    return fx, fy, mz
+
+
+def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
+                           shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
+    """Plain Python/NumPy reference of `creep_forces_kernel` (same arguments)."""
+    if not (normal_force > 0.0) or not (friction > 0.0) or not (a > 0.0) or not (b > 0.0):
+        return 0.0, 0.0, 0.0
+    if model_id == KALKER:
+        return _kalker_ref(xi, eta, phi, a, b, shear_modulus, poisson)
+    if model_id == SHE:
+        return _she_ref(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)
+    if model_id == POLACH:
+        return _polach_ref(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+                           speed, p1, p2, p3, p4)
+    if model_id == FASTSIM:
+        nx = int(p1) if p1 >= 1.0 else FASTSIM_DEFAULT_N
+        ny = int(p2) if p2 >= 1.0 else FASTSIM_DEFAULT_N
+        kind = 1 if p3 == 1.0 else 0
+        l1, l2, l3 = fastsim_flexibilities(a, b, shear_modulus, poisson)
+        fx, fy, mz, *_ = _fastsim_ellipse_reference(xi, eta, phi, a, b, normal_force, friction,
+                                                    l1, l2, l3, nx, ny, kind)
+        return fx, fy, mz
+    raise ValueError(f"unknown model id {model_id!r}")
+
+
+_OPTION_KEYS = {
+    KALKER: set(),
+    SHE: set(),
+    POLACH: {"kA", "kS", "A", "B"},
+    FASTSIM: {"nx", "ny", "bound"},
+}
+
+
+def _model_id(model) -> int:
+    if isinstance(model, str):
+        key = model.strip().lower()
+        if key not in MODEL_IDS:
+            raise ValueError(f"unknown creep model {model!r}; choose one of {sorted(MODEL_IDS)}")
+        return MODEL_IDS[key]
+    if isinstance(model, (int, np.integer)) and int(model) in MODEL_IDS.values():
+        return int(model)
+    raise ValueError(f"unknown creep model {model!r}; choose one of {sorted(MODEL_IDS)}")
+
+
+def kernel_parameters(model, options=None):
+    """(model_id, p1, p2, p3, p4, p5) for `creep_forces_kernel` from a model name and
+    the options dict of `creep_forces` (the key "backend" is ignored here)."""
+    model_id = _model_id(model)
+    opts = dict(options or {})
+    opts.pop("backend", None)
+    unknown = set(opts) - _OPTION_KEYS[model_id]
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for model {model!r}; "
+                         f"allowed: {sorted(_OPTION_KEYS[model_id]) + ['backend']}")
+    params = [0.0, 0.0, 0.0, 0.0, 0.0]
+    if model_id == POLACH:
+        merged = dict(POLACH_1999)
+        merged.update(opts)
+        k_a, k_s, big_a, big_b = (float(merged[k]) for k in ("kA", "kS", "A", "B"))
+        _check_finite(kA=k_a, kS=k_s, A=big_a, B=big_b)
+        if not (k_a > 0.0 and k_s > 0.0):
+            raise ValueError(f"Polach kA and kS must be > 0, got kA={k_a}, kS={k_s}")
+        if not (0.0 <= big_a <= 1.0) or big_b < 0.0:
+            raise ValueError(f"Polach A must be in [0, 1] and B >= 0, got A={big_a}, B={big_b}")
+        params[:4] = [k_a, k_s, big_a, big_b]
+    elif model_id == FASTSIM:
+        nx = int(opts.get("nx", FASTSIM_DEFAULT_N))
+        ny = int(opts.get("ny", FASTSIM_DEFAULT_N))
+        if nx < 1 or ny < 1:
+            raise ValueError("FASTSIM nx and ny must be >= 1")
+        params[:3] = [float(nx), float(ny), float(_bound_kind(opts.get("bound", "parabolic")))]
+    return (model_id, *params)
+
+
+def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+                 speed, options=None):
+    """Creep forces (Fx, Fy, Mz) of the rail on the wheel, contact frame.
+
+    model: "kalker", "she", "polach" or "fastsim" (or the integer ids).
+    xi, eta: longitudinal and lateral creepage (-); phi: spin (1/m);
+    a, b: semi-axes of the contact ellipse along x (rolling) and y (m);
+    normal_force: N (N); friction: mu (for Polach: mu0); shear_modulus: G (Pa);
+    poisson: nu (0 ... 0.5); speed: rolling speed V (m/s, used by Polach's
+    slip velocity only). Any of them may be arrays (broadcast); then Fx, Fy,
+    Mz are arrays of the broadcast shape.
+    options: dict; "backend": "numpy" (default, the reference implementation)
+        or "numba" (the kernel); for "polach": "kA", "kS", "A", "B"
+        (default POLACH_1999; see POLACH_2005_DRY / _WET); for "fastsim":
+        "nx", "ny" (default 20) and "bound" ("parabolic" default, "elliptic").
+    See the module docstring for signs, the Mz definition and the edge cases.
+    """
+    opts = dict(options or {})
+    backend = opts.get("backend", "numpy")
+    if backend not in ("numpy", "numba"):
+        raise ValueError(f"backend must be 'numpy' or 'numba', got {backend!r}")
+    model_id, p1, p2, p3, p4, p5 = kernel_parameters(model, opts)
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in
+                                   (xi, eta, phi, a, b, normal_force, friction,
+                                    shear_modulus, poisson, speed)))
+    names = ("xi", "eta", "phi", "a", "b", "normal_force", "friction",
+             "shear_modulus", "poisson", "speed")
+    for name, arr in zip(names, arrays):
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite")
+    shape = arrays[0].shape
+    out = np.zeros((3,) + shape)
+    func = creep_forces_kernel if backend == "numba" else creep_forces_reference
+    for idx in np.ndindex(shape):
+        vals = [float(arr[idx]) for arr in arrays]
+        xi_, eta_, phi_, a_, b_, n_, mu_, g_, nu_, v_ = vals
+        if n_ <= 0.0 or mu_ <= 0.0:
+            continue
+        if not (a_ > 0.0 and b_ > 0.0):
+            raise ValueError(f"semi-axes must be > 0 under load, got a={a_!r}, b={b_!r}")
+        if not g_ > 0.0:
+            raise ValueError(f"shear_modulus must be > 0, got {g_!r}")
+        _check_poisson(nu_)
+        out[(slice(None),) + idx] = func(model_id, xi_, eta_, phi_, a_, b_, n_, mu_, g_, nu_, v_,
+                                         p1, p2, p3, p4, p5)
+    if shape == ():
+        return float(out[0]), float(out[1]), float(out[2])
+    return out[0], out[1], out[2]
+
+
+# ----------------------------------------------------------------------------
+# Plot
+# ----------------------------------------------------------------------------
+
+def plot_creep_curves(a, b, normal_force, friction, shear_modulus, poisson, speed, path,
+                      models=("kalker", "she", "polach", "fastsim"), max_creepage=0.01,
+                      points=121, options=None, title=None):
+    """Draw creep force / (mu N) against creepage for several models side by side:
+    left the longitudinal curve -Fx/(mu N) against xi (eta = phi = 0), right the
+    lateral curve -Fy/(mu N) against eta (xi = phi = 0). Saved to `path` (PNG,
+    matplotlib Agg backend). options: {model: options dict} for creep_forces.
+    Returns the path."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    options = options or {}
+    creep = np.linspace(0.0, float(max_creepage), int(points))
+    mu_n = float(friction) * float(normal_force)
+    if not mu_n > 0.0:
+        raise ValueError("friction * normal_force must be > 0 to normalise the curves")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    styles = {"kalker": ":", "she": "--", "polach": "-", "fastsim": "-."}
+    zero = np.zeros_like(creep)
+    for model in models:
+        opts = options.get(model, {})
+        fx, _, _ = creep_forces(model, creep, zero, zero, a, b, normal_force, friction,
+                                shear_modulus, poisson, speed, opts)
+        _, fy, _ = creep_forces(model, zero, creep, zero, a, b, normal_force, friction,
+                                shear_modulus, poisson, speed, opts)
+        label = model if not opts else f"{model} {opts}"
+        axes[0].plot(creep * 100.0, -fx / mu_n, styles.get(model, "-"), label=label)
+        axes[1].plot(creep * 100.0, -fy / mu_n, styles.get(model, "-"), label=label)
+    for ax, name in zip(axes, ("longitudinal creepage xi (%)", "lateral creepage eta (%)")):
+        ax.set_xlabel(name)
+        ax.set_ylim(0.0, 1.2)
+        ax.axhline(1.0, color="0.6", lw=0.8)
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("creep force / (mu N)   (-Fx, -Fy: rail on wheel)")
+    axes[0].legend(loc="lower right")
+    fig.suptitle(title or (f"a = {a*1e3:.2f} mm, b = {b*1e3:.2f} mm, N = {normal_force/1e3:.1f} kN, "
+                           f"mu = {friction}, G = {shear_modulus/1e9:.0f} GPa, nu = {poisson}, "
+                           f"V = {speed} m/s"))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
