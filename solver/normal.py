@@ -61,9 +61,10 @@ __all__ = [
     "NormalContactError",
     "KIK_PIOTROWSKI_REDUCTION",
     "FLAG_HERTZ",
-    "FLAG_NON_CONVEX_CLAMPED",
+    "FLAG_CURVATURE_CLAMPED",
     "FLAG_INVALID_INPUT",
     "NON_CONVEX_CURVATURE_FLOOR",
+    "MAX_CURVATURE_RATIO",
     "BOTH_NON_CONVEX_CURVATURE",
     "combined_modulus",
     "HertzEllipse",
@@ -106,8 +107,12 @@ KIK_PIOTROWSKI_REDUCTION = 0.55
 
 #: numba Hertz kernels: flag values returned beside the force.
 FLAG_HERTZ = 0  #: convex curvatures, plain Hertz
-FLAG_NON_CONVEX_CLAMPED = 1  #: a curvature sum <= 0 was clamped (fallback below)
-FLAG_INVALID_INPUT = 2  #: non-finite input or bad material: zero force returned
+FLAG_CURVATURE_CLAMPED = 1  #: a curvature sum <= 0 (or a ratio > MAX_CURVATURE_RATIO) was clamped
+FLAG_INVALID_INPUT = 2  #: non-finite input or result, or bad material: zero force returned
+
+#: Largest curvature ratio max(A, B)/min(A, B) handled (flange contacts reach ~1e3);
+#: beyond it the Python API raises and the numba kernels clamp the smaller sum.
+MAX_CURVATURE_RATIO = 1e12
 
 #: Non-Hertzian fallback of the numba kernels: a non-convex (<= 0) curvature sum
 #: is replaced by this fraction of the other, convex sum. With B = 0.01 A the
@@ -121,6 +126,10 @@ BOTH_NON_CONVEX_CURVATURE = 0.1
 # below this log(B/A) the eccentricity comes from the series log(B/A) = 3 m / 4
 _SMALL_LOG_RATIO = 1e-7
 _EPS = np.finfo(float).eps
+# coefficients of the starting guess in _shape_kernel (a fit, not a table: the
+# result comes from Newton's method on the exact AGM expressions)
+_GUESS_P1, _GUESS_P2, _GUESS_P3 = 0.216611062038163, 0.0708930153909781, 0.003862459784401362
+_GUESS_Q1, _GUESS_Q2, _GUESS_Q3 = 0.1625391801137085, 0.05761301574373642, 0.003816954152047816
 
 
 def combined_modulus(young: float, poisson: float) -> float:
@@ -145,6 +154,10 @@ def _check_curvatures(A, B):
             f"A={A!r}, B={B!r}. A worn hollow wheel on a matching rail is conformal "
             "there: use kik_piotrowski() or exact_normal_contact() instead."
         )
+    if max(A, B) > MAX_CURVATURE_RATIO * min(A, B):
+        raise NormalContactError(
+            f"curvature ratio max(A, B)/min(A, B) = {max(A, B) / min(A, B):.3g} exceeds "
+            f"{MAX_CURVATURE_RATIO:g}: the contact is a line contact, not a Hertz ellipse")
 
 
 # ---------------------------------------------------------------------------
@@ -352,8 +365,13 @@ def _shape_kernel(ratio):
     else:
         t_low = -2.0 * log_ratio - 5.0
         t_high = -0.5 * log_ratio
-        # Hamrock & Brewe (1983): a/b ~ 1.0339 ratio^0.636
-        t = -1.272 * log_ratio - 0.0667
+        # starting guess: rational fit of -t(L) made here from this solver's own
+        # exact solutions on 0 <= L <= 14 (|error| < 7e-6; Hamrock & Brewe's
+        # a/b ~ 1.0339 ratio^0.636 is off by up to 1.7 in t there), so that two
+        # Newton steps reach machine precision
+        L = log_ratio
+        t = -L * (4.0 / 3.0 + L * (_GUESS_P1 + L * (_GUESS_P2 + L * _GUESS_P3))) / (
+            1.0 + L * (_GUESS_Q1 + L * (_GUESS_Q2 + L * _GUESS_Q3)))
         if not (t_low < t < t_high):
             t = 0.5 * (t_low + t_high)
         for _ in range(100):
@@ -364,6 +382,8 @@ def _shape_kernel(ratio):
             num = half - s1
             den = half + s1
             f = math.log(num) - t - math.log(den) - log_ratio
+            if f == 0.0:
+                break
             if f > 0.0:
                 t_low = t
             else:
@@ -372,9 +392,10 @@ def _shape_kernel(ratio):
             dlog_dm = 0.5 / num - (1.5 * E - K) / (kc2 * K * den)
             slope = -kc2 * dlog_dm
             t_new = t - f / slope if slope < 0.0 else 0.5 * (t_low + t_high)
-            if not (t_low < t_new < t_high):
+            if not (t_low <= t_new <= t_high):
                 t_new = 0.5 * (t_low + t_high)
-            if abs(t_new - t) <= 1e-15 * (1.0 + abs(t)):
+            if abs(t_new - t) <= 1e-9 * (1.0 + abs(t)):
+                # quadratic convergence: the error after this step is ~ step^2
                 t = t_new
                 break
             t = t_new
@@ -385,16 +406,32 @@ def _shape_kernel(ratio):
 
 @njit(cache=True)
 def _clamp_curvatures_kernel(A, B):
-    """Documented fallback: (A, B, flag) with non-convex sums clamped (see NON_CONVEX_CURVATURE_FLOOR)."""
+    """Documented fallback: (A, B, flag).
+
+    A sum <= 0 (non-convex) becomes NON_CONVEX_CURVATURE_FLOOR times the other
+    (both <= 0: both BOTH_NON_CONVEX_CURVATURE); a ratio above
+    MAX_CURVATURE_RATIO is reduced to it by raising the smaller sum. flag is
+    FLAG_CURVATURE_CLAMPED then, FLAG_INVALID_INPUT for non-finite sums.
+    """
     if not (math.isfinite(A) and math.isfinite(B)):
         return A, B, FLAG_INVALID_INPUT
-    if A > 0.0 and B > 0.0:
-        return A, B, FLAG_HERTZ
-    if A > 0.0:
-        return A, NON_CONVEX_CURVATURE_FLOOR * A, FLAG_NON_CONVEX_CLAMPED
-    if B > 0.0:
-        return NON_CONVEX_CURVATURE_FLOOR * B, B, FLAG_NON_CONVEX_CLAMPED
-    return BOTH_NON_CONVEX_CURVATURE, BOTH_NON_CONVEX_CURVATURE, FLAG_NON_CONVEX_CLAMPED
+    flag = FLAG_HERTZ
+    if not (A > 0.0 and B > 0.0):
+        flag = FLAG_CURVATURE_CLAMPED
+        if A > 0.0:
+            B = NON_CONVEX_CURVATURE_FLOOR * A
+        elif B > 0.0:
+            A = NON_CONVEX_CURVATURE_FLOOR * B
+        if not (A > 0.0 and B > 0.0):  # both non-convex, or the floor underflowed
+            A = BOTH_NON_CONVEX_CURVATURE
+            B = BOTH_NON_CONVEX_CURVATURE
+    if A > MAX_CURVATURE_RATIO * B:
+        B = A / MAX_CURVATURE_RATIO
+        flag = FLAG_CURVATURE_CLAMPED
+    elif B > MAX_CURVATURE_RATIO * A:
+        A = B / MAX_CURVATURE_RATIO
+        flag = FLAG_CURVATURE_CLAMPED
+    return A, B, flag
 
 
 @njit(cache=True)
@@ -407,7 +444,7 @@ def hertz_ellipse_kernel(normal_force, A, B, young, poisson):
     """numba Hertz ellipse: (a, b, peak_pressure, approach, stiffness, flag).
 
     Same numbers as hertz_ellipse() for convex input. Never NaN: a curvature
-    sum <= 0 is clamped (flag FLAG_NON_CONVEX_CLAMPED, see
+    sum <= 0 is clamped (flag FLAG_CURVATURE_CLAMPED, see
     NON_CONVEX_CURVATURE_FLOOR); non-finite input, a bad material or a
     negative force give zeros with flag FLAG_INVALID_INPUT; N = 0 gives a zero
     patch.
@@ -425,12 +462,19 @@ def hertz_ellipse_kernel(normal_force, A, B, young, poisson):
     n_minor = kc * m_major
     stiffness = 4.0 * e_star / (3.0 * math.sqrt(A + B)) * (E / (n_minor * n_minor * K)) ** 1.5
     if normal_force == 0.0:
+        if not math.isfinite(stiffness):
+            return 0.0, 0.0, 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
         return 0.0, 0.0, 0.0, 0.0, stiffness, flag
     c = (3.0 * normal_force / (4.0 * e_star * (A + B))) ** (1.0 / 3.0)
     major = m_major * c
     minor = n_minor * c
+    if not (minor > 0.0 and math.isfinite(major) and major * minor > 0.0):  # under/overflow
+        return 0.0, 0.0, 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
     p0 = 3.0 * normal_force / (2.0 * math.pi * major * minor)
     approach = minor * minor * (A + B) * K / E
+    if not (math.isfinite(major) and math.isfinite(p0) and math.isfinite(approach) and math.isfinite(stiffness)
+            and minor > 0.0):
+        return 0.0, 0.0, 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
     if A <= B:
         return major, minor, p0, approach, stiffness, flag
     return minor, major, p0, approach, stiffness, flag
@@ -460,6 +504,8 @@ def hertz_from_penetration_kernel(penetration, A, B, young, poisson):
     minor = math.sqrt(penetration * E / ((A + B) * K))
     major = minor / kc
     force = stiffness * penetration * math.sqrt(penetration)
+    if not (math.isfinite(force) and math.isfinite(major)):
+        return 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
     if A <= B:
         return force, major, minor, flag
     return force, minor, major, flag
@@ -941,39 +987,41 @@ def _pk_iterations(matvec, gap, total_load, cell_area, tolerance, max_iterations
 def _convolve_dense_kernel(kernel_full, values, out, mask, masked_only):
     """out[i] = sum_k C(i - k) values[k] on an (nx, ny) grid; kernel_full is (2nx-1, 2ny-1).
 
-    Gather form: each output is a sum of contiguous dot products over the
-    rows' nonzero ranges of ``values`` (C is symmetric, C(i-k) = C(k-i)), so
-    the cost is (outputs) x (extent of the nonzeros). With masked_only, only
-    the outputs where mask is True are computed (the others are set to 0).
-    fastmath lets the dot products vectorise (summation order differs from
-    the NumPy reference only by rounding).
+    Scatter form over the nonzeros of ``values``: each adds a contiguous,
+    vectorisable slice of the kernel to every output row (C is symmetric, so
+    C(i - k) = C(k - i) and the slice runs forwards). With masked_only, only
+    each output row's span of mask == True is computed (the rest is 0) -- the
+    CG needs the response on the contact set only. fastmath lets the slices
+    vectorise; results differ from the NumPy reference by rounding only.
     """
     nx, ny = values.shape
-    first = np.full(nx, ny)
-    last = np.full(nx, -1)
+    low = np.zeros(nx, dtype=np.int64)
+    high = np.full(nx, ny, dtype=np.int64)
+    if masked_only:
+        for ix in range(nx):
+            low[ix] = ny
+            high[ix] = 0
+            for iy in range(ny):
+                if mask[ix, iy]:
+                    if iy < low[ix]:
+                        low[ix] = iy
+                    high[ix] = iy + 1
+    out[:, :] = 0.0
     for kx in range(nx):
         for ky in range(ny):
-            if values[kx, ky] != 0.0:
-                if ky < first[kx]:
-                    first[kx] = ky
-                last[kx] = ky
-    for ix in range(nx):
-        for iy in range(ny):
-            if masked_only and not mask[ix, iy]:
-                out[ix, iy] = 0.0
+            value = values[kx, ky]
+            if value == 0.0:
                 continue
-            total = 0.0
-            offset = ny - 1 - iy
-            for kx in range(nx):
-                low = first[kx]
-                high = last[kx]
-                if high < low:
+            for ix in range(nx):
+                start = low[ix]
+                stop = high[ix]
+                if stop <= start:
                     continue
-                row = kernel_full[kx - ix + nx - 1, low + offset:high + 1 + offset]
-                value_row = values[kx, low:high + 1]
-                for k in range(high + 1 - low):
-                    total += row[k] * value_row[k]
-            out[ix, iy] = total
+                row = kx - ix + nx - 1 if kx >= ix else ix - kx + nx - 1
+                source = kernel_full[row, ny - 1 - ky + start:ny - 1 - ky + stop]
+                target = out[ix, start:stop]
+                for i in range(stop - start):
+                    target[i] += value * source[i]
 
 
 @njit(cache=True)

@@ -151,6 +151,8 @@ def test_bad_hertz_input_raises():
     with pytest.raises(nm.NormalContactError):
         nm.hertz_ellipse(1.0, 2.0, -5.0, YOUNG, POISSON)
     with pytest.raises(nm.NormalContactError):
+        nm.hertz_ellipse(1e-10, 1e3, 5.0, YOUNG, POISSON)  # ratio 1e13: a line contact
+    with pytest.raises(nm.NormalContactError):
         nm.hertz_stiffness(1.0, 2.0, -YOUNG, POISSON)
     with pytest.raises(nm.NormalContactError):
         nm.hertz_stiffness(1.0, 2.0, YOUNG, 0.7)
@@ -163,24 +165,28 @@ def test_degenerate_hertz_inputs_give_no_nan():
     assert nm.hertz_force_from_penetration(-1e-5, 1.0, 2.0, YOUNG, POISSON) == (0.0, 0.0, 0.0)
     # numba fallback: non-convex lateral sum (worn hollow wheel on a matching rail)
     force, a, b, flag = nm.hertz_from_penetration_kernel(1e-4, 1.1, -0.4, YOUNG, POISSON)
-    assert flag == nm.FLAG_NON_CONVEX_CLAMPED and force > 0.0 and b > a > 0.0
+    assert flag == nm.FLAG_CURVATURE_CLAMPED and force > 0.0 and b > a > 0.0
     expected = nm.hertz_force_from_penetration(1e-4, 1.1, nm.NON_CONVEX_CURVATURE_FLOOR * 1.1, YOUNG, POISSON)
     assert force == pytest.approx(expected[0], rel=1e-9)
-    assert nm.hertz_from_penetration_kernel(1e-4, -1.0, -0.4, YOUNG, POISSON)[3] == nm.FLAG_NON_CONVEX_CLAMPED
+    assert nm.hertz_from_penetration_kernel(1e-4, -1.0, -0.4, YOUNG, POISSON)[3] == nm.FLAG_CURVATURE_CLAMPED
     assert nm.hertz_from_penetration_kernel(float("nan"), 1.0, 1.0, YOUNG, POISSON) == (0.0, 0.0, 0.0, 2)
     assert nm.hertz_ellipse_kernel(1e4, float("inf"), 1.0, YOUNG, POISSON)[5] == nm.FLAG_INVALID_INPUT
     assert nm.hertz_ellipse_kernel(0.0, 1.0, 2.0, YOUNG, POISSON)[:4] == (0.0, 0.0, 0.0, 0.0)
+    assert nm.hertz_from_penetration_kernel(1e-4, 1e-10, 1e3, YOUNG, POISSON)[3] == nm.FLAG_CURVATURE_CLAMPED
+    assert nm.hertz_from_penetration_kernel(1e-4, 5e-324, 5e-324, YOUNG, POISSON)[3] == nm.FLAG_INVALID_INPUT
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
-    st.one_of(st.floats(-1e3, 1e3), st.sampled_from([float("nan"), float("inf"), -float("inf"), 0.0])),
-    st.one_of(st.floats(-1e3, 1e3), st.sampled_from([float("nan"), float("inf"), -float("inf"), 0.0])),
-    st.floats(-1e-3, 1e-2),
+    st.one_of(st.floats(-1e3, 1e3), st.floats()),
+    st.one_of(st.floats(-1e3, 1e3), st.floats()),
+    st.one_of(st.floats(-1e-3, 1e-2), st.floats()),
 )
-def test_kernel_never_returns_nan(A, B, delta):
+def test_kernels_never_return_nan(A, B, delta):
     out = nm.hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
     assert all(np.isfinite(out[:3])) and out[0] >= 0.0
+    ellipse = nm.hertz_ellipse_kernel(abs(delta) * 1e9, A, B, YOUNG, POISSON)
+    assert all(np.isfinite(ellipse[:5]))
 
 
 # ---------------------------------------------------------------------------
