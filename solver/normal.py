@@ -49,7 +49,7 @@ Sources (facts and formulas only; the code is written here):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -848,23 +848,31 @@ def kik_piotrowski_force_kernel(lateral, gap, rolling_radius, penetration, young
             length_max = L
         v_low = lateral[j] - 0.5 * dy - y0
         v_high = lateral[j] + 0.5 * dy - y0
-        x_prev = -L
-        prim_prev = 0.5 * (L * L * math.asin(-1.0))
+        # the cells are symmetric about x = 0 (the primitive is odd in x): sum
+        # the right half twice, the middle cell of an odd count once
+        first = (cells_per_strip + 1) // 2
+        if cells_per_strip % 2 == 1:
+            x_half = L / cells_per_strip
+            average = (0.5 * (x_half * math.sqrt(max(L * L - x_half * x_half, 0.0)) + L * L * math.asin(
+                x_half / L))) / x_half
+            displacement_integral += average * 2.0 * (_rectangle_primitive_kernel(x_half, v_high)
+                                                      - _rectangle_primitive_kernel(x_half, v_low))
+        x_prev = L * (-1.0 + 2.0 * first / cells_per_strip)
+        root = L * L - x_prev * x_prev
+        prim_prev = 0.5 * (x_prev * math.sqrt(root if root > 0.0 else 0.0) + L * L * math.asin(x_prev / L))
         high_prev = _rectangle_primitive_kernel(x_prev, v_high)
         low_prev = _rectangle_primitive_kernel(x_prev, v_low)
-        for k in range(1, cells_per_strip + 1):
+        for k in range(first + 1, cells_per_strip + 1):
             x_next = L * (-1.0 + 2.0 * k / cells_per_strip)
             r = x_next / L
             if r > 1.0:
                 r = 1.0
-            elif r < -1.0:
-                r = -1.0
             root = L * L - x_next * x_next
             prim_next = 0.5 * (x_next * math.sqrt(root if root > 0.0 else 0.0) + L * L * math.asin(r))
             high_next = _rectangle_primitive_kernel(x_next, v_high)
             low_next = _rectangle_primitive_kernel(x_next, v_low)
             average = (prim_next - prim_prev) / (x_next - x_prev)
-            displacement_integral += average * ((high_next - high_prev) - (low_next - low_prev))
+            displacement_integral += 2.0 * average * ((high_next - high_prev) - (low_next - low_prev))
             x_prev = x_next
             prim_prev = prim_next
             high_prev = high_next
@@ -1358,6 +1366,10 @@ def plot_pressure_map(result, path, *, title=None):
     else:
         dx = float(x[1] - x[0]) if x.size > 1 else 1.0
         labels, patches = _label_patches(pressure, x, y, dx, float(result.dy))
+        grid_total = sum(patch.normal_force for patch in patches)
+        if grid_total > 0.0:  # report the KP quadrature's forces, not the plotting grid's sums
+            scale = result.normal_force / grid_total
+            patches = tuple(replace(patch, normal_force=patch.normal_force * scale) for patch in patches)
         kind = f"Kik-Piotrowski (eps = {result.reduction:g})"
     figure = Figure(figsize=(8.0, 5.0), dpi=110)
     FigureCanvasAgg(figure)
