@@ -1,0 +1,820 @@
+"""Wheel-rail contact geometry with multipoint detection.
+
+The contact search follows the trace-line method: under yaw the point of a
+wheel cross-section that can touch a rail (a prism along x) is the point whose
+surface normal is perpendicular to x (Wang 1984). For each lateral position of
+the wheel profile that point, the "trace line", is computed in the track frame;
+the vertical wheel-rail distance along it is the distance function of Ren & Jin
+(2010, J. Mech. Eng. 46(16), Eqs. 1-7; also Ren, Iwnicki & Xie 2011, VSD 49(10)).
+
+Multipoint detection (trace-line extremum method, Ren & Jin 2010):
+  1. the distance function g(Y) is sampled on the wheel profile grid and its
+     extrema found; maxima (g'' < 0) are rejected, each minimum is refined by a
+     parabola through its neighbours (the "interpolated" distance function);
+  2. minima whose distance is within epsilon of the smallest one are
+     candidates (Eq. 4; epsilon = the difference of the elastic compressions,
+     supplied by the dynamics; for static geometry an option);
+  3. a candidate is an independent contact point when, against every point
+     already accepted,
+       - the lateral separation is at least e_d (Eq. 5, default 8 mm),
+       - the distance function rises, between the two, above the contact level
+         g_min + epsilon, i.e. the two interpenetration zones are disjoint (Eq. 6,
+         the intermediate maximum), and
+       - the slopes (tangent of the contact angle) differ by at least e_k
+         (Eq. 7, default 0.025);
+     otherwise it belongs to the patch of the deeper point.
+  Up to MAX_POINTS = 3 contact points per wheel.
+
+Frames and signs are those of docs/CONVENTIONS.md: track frame x forward, y
+left, z up. The right wheel is computed as the left wheel of the wheelset
+mirrored about the x-z plane (y -> -y, roll -> -roll, yaw -> -yaw), so that
+y -> -y swaps left and right exactly.
+
+The numba kernel `wheel_distance_minima` and its NumPy reference
+`wheel_distance_minima_reference` compute the same thing; a test holds them
+equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+from solver.profiles import Profile, builtin_profile
+
+MAX_POINTS = 3          # contact points per wheel
+MAX_MINIMA = 24         # local minima of the distance function examined per wheel
+COARSE_STRIDE = 4       # first pass of the distance function every 4th profile point
+
+# Columns of the per-point output array of the kernel.
+P_S_WHEEL = 0       # lateral coordinate on the wheel profile s (m)
+P_U_RAIL = 1        # lateral coordinate on the rail profile u (m)
+P_X = 2             # contact point position in the track frame, side-local (m)
+P_Y = 3
+P_Z = 4
+P_GAP = 5           # distance along the rail's vertical axis (m), negative = penetration
+P_TAN_CONTACT = 6   # tangent of the contact angle in the track frame
+P_WHEEL_SLOPE = 7   # dF/ds at the point
+P_WHEEL_F2 = 8      # d2F/ds2 at the point (1/m)
+P_RAIL_SLOPE = 9    # dz/du in the rail frame
+P_RAIL_Z2 = 10      # d2z/du2 in the rail frame (1/m)
+P_RADIUS = 11       # wheel radius at the point (m)
+N_POINT_FIELDS = 12
+
+# Entries of the geometry parameter vector of the kernel.
+G_WHEEL_S0 = 0          # first wheel grid abscissa (m)
+G_WHEEL_DS = 1          # wheel grid step (m)
+G_RAIL_U0 = 2
+G_RAIL_DU = 3
+G_TAPING_AXIAL = 4      # axial position of the taping line from the wheelset centre (m)
+G_NOMINAL_RADIUS = 5
+G_RAIL_CENTRE_Y = 6     # lateral position of the rail-head centreline (m, side-local)
+G_INCLINATION = 7       # rail inclination angle (rad)
+G_E_D = 8
+G_E_K = 9
+N_GEOMETRY_PARAMS = 10
+
+# Wheel and rail tables: columns lateral, height, slope, second derivative.
+T_LAT, T_H, T_SLOPE, T_D2 = 0, 1, 2, 3
+
+GAUGE_MEASURING_DEPTH = 0.014   # EN 13848-1 / EN 13674: gauge measured 14 mm below the rail top
+
+
+class GeometryError(ValueError):
+    """A contact-geometry request that cannot be answered (bad pose or set-up)."""
+
+
+# ---------------------------------------------------------------------------
+# Set-up: profiles placed on the track
+# ---------------------------------------------------------------------------
+
+def _contact_table(profile: Profile, max_slope_deg: float, wheel: bool) -> np.ndarray:
+    """Profile grid restricted to the part that can touch, as a (n, 4) table."""
+    lateral = np.asarray(profile.lateral, dtype=float)
+    height = np.asarray(profile.height, dtype=float)
+    slope = np.asarray(profile.slope, dtype=float)
+    d2 = np.asarray(profile.second_derivative, dtype=float)
+    max_slope = np.tan(np.radians(max_slope_deg))
+    if wheel:
+        # From the flange tip (largest radius) to the field side end; the back of
+        # the flange never touches the running rail.
+        start = int(np.argmax(height))
+        keep = np.zeros(lateral.size, dtype=bool)
+        keep[start:] = True
+        keep &= np.abs(slope) <= max_slope
+        first = np.argmax(keep)
+        last = lateral.size - np.argmax(keep[::-1])
+        sel = slice(first, last)
+    else:
+        keep = np.abs(slope) <= max_slope
+        # The contiguous run around the crown.
+        crown = int(np.argmax(height))
+        first = crown
+        while first > 0 and keep[first - 1]:
+            first -= 1
+        last = crown
+        while last < lateral.size - 1 and keep[last + 1]:
+            last += 1
+        sel = slice(first, last + 1)
+    table = np.column_stack([lateral[sel], height[sel], slope[sel], d2[sel]])
+    if table.shape[0] < 10:
+        raise GeometryError(f"profile {profile.name!r}: too few points usable for contact")
+    return np.ascontiguousarray(table)
+
+
+def _rail_gauge_point_offset(rail: Profile, inclination: float) -> float:
+    """Lateral distance from the rail-head centreline to the gauge point.
+
+    The rail is inclined by `inclination` towards the track centre; the gauge
+    point is the gauge-side point of the inclined head 14 mm below its top.
+    Returned as a positive distance in the track's lateral direction
+    (side-local frame: gauge side at smaller Y).
+    """
+    u = np.asarray(rail.lateral, dtype=float)
+    z = np.asarray(rail.height, dtype=float)
+    ci, si = np.cos(inclination), np.sin(inclination)
+    y_local = u * ci - z * si
+    z_local = u * si + z * ci
+    top = z_local.max()
+    target = top - GAUGE_MEASURING_DEPTH
+    gauge_side = y_local < y_local[np.argmax(z_local)]
+    ys, zs = y_local[gauge_side], z_local[gauge_side]
+    if zs.min() > target:
+        raise GeometryError(
+            "rail profile does not reach 14 mm below its top on the gauge side; "
+            "the gauge point cannot be located")
+    # Walk from the top towards the gauge side to the first crossing of `target`.
+    order = np.argsort(-ys)
+    ys, zs = ys[order], zs[order]
+    idx = int(np.argmax(zs <= target))
+    if idx == 0:
+        return float(-ys[0])
+    t = (zs[idx - 1] - target) / (zs[idx - 1] - zs[idx])
+    y_gauge = ys[idx - 1] + t * (ys[idx] - ys[idx - 1])
+    return float(-y_gauge)
+
+
+@dataclass
+class ContactSetup:
+    """Wheel and rail profiles placed on a track, ready for the contact kernels.
+
+    Lengths in metres. `inclination` is the rail cant angle in rad (1:40 ->
+    atan(1/40)). `back_to_back` is the distance between the inner faces of the
+    wheels; the taping line of each wheel lies `flange_back_to_taping_line` of
+    the wheel profile outside its inner face.
+    """
+
+    wheel: Profile
+    rail: Profile
+    gauge: float = 1.435
+    inclination: float = float(np.arctan(1.0 / 40.0))
+    back_to_back: float = 1.360
+    nominal_radius: float = 0.46
+    separation_min: float = 0.008      # e_d, Ren & Jin 2010
+    slope_difference_min: float = 0.025  # e_k, Ren & Jin 2010
+    wheel_table: np.ndarray = field(init=False, repr=False)
+    rail_table: np.ndarray = field(init=False, repr=False)
+    params: np.ndarray = field(init=False, repr=False)
+    rail_centre_y: float = field(init=False)
+
+    def __post_init__(self):
+        for name in ("gauge", "back_to_back", "nominal_radius"):
+            value = getattr(self, name)
+            if not np.isfinite(value) or value <= 0:
+                raise GeometryError(f"{name} must be a positive length in metres, got {value!r}")
+        if self.gauge > 3.0 or self.back_to_back > 3.0:
+            raise GeometryError("gauge and back-to-back are in metres (e.g. 1.435, 1.360)")
+        if not np.isfinite(self.inclination) or abs(self.inclination) > 0.2:
+            raise GeometryError(f"rail inclination {self.inclination!r} rad is out of range")
+        if self.wheel.kind != "wheel" or self.rail.kind != "rail":
+            raise GeometryError("ContactSetup needs a wheel profile and a rail profile")
+        self.wheel_table = _contact_table(self.wheel, 80.0, wheel=True)
+        self.rail_table = _contact_table(self.rail, 80.0, wheel=False)
+        for table, prof in ((self.wheel_table, self.wheel), (self.rail_table, self.rail)):
+            steps = np.diff(table[:, T_LAT])
+            if not np.allclose(steps, steps[0], rtol=1e-6, atol=1e-12):
+                raise GeometryError(f"profile {prof.name!r} is not on a uniform grid")
+        gauge_offset = _rail_gauge_point_offset(self.rail, self.inclination)
+        self.rail_centre_y = self.gauge / 2.0 + gauge_offset
+        taping = self.back_to_back / 2.0 + float(self.wheel.flange_back_to_taping_line)
+        p = np.zeros(N_GEOMETRY_PARAMS)
+        p[G_WHEEL_S0] = self.wheel_table[0, T_LAT]
+        p[G_WHEEL_DS] = self.wheel_table[1, T_LAT] - self.wheel_table[0, T_LAT]
+        p[G_RAIL_U0] = self.rail_table[0, T_LAT]
+        p[G_RAIL_DU] = self.rail_table[1, T_LAT] - self.rail_table[0, T_LAT]
+        p[G_TAPING_AXIAL] = taping
+        p[G_NOMINAL_RADIUS] = self.nominal_radius
+        p[G_RAIL_CENTRE_Y] = self.rail_centre_y
+        p[G_INCLINATION] = self.inclination
+        p[G_E_D] = self.separation_min
+        p[G_E_K] = self.slope_difference_min
+        self.params = p
+
+    @property
+    def taping_line_axial(self) -> float:
+        """Axial distance of each wheel's taping line from the wheelset centre (m)."""
+        return float(self.params[G_TAPING_AXIAL])
+
+    @classmethod
+    def from_names(cls, wheel: str = "S1002", rail: str = "UIC60", *, step: float = 1e-4,
+                   inclination_ratio: float | None = 40.0, **kwargs) -> "ContactSetup":
+        """Set-up from built-in profile names; `inclination_ratio` 40 means 1:40, 0 or None flat."""
+        if "inclination" not in kwargs:
+            kwargs["inclination"] = (float(np.arctan(1.0 / inclination_ratio))
+                                     if inclination_ratio else 0.0)
+        return cls(builtin_profile(wheel, step=step), builtin_profile(rail, step=step), **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# Kernel: distance function and its minima for the LEFT wheel (side-local)
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _interp_column(table, x0, dx, x, col):
+    """Linear interpolation of a column of a uniform-grid table at x (clamped)."""
+    n = table.shape[0]
+    f = (x - x0) / dx
+    if f <= 0.0:
+        return table[0, col]
+    if f >= n - 1:
+        return table[n - 1, col]
+    i = int(f)
+    t = f - i
+    return table[i, col] * (1.0 - t) + table[i + 1, col] * t
+
+
+@njit(cache=True)
+def _axle_frame(roll, yaw):
+    """Axle direction e = Rz(yaw) Rx(roll) (0,1,0) and the basis (u1, u2) of the
+    trace-line construction: u1 along the part of x perpendicular to e, u2 = e x u1
+    pointing down. Returns ex, ey, ez, u1(3), u2(3), 1/sqrt(1-ex^2)."""
+    cphi = np.cos(roll)
+    sphi = np.sin(roll)
+    ex = -np.sin(yaw) * cphi
+    ey = np.cos(yaw) * cphi
+    ez = sphi
+    s1 = np.sqrt(1.0 - ex * ex)
+    u1x = (1.0 - ex * ex) / s1
+    u1y = (-ex * ey) / s1
+    u1z = (-ex * ez) / s1
+    u2x = ey * u1z - ez * u1y
+    u2y = ez * u1x - ex * u1z
+    u2z = ex * u1y - ey * u1x
+    if u2z > 0.0:
+        u2x, u2y, u2z = -u2x, -u2y, -u2z
+    return ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, 1.0 / s1
+
+
+@njit(cache=True)
+def _wheel_range(wheel, rail, params, y, rail_dy):
+    """Wheel grid indices [k0, k1) that can lie over the rail head (+-10 mm margin)."""
+    n_w = wheel.shape[0]
+    n_r = rail.shape[0]
+    u0 = params[G_RAIL_U0]
+    u_last = u0 + (n_r - 1) * params[G_RAIL_DU]
+    shift = y + params[G_TAPING_AXIAL] - (params[G_RAIL_CENTRE_Y] + rail_dy) + params[G_WHEEL_S0]
+    ds = params[G_WHEEL_DS]
+    k0 = int(np.floor((u0 - 0.01 - shift) / ds))
+    k1 = int(np.ceil((u_last + 0.01 - shift) / ds)) + 1
+    return max(k0, 0), min(k1, n_w)
+
+
+@njit(cache=True)
+def _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work):
+    """Trace-line point and wheel-rail distance at wheel grid index k (into work[:, k]).
+
+    The trace-line point P (Wang 1984) is the point of the wheel section at
+    axial coordinate a whose surface normal n - r' e has no x component:
+    n_x = r' e_x, n the downward unit vector perpendicular to the axle e.
+    P is expressed in the frame of the (inclined, moved) rail, u lateral and
+    zeta along the rail's vertical axis; the distance is zeta - z_rail(u)
+    (negative = penetration), +inf where P is not over the rail head.
+    """
+    ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, inv_s1 = frame
+    n_r = rail.shape[0]
+    a = params[G_TAPING_AXIAL] + wheel[k, T_LAT]
+    radius = params[G_NOMINAL_RADIUS] + wheel[k, T_H]
+    alpha = wheel[k, T_SLOPE] * ex * inv_s1
+    alpha = min(max(alpha, -0.999), 0.999)
+    beta = np.sqrt(1.0 - alpha * alpha)
+    px = a * ex + radius * (alpha * u1x + beta * u2x)
+    py = y + a * ey + radius * (alpha * u1y + beta * u2y)
+    pz = z + a * ez + radius * (alpha * u1z + beta * u2z)
+    dY = py - yc
+    dZ = pz - rail_dz
+    u = ct * dY + st * dZ
+    zeta = -st * dY + ct * dZ
+    work[0, k] = u
+    work[2, k] = px
+    work[3, k] = py
+    work[4, k] = pz
+    f = (u - params[G_RAIL_U0]) / params[G_RAIL_DU]
+    if f <= 0.0 or f >= n_r - 1:
+        work[1, k] = np.inf
+        return
+    i = int(f)
+    t = f - i
+    work[1, k] = zeta - (rail[i, T_H] * (1.0 - t) + rail[i + 1, T_H] * t)
+
+
+@njit(cache=True)
+def wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
+                            rail_dy, rail_dz, rail_roll, work, stride=1):
+    """Distance function of the left wheel (side-local frame) on the wheel grid.
+
+    Fills work[0] = u on the rail, work[1] = distance (m; +inf where not over
+    the rail or not evaluated), work[2:5] = trace-line point x, y, z in the
+    track frame, at every `stride`-th grid index of the part of the wheel that
+    can be over the rail. Returns (k0, k1), the index range examined.
+    """
+    n_w = wheel.shape[0]
+    yc = params[G_RAIL_CENTRE_Y] + rail_dy
+    theta = params[G_INCLINATION] + rail_roll
+    ct = np.cos(theta)
+    st = np.sin(theta)
+    frame = _axle_frame(roll, yaw)
+    for k in range(n_w):
+        work[1, k] = np.inf
+    k0, k1 = _wheel_range(wheel, rail, params, y, rail_dy)
+    for k in range(k0, k1, stride):
+        _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
+    return k0, k1
+
+
+@njit(cache=True)
+def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz, rail_roll,
+                          epsilon, work, out):
+    """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
+
+    The distance function is first sampled every COARSE_STRIDE grid points;
+    around each coarse minimum it is then evaluated on the full profile grid
+    (0.1 mm by default), where the minima are located and refined by a
+    parabola. `work` is a (5, n_wheel) scratch array; `out` a (MAX_POINTS,
+    N_POINT_FIELDS) array that receives the points, deepest first. Returns the
+    number of contact points (>= 1 when the wheel is over the rail at all).
+    """
+    n_w = wheel.shape[0]
+    gu = work[0]
+    gg = work[1]
+    gx = work[2]
+    gy = work[3]
+    gz = work[4]
+    stride = COARSE_STRIDE
+    k0, k1 = wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
+                                     rail_dy, rail_dz, rail_roll, work, stride)
+    yc = params[G_RAIL_CENTRE_Y] + rail_dy
+    theta = params[G_INCLINATION] + rail_roll
+    ct = np.cos(theta)
+    st = np.sin(theta)
+    frame = _axle_frame(roll, yaw)
+    # Coarse minima (maxima rejected), then the full grid around each.
+    n_coarse = 0
+    prev2 = np.inf
+    prev1 = np.inf
+    kprev = -1
+    n_windows = 0
+    windows = np.empty(MAX_MINIMA, dtype=np.int64)
+    for k in range(k0, k1, stride):
+        g = gg[k]
+        if g != np.inf:
+            n_coarse += 1
+        # a minimum at kprev: prev1 < prev2 (or prev2 missing) and prev1 <= g (or g missing)
+        if kprev >= 0 and prev1 != np.inf and prev1 < prev2 and prev1 <= g:
+            if n_windows < MAX_MINIMA:
+                windows[n_windows] = kprev
+                n_windows += 1
+        prev2 = prev1
+        prev1 = g
+        kprev = k
+    if kprev >= 0 and prev1 != np.inf and prev1 < prev2 and n_windows < MAX_MINIMA:
+        windows[n_windows] = kprev
+        n_windows += 1
+    if n_coarse < 2:
+        return 0
+    for w in range(n_windows):
+        lo = max(windows[w] - stride - 1, k0)
+        hi = min(windows[w] + stride + 2, k1)
+        for k in range(lo, hi):
+            if gg[k] == np.inf:
+                _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
+    # 1. Local minima on the full grid inside the windows, refined by a parabola.
+    min_pos = np.empty(MAX_MINIMA)     # fractional grid index
+    min_gap = np.empty(MAX_MINIMA)
+    n_min = 0
+    for w in range(n_windows):
+        lo = max(windows[w] - stride - 1, k0 + 1)
+        hi = min(windows[w] + stride + 2, k1 - 1)
+        for k in range(lo, hi):
+            g1 = gg[k]
+            if g1 == np.inf:
+                continue
+            g0 = gg[k - 1]
+            g2 = gg[k + 1]
+            if not (g1 < g0 and g1 <= g2 and g0 != np.inf and g2 != np.inf):
+                continue
+            duplicate = False
+            for m in range(n_min):
+                if int(min_pos[m] + 0.5) == k or abs(min_pos[m] - k) < 1.0:
+                    duplicate = True
+            if duplicate:
+                continue
+            curv = g0 - 2.0 * g1 + g2
+            t = 0.0
+            gmin = g1
+            if curv > 0.0:
+                t = 0.5 * (g0 - g2) / curv
+                gmin = g1 - 0.25 * (g0 - g2) * t
+            if n_min < MAX_MINIMA:
+                min_pos[n_min] = k + t
+                min_gap[n_min] = gmin
+                n_min += 1
+    # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
+    if n_min == 0:
+        best = -1
+        for k in range(n_w):
+            if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
+                best = k
+        min_pos[0] = best
+        min_gap[0] = gg[best]
+        n_min = 1
+    # Sort minima by depth (insertion sort, n_min is small).
+    for i in range(1, n_min):
+        pg = min_gap[i]
+        pp = min_pos[i]
+        m = i - 1
+        while m >= 0 and min_gap[m] > pg:
+            min_gap[m + 1] = min_gap[m]
+            min_pos[m + 1] = min_pos[m]
+            m -= 1
+        min_gap[m + 1] = pg
+        min_pos[m + 1] = pp
+    level = min_gap[0] + epsilon
+    e_d = params[G_E_D]
+    e_k = params[G_E_K]
+    u0 = params[G_RAIL_U0]
+    du = params[G_RAIL_DU]
+    theta = params[G_INCLINATION] + rail_roll
+    tan_theta = np.tan(theta)
+    n_acc = 0
+    acc_pos = np.empty(MAX_POINTS)
+    acc_y = np.empty(MAX_POINTS)
+    acc_tan = np.empty(MAX_POINTS)
+    for i in range(n_min):
+        if n_acc >= MAX_POINTS:
+            break
+        if min_gap[i] > level:
+            break
+        pos = min_pos[i]
+        k = int(pos)
+        t = pos - k
+        if k >= n_w - 1:
+            k = n_w - 2
+            t = 1.0
+        u = gu[k] * (1.0 - t) + gu[k + 1] * t
+        py = gy[k] * (1.0 - t) + gy[k + 1] * t
+        zp = _interp_column(rail, u0, du, u, T_SLOPE)
+        # Tangent of the contact angle in the track frame: rail slope plus inclination.
+        tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
+        independent = True
+        for m in range(n_acc):
+            if abs(py - acc_y[m]) < e_d:
+                independent = False
+                break
+            if abs(tan_c - acc_tan[m]) < e_k:
+                independent = False
+                break
+            # Intermediate maximum of the distance function between the two (Eq. 6).
+            lo = int(min(pos, acc_pos[m]))
+            hi = int(max(pos, acc_pos[m])) + 1
+            hump = -np.inf
+            for q in range(lo, min(hi + 1, n_w)):
+                if gg[q] != np.inf and gg[q] > hump:
+                    hump = gg[q]
+            if hump <= level:
+                independent = False
+                break
+        if not independent:
+            continue
+        acc_pos[n_acc] = pos
+        acc_y[n_acc] = py
+        acc_tan[n_acc] = tan_c
+        row = out[n_acc]
+        s = params[G_WHEEL_S0] + (k + t) * params[G_WHEEL_DS]
+        row[P_S_WHEEL] = s
+        row[P_U_RAIL] = u
+        row[P_X] = gx[k] * (1.0 - t) + gx[k + 1] * t
+        row[P_Y] = py
+        row[P_Z] = gz[k] * (1.0 - t) + gz[k + 1] * t
+        row[P_GAP] = min_gap[i]
+        row[P_TAN_CONTACT] = tan_c
+        row[P_WHEEL_SLOPE] = _interp_column(wheel, params[G_WHEEL_S0], params[G_WHEEL_DS], s, T_SLOPE)
+        row[P_WHEEL_F2] = _interp_column(wheel, params[G_WHEEL_S0], params[G_WHEEL_DS], s, T_D2)
+        row[P_RAIL_SLOPE] = zp
+        row[P_RAIL_Z2] = _interp_column(rail, u0, du, u, T_D2)
+        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(
+            wheel, params[G_WHEEL_S0], params[G_WHEEL_DS], s, T_H)
+        n_acc += 1
+    return n_acc
+
+
+@njit(cache=True)
+def wheelset_contact_kernel(wheel, rail, params, y, z, roll, yaw, rail_motion, epsilon,
+                            work, out, counts):
+    """Both wheels. rail_motion is a (2, 3) array: lateral, vertical (m), roll (rad)
+    per rail (left, right) in the track frame. `out` is (2, MAX_POINTS,
+    N_POINT_FIELDS), filled in the TRACK frame (the right wheel's Y mirrored
+    back); counts (2,)."""
+    counts[0] = wheel_distance_minima(wheel, rail, params, y, z, roll, yaw,
+                                      rail_motion[0, 0], rail_motion[0, 1], rail_motion[0, 2],
+                                      epsilon, work, out[0])
+    # Right wheel: the left wheel of the mirrored wheelset.
+    counts[1] = wheel_distance_minima(wheel, rail, params, -y, z, -roll, -yaw,
+                                      -rail_motion[1, 0], rail_motion[1, 1], -rail_motion[1, 2],
+                                      epsilon, work, out[1])
+    for i in range(counts[1]):
+        out[1, i, P_Y] = -out[1, i, P_Y]
+
+
+# ---------------------------------------------------------------------------
+# NumPy reference of the same algorithm
+# ---------------------------------------------------------------------------
+
+def wheel_distance_function_reference(wheel, rail, params, y, z, roll, yaw,
+                                      rail_dy=0.0, rail_dz=0.0, rail_roll=0.0):
+    """Vectorised NumPy version of `wheel_distance_function`: returns (u, gap, X, Y, Z)."""
+    s = wheel[:, T_LAT]
+    a = params[G_TAPING_AXIAL] + s
+    radius = params[G_NOMINAL_RADIUS] + wheel[:, T_H]
+    e = np.array([-np.sin(yaw) * np.cos(roll), np.cos(yaw) * np.cos(roll), np.sin(roll)])
+    u1 = np.array([1.0, 0.0, 0.0]) - e[0] * e
+    u1 /= np.linalg.norm(u1)
+    u2 = np.cross(e, u1)
+    if u2[2] > 0:
+        u2 = -u2
+    alpha = np.clip(wheel[:, T_SLOPE] * e[0] / np.sqrt(1.0 - e[0] ** 2), -0.999, 0.999)
+    beta = np.sqrt(1.0 - alpha ** 2)
+    n = alpha[:, None] * u1[None, :] + beta[:, None] * u2[None, :]
+    p = np.array([0.0, y, z])[None, :] + a[:, None] * e[None, :] + radius[:, None] * n
+    theta = params[G_INCLINATION] + rail_roll
+    dY = p[:, 1] - (params[G_RAIL_CENTRE_Y] + rail_dy)
+    dZ = p[:, 2] - rail_dz
+    u = np.cos(theta) * dY + np.sin(theta) * dZ
+    zeta = -np.sin(theta) * dY + np.cos(theta) * dZ
+    u_grid = rail[:, T_LAT]
+    over = (u > u_grid[0]) & (u < u_grid[-1])
+    # The kernel's cheap pre-test excludes points far from the rail; same here.
+    y_est = y + a - (params[G_RAIL_CENTRE_Y] + rail_dy)
+    over &= (y_est >= u_grid[0] - 0.01) & (y_est <= u_grid[-1] + 0.01)
+    gap = np.full(s.size, np.inf)
+    gap[over] = zeta[over] - np.interp(u[over], u_grid, rail[:, T_H])
+    return u, gap, p[:, 0], p[:, 1], p[:, 2]
+
+
+def wheel_distance_minima_reference(wheel, rail, params, y, z, roll, yaw,
+                                    rail_dy=0.0, rail_dz=0.0, rail_roll=0.0, epsilon=0.0):
+    """NumPy/Python reference of `wheel_distance_minima`: returns an (n, N_POINT_FIELDS) array."""
+    gu, gg, gx, gy, gz = wheel_distance_function_reference(wheel, rail, params, y, z, roll, yaw,
+                                                           rail_dy, rail_dz, rail_roll)
+    finite = np.isfinite(gg)
+    if finite.sum() < 3:
+        return np.zeros((0, N_POINT_FIELDS))
+    g0, g1, g2 = gg[:-2], gg[1:-1], gg[2:]
+    with np.errstate(invalid="ignore"):
+        is_min = np.isfinite(g0) & np.isfinite(g1) & np.isfinite(g2) & (g1 < g0) & (g1 <= g2)
+    ks = np.nonzero(is_min)[0] + 1
+    curv = gg[ks - 1] - 2 * gg[ks] + gg[ks + 1]
+    safe = np.where(curv > 0, curv, 1.0)
+    t = np.where(curv > 0, 0.5 * (gg[ks - 1] - gg[ks + 1]) / safe, 0.0)
+    gmin = np.where(curv > 0, gg[ks] - 0.25 * (gg[ks - 1] - gg[ks + 1]) * t, gg[ks])
+    pos = ks + t
+    if pos.size == 0:
+        best = int(np.argmin(np.where(finite, gg, np.inf)))
+        pos = np.array([float(best)])
+        gmin = np.array([gg[best]])
+    if pos.size > MAX_MINIMA:
+        keep = np.sort(np.argsort(gmin, kind="stable")[:MAX_MINIMA])
+        pos, gmin = pos[keep], gmin[keep]
+    order = np.argsort(gmin, kind="stable")
+    pos, gmin = pos[order], gmin[order]
+    level = gmin[0] + epsilon
+    s_grid, u_grid = wheel[:, T_LAT], rail[:, T_LAT]
+    tan_theta = np.tan(params[G_INCLINATION] + rail_roll)
+    rows, accepted_pos = [], []
+    n_w = wheel.shape[0]
+    for p_i, g_i in zip(pos, gmin):
+        if len(rows) >= MAX_POINTS or g_i > level:
+            break
+        k, tt = int(p_i), p_i - int(p_i)
+        if k >= n_w - 1:
+            k, tt = n_w - 2, 1.0
+        u = gu[k] * (1 - tt) + gu[k + 1] * tt
+        py = gy[k] * (1 - tt) + gy[k + 1] * tt
+        zp = np.interp(u, u_grid, rail[:, T_SLOPE])
+        tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
+        ok = True
+        for r, r_pos in zip(rows, accepted_pos):
+            if abs(py - r[P_Y]) < params[G_E_D] or abs(tan_c - r[P_TAN_CONTACT]) < params[G_E_K]:
+                ok = False
+                break
+            lo, hi = int(min(p_i, r_pos)), int(max(p_i, r_pos)) + 1
+            seg = gg[lo:min(hi + 1, n_w)]
+            seg = seg[np.isfinite(seg)]
+            if seg.size == 0 or seg.max() <= level:
+                ok = False
+                break
+        if not ok:
+            continue
+        s = params[G_WHEEL_S0] + (k + tt) * params[G_WHEEL_DS]
+        row = np.zeros(N_POINT_FIELDS)
+        row[P_S_WHEEL] = s
+        row[P_U_RAIL] = u
+        row[P_X] = gx[k] * (1 - tt) + gx[k + 1] * tt
+        row[P_Y] = py
+        row[P_Z] = gz[k] * (1 - tt) + gz[k + 1] * tt
+        row[P_GAP] = g_i
+        row[P_TAN_CONTACT] = tan_c
+        row[P_WHEEL_SLOPE] = np.interp(s, s_grid, wheel[:, T_SLOPE])
+        row[P_WHEEL_F2] = np.interp(s, s_grid, wheel[:, T_D2])
+        row[P_RAIL_SLOPE] = zp
+        row[P_RAIL_Z2] = np.interp(u, u_grid, rail[:, T_D2])
+        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + np.interp(s, s_grid, wheel[:, T_H])
+        rows.append(row)
+        accepted_pos.append(p_i)
+    if not rows:
+        return np.zeros((0, N_POINT_FIELDS))
+    return np.array(rows)
+
+
+# ---------------------------------------------------------------------------
+# Python API
+# ---------------------------------------------------------------------------
+
+@dataclass
+class ContactPoints:
+    """Contact points of both wheels; arrays are (2, MAX_POINTS), side 0 = left.
+
+    Inactive slots hold zeros. Positions are in the track frame (m);
+    `contact_angle` per CONVENTIONS.md (positive pushes the wheel towards the
+    track centre); `gap` vertical, negative = penetration.
+    """
+
+    count: np.ndarray                 # (2,) number of points per wheel
+    y_wheel: np.ndarray               # lateral coordinate on the wheel profile s (m)
+    y_rail: np.ndarray                # lateral coordinate on the rail profile u (m)
+    position: np.ndarray              # (2, MAX_POINTS, 3) x, y, z in the track frame (m)
+    contact_angle: np.ndarray         # rad
+    rolling_radius: np.ndarray        # m
+    gap: np.ndarray                   # m
+    wheel_curvature_lateral: np.ndarray   # 1/m, convex > 0
+    rail_curvature_lateral: np.ndarray    # 1/m, convex > 0
+    wheel_curvature_rolling: np.ndarray   # 1/m: cos(gamma)/r
+
+    @property
+    def active(self) -> np.ndarray:
+        idx = np.arange(MAX_POINTS)[None, :]
+        return idx < self.count[:, None]
+
+    @property
+    def longitudinal_offset(self) -> np.ndarray:
+        return self.position[..., 0]
+
+
+def points_from_kernel(out: np.ndarray, counts: np.ndarray, roll: float) -> ContactPoints:
+    """Convert the kernel's (2, MAX_POINTS, N_POINT_FIELDS) output to ContactPoints."""
+    active = np.arange(MAX_POINTS)[None, :] < counts[:, None]
+    o = np.where(active[..., None], out, 0.0)
+    wheel_slope = o[..., P_WHEEL_SLOPE]
+    gamma = np.arctan(-wheel_slope)
+    radius = o[..., P_RADIUS]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rolling_curv = np.where(active, np.cos(gamma) / np.where(radius > 0, radius, 1.0), 0.0)
+    wheel_k = -o[..., P_WHEEL_F2] / (1.0 + wheel_slope ** 2) ** 1.5
+    rail_slope = o[..., P_RAIL_SLOPE]
+    rail_k = -o[..., P_RAIL_Z2] / (1.0 + rail_slope ** 2) ** 1.5
+    position = np.stack([o[..., P_X], o[..., P_Y], o[..., P_Z]], axis=-1)
+    return ContactPoints(
+        count=counts.astype(int).copy(),
+        y_wheel=o[..., P_S_WHEEL].copy(),
+        y_rail=o[..., P_U_RAIL].copy(),
+        position=position,
+        contact_angle=np.where(active, np.arctan(o[..., P_TAN_CONTACT]), 0.0),
+        rolling_radius=radius.copy(),
+        gap=o[..., P_GAP].copy(),
+        wheel_curvature_lateral=np.where(active, wheel_k, 0.0),
+        rail_curvature_lateral=np.where(active, rail_k, 0.0),
+        wheel_curvature_rolling=rolling_curv,
+    )
+
+
+def _check_pose(**values):
+    for name, value in values.items():
+        if not np.all(np.isfinite(value)):
+            raise GeometryError(f"{name} must be finite, got {value!r}")
+
+
+def _rail_motion_array(rail_motion) -> np.ndarray:
+    if rail_motion is None:
+        return np.zeros((2, 3))
+    arr = np.asarray(rail_motion, dtype=float).reshape(2, 3)
+    _check_pose(rail_motion=arr)
+    return np.ascontiguousarray(arr)
+
+
+def contact_points(setup: ContactSetup, y: float, z: float, roll: float, yaw: float = 0.0,
+                   rail_motion=None, epsilon: float = 0.0) -> ContactPoints:
+    """Contact points for a given pose (penetration-based: the gaps may be negative).
+
+    y, z: lateral and vertical position of the wheelset centre (m), roll, yaw
+    (rad); rail_motion (2, 3): lateral, vertical (m) and roll (rad) of the left
+    and right rail. epsilon: multipoint tolerance on the distance (m).
+    """
+    _check_pose(y=y, z=z, roll=roll, yaw=yaw, epsilon=epsilon)
+    if abs(yaw) > 0.2 or abs(roll) > 0.2:
+        raise GeometryError(f"pose out of range: roll {roll!r} rad, yaw {yaw!r} rad (|.| <= 0.2)")
+    motion = _rail_motion_array(rail_motion)
+    work = np.empty((5, setup.wheel_table.shape[0]))
+    out = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
+    counts = np.zeros(2, dtype=np.int64)
+    wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
+                            float(y), float(z), float(roll), float(yaw), motion,
+                            float(epsilon), work, out, counts)
+    return points_from_kernel(out, counts, roll)
+
+
+@dataclass
+class StaticContact:
+    """Rigid contact: the wheelset resting on both rails with zero penetration."""
+
+    y: float
+    yaw: float
+    z: float
+    roll: float
+    points: ContactPoints
+
+    @property
+    def rolling_radius_difference(self) -> float:
+        """r_left - r_right at the principal (deepest) contact points (m)."""
+        return float(self.points.rolling_radius[0, 0] - self.points.rolling_radius[1, 0])
+
+    @property
+    def contact_angle_difference(self) -> float:
+        """contact angle left - right at the principal contact points (rad)."""
+        return float(self.points.contact_angle[0, 0] - self.points.contact_angle[1, 0])
+
+
+def _min_gaps(setup, y, z, roll, yaw, motion, work, out, counts):
+    wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
+                            y, z, roll, yaw, motion, 0.0, work, out, counts)
+    if counts[0] == 0 or counts[1] == 0:
+        raise GeometryError(
+            f"wheel not over the rail at y = {y * 1e3:.2f} mm: the wheelset has left the track")
+    return out[0, 0, P_GAP], out[1, 0, P_GAP], out[0, 0, P_Y], out[1, 0, P_Y]
+
+
+def static_contact(setup: ContactSetup, y: float, yaw: float = 0.0, rail_motion=None,
+                   epsilon: float = 1e-4, tolerance: float = 1e-10,
+                   max_iterations: int = 50) -> StaticContact:
+    """Rigid contact: the vertical position and roll angle that put both wheels on the rails.
+
+    Solves min gap(left) = min gap(right) = 0 for (z, roll) by Newton's method
+    (dgap/dz = 1 exactly; dgap/droll from the contact arm, refined by a secant).
+    `epsilon` (m, default 0.1 mm) is the multipoint tolerance of the static
+    analysis: minima within it of the deepest count as contact (an estimate of
+    the difference of elastic compressions, Ren & Jin 2010).
+    """
+    _check_pose(y=y, yaw=yaw)
+    motion = _rail_motion_array(rail_motion)
+    work = np.empty((5, setup.wheel_table.shape[0]))
+    out = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
+    counts = np.zeros(2, dtype=np.int64)
+    z = setup.nominal_radius
+    roll = 0.0
+    y = float(y)
+    yaw = float(yaw)
+    converged = False
+    for _ in range(max_iterations):
+        gl, gr, yl, yr = _min_gaps(setup, y, z, roll, yaw, motion, work, out, counts)
+        if abs(gl) < tolerance and abs(gr) < tolerance:
+            converged = True
+            break
+        # d gap / d roll: rotation about x raises the left contact by (Y - y),
+        # lowers the right by (y - Y_right); finite difference for the profile terms.
+        h = 1e-6
+        gl2, gr2, _, _ = _min_gaps(setup, y, z, roll + h, yaw, motion, work, out, counts)
+        jl = (gl2 - gl) / h
+        jr = (gr2 - gr) / h
+        det = jr - jl
+        if abs(det) < 1e-9:
+            det = -(yl - yr)
+        # Solve [1 jl; 1 jr] [dz; droll] = [-gl; -gr]
+        droll = (-gr + gl) / det
+        dz = -gl - jl * droll
+        droll = float(np.clip(droll, -0.01, 0.01))
+        z += dz
+        roll += droll
+    if not converged:
+        raise GeometryError(f"rigid contact did not converge at y = {y * 1e3:.3f} mm")
+    wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
+                            y, z, roll, yaw, motion, float(epsilon), work, out, counts)
+    return StaticContact(y=y, yaw=yaw, z=z, roll=roll, points=points_from_kernel(out, counts, roll))
