@@ -1,0 +1,17 @@
+"""`wheelset-fmu build [--out dist/Wheelset.fmu]`: build the FMU."""
+from __future__ import annotations
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "build", help="build the FMI 2.0 co-simulation FMU (pythonfmu) with the solver bundled",
+        description="Build Wheelset.fmu: pythonfmu slave + bundled solver, with units, "
+                    "ranges and InitialUnknowns added to modelDescription.xml.")
+    parser.add_argument("--out", default="dist/Wheelset.fmu", help="FMU file (default %(default)s)")
+    parser.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from fmu_wheelset.build import build_fmu
+    build_fmu(args.out)
+    return 0

@@ -1,0 +1,753 @@
+"""pythonfmu slave of the wheelset FMU (FMI 2.0 co-simulation).
+
+No physics here: this module only converts FMI variables to the core's
+``WheelsetParameters`` / ``WheelsetInputs`` and ``WheelsetOutputs`` back to FMI
+variables (``docs/CONVENTIONS.md``, "Wheelset core").
+
+Inside the FMU this file is ``resources/wheelset_slave.py`` beside a copy of the
+``solver`` package; it imports nothing but the standard library and pythonfmu
+at module level, so that pythonfmu can instantiate it cheaply at build time to
+read the start values. The core is imported and the model created in
+``exit_initialization_mode``.
+
+Variable names follow the FMI 2.0 "structured" convention: dots for the
+hierarchy, ``[i]`` (1-based) for the contact slots, ``left`` / ``right`` for the
+sides (see ``VARIABLES`` below and the report in ``fmu_wheelset/build.py``).
+
+Status mapping of pythonfmu 0.7.0 (its C++ wrapper, ``fmi2DoStep``):
+``do_step`` returning ``False`` gives **fmi2Discard**; a Python exception in any
+callback gives **fmi2Fatal** (and the Python instance is released). There is no
+way to return fmi2Error from Python. So: a step that cannot be completed (NaN or
+infinite input, derailment, loss of all contact, a core error) returns
+``False`` -> fmi2Discard, with the reason logged with status fmi2Error and the
+model left as it was before the step (the host may roll back with
+fmi2SetFMUstate, change its inputs and retry). Bad parameters (unknown profile,
+unreadable file, value out of range) are found in
+``fmi2ExitInitializationMode``, logged, and raise -> fmi2Fatal with the message.
+
+Several instances may live in one process: everything is per instance; the
+module holds only constants.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+import os
+import pickle
+import shutil
+import sys
+import tempfile
+from typing import Any, Dict, NamedTuple, Optional, Tuple
+
+from pythonfmu import Fmi2Slave
+from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
+from pythonfmu.variables import Boolean, Integer, Real, String
+
+FMU_VERSION = "0.1.0"
+
+# Enumerations (Integer variables in pythonfmu; the build turns them into FMI
+# Enumeration types). Values are the solver's integer ids.
+CREEP_MODELS = ("kalker", "she", "polach", "fastsim")          # 0 1 2 3
+CONTACT_MODELS = ("single", "multipoint")                       # 0 1
+ENUMERATIONS = {
+    "CreepModel": (("Kalker", "Kalker's linear theory"),
+                   ("SHE", "Shen-Hedrick-Elkins saturation of Kalker's forces"),
+                   ("Polach", "Polach 1999/2005 method"),
+                   ("FASTSIM", "Kalker's simplified theory, FASTSIM")),
+    "ContactModel": (("SinglePoint", "one contact point per wheel (the deepest)"),
+                     ("Multipoint", "up to three independent contact points per wheel "
+                                    "(trace-line extremum detection, Ren & Jin 2010)")),
+    "Integrator": (("RK4", "classical Runge-Kutta, 4th order"),
+                   ("SemiImplicit", "semi-implicit (symplectic) Euler")),
+}
+INTEGRATORS = ("rk4", "semi-implicit")                         # 0 1
+
+SIDES = ("left", "right")
+POINTS_PER_WHEEL = 3
+INF = float("inf")
+
+
+class Var(NamedTuple):
+    """Definition of one FMI variable (the single source of truth: the slave
+    registers it, the build writes unit/min/max/declaredType from it)."""
+    name: str
+    kind: str                 # "Real" | "Integer" | "Boolean" | "String" | "Enumeration"
+    causality: str            # "parameter" | "input" | "output"
+    start: Any
+    description: str
+    unit: Optional[str] = None
+    min: Optional[float] = None
+    max: Optional[float] = None
+    type_name: Optional[str] = None   # declaredType (Enumeration name or SimpleType)
+
+
+def _p(name, kind, start, description, unit=None, lo=None, hi=None, type_name=None):
+    return Var(name, kind, "parameter", start, description, unit, lo, hi, type_name)
+
+
+def _i(name, start, description, unit, lo, hi):
+    return Var(name, "Real", "input", start, description, unit, lo, hi)
+
+
+def _o(name, kind, start, description, unit=None, lo=None, hi=None):
+    return Var(name, kind, "output", start, description, unit, lo, hi)
+
+
+BIG_FORCE = 1.0e7       # N, bound of forces (a wheel load is ~1e5 N)
+BIG_MOMENT = 1.0e7      # N.m
+BIG_LENGTH = 1.0e7      # m, travelled distance
+
+
+def _variables() -> Tuple[Var, ...]:
+    v = []
+    # ---------------------------------------------------------------- parameters
+    v += [
+        _p("wheel.profile", "String", "S1002",
+           "wheel profile: built-in name (S1002, LMA, LMA-worn), a file in the FMU "
+           "resources (e.g. profiles/my_wheel.txt) or a path; files in mm"),
+        _p("rail.profile", "String", "UIC60",
+           "rail profile: built-in name (UIC60, 60E1, CHN60), a file in the FMU "
+           "resources or a path; files in mm"),
+        _p("track.gauge", "Real", 1.435, "track gauge, measured 14 mm below the rail top",
+           "m", 1.0, 2.0),
+        _p("rail.inclination", "Real", math.atan(1.0 / 40.0),
+           "rail cant (inclination of the rail towards the track centre), 1:40 = 0.025 rad",
+           "rad", 0.0, 0.2),
+        _p("wheelset.back_to_back", "Real", 1.360, "distance between the wheels' inner faces",
+           "m", 1.0, 2.0),
+        _p("wheel.nominal_rolling_radius", "Real", 0.46,
+           "wheel radius at the taping line (nominal rolling circle)", "m", 0.1, 1.5),
+        _p("wheelset.mass", "Real", 1813.0, "wheelset mass", "kg", 1.0, 1.0e5),
+        _p("wheelset.inertia.x", "Real", 1120.0, "roll moment of inertia (about x)",
+           "kg.m2", 1.0e-3, 1.0e5),
+        _p("wheelset.inertia.y", "Real", 112.0, "spin moment of inertia (about the axle, y)",
+           "kg.m2", 1.0e-3, 1.0e5),
+        _p("wheelset.inertia.z", "Real", 1120.0, "yaw moment of inertia (about z)",
+           "kg.m2", 1.0e-3, 1.0e5),
+        _p("material.youngs_modulus", "Real", 2.1e11, "Young's modulus of wheel and rail",
+           "Pa", 1.0e9, 1.0e12),
+        _p("material.poisson_ratio", "Real", 0.28, "Poisson's ratio of wheel and rail",
+           "1", 0.0, 0.5),
+        _p("contact.friction_coefficient", "Real", 0.3, "wheel-rail friction coefficient",
+           "1", 0.0, 2.0),
+        _p("contact.creep_model", "Enumeration", 2,
+           "tangential contact model: 0 Kalker linear, 1 SHE, 2 Polach, 3 FASTSIM",
+           type_name="CreepModel"),
+        _p("contact.model", "Enumeration", 1,
+           "contact points per wheel: 0 single point, 1 multipoint (up to 3)",
+           type_name="ContactModel"),
+        _p("contact.multipoint.min_separation", "Real", 0.008,
+           "e_d of Ren & Jin (Eq. 5): minimum lateral separation of two contact points",
+           "m", 0.0, 0.1),
+        _p("contact.multipoint.min_slope_difference", "Real", 0.025,
+           "e_k of Ren & Jin (Eq. 7): minimum difference of the contact angle tangents",
+           "1", 0.0, 10.0),
+        _p("contact.damping", "Real", 0.0,
+           "normal contact damping C in N = K delta^1.5 + C d(delta)/dt (Kang 2012)",
+           "N.s/m", 0.0, 1.0e9),
+        _p("contact.max_penetration", "Real", 2.0e-3,
+           "a step with a larger normal penetration is discarded (impact or instability)",
+           "m", 1.0e-6, 0.1),
+        _p("solver.internal_step", "Real", 2.0e-4,
+           "largest internal integration step; a communication step is split into equal "
+           "sub-steps no longer than this", "s", 1.0e-7, 0.01),
+        _p("solver.integrator", "Enumeration", 0,
+           "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler",
+           type_name="Integrator"),
+        _p("wheelset.initial_lateral", "Real", 0.0,
+           "lateral displacement at t = 0 (static equilibrium is found there)", "m", -0.05, 0.05),
+        _p("wheelset.initial_yaw", "Real", 0.0, "yaw angle at t = 0", "rad", -0.1, 0.1),
+        _p("wheelset.axle_box_semi_spacing", "Real", 1.0,
+           "half the lateral distance between the axle boxes (where the inputs act)",
+           "m", 0.1, 2.0),
+        _p("suspension.builtin", "Boolean", False,
+           "stand-alone runs: a built-in primary suspension (Iwnicki 1998 stiffness and "
+           "damping) to a frame following the track centreline; false when the host "
+           "supplies the axle-box forces"),
+        _p("suspension.suspended_mass", "Real", 0.0,
+           "share of the vehicle mass carried by this wheelset (built-in suspension only)",
+           "kg", 0.0, 1.0e5),
+        _p("wheelset.speed", "Real", 27.78, "forward speed along the track",
+           "m/s", 0.0, 150.0),
+        _p("track.scenario", "String", "straight",
+           "track: built-in scenario (straight, ren-jin-r400, kang-r320), a TOML/CSV file "
+           "in the FMU resources (e.g. scenarios/kang-r320.toml) or a path"),
+        _p("track.direction", "String", "left",
+           "side of the curves of a built-in scenario: left or right"),
+        _p("track.curvature_from_input", "Boolean", False,
+           "take the track curvature from the input track.curvature instead of the scenario"),
+        _p("track.cant_from_input", "Boolean", False,
+           "take the cant angle from the input track.cant_angle instead of the scenario"),
+        _p("benchmark.skip_core", "Boolean", False,
+           "benchmarking only: doStep converts inputs and outputs but does not advance the "
+           "core (measures the FMI layer)"),
+    ]
+    # -------------------------------------------------------------------- inputs
+    for side in SIDES:
+        for ax in "xyz":
+            v.append(_i(f"axlebox.{side}.force.{ax}", 0.0,
+                        f"{ax} force of the primary suspension on the wheelset at the {side} "
+                        f"axle box, track frame (x forward, y left, z up)",
+                        "N", -BIG_FORCE, BIG_FORCE))
+        for ax in "xyz":
+            v.append(_i(f"axlebox.{side}.moment.{ax}", 0.0,
+                        f"moment about {ax} of the primary suspension on the wheelset at the "
+                        f"{side} axle box, track frame", "N.m", -BIG_MOMENT, BIG_MOMENT))
+    v.append(_i("axle.torque", 0.0, "traction/braking torque on the axle, + drives forward",
+                "N.m", -BIG_MOMENT, BIG_MOMENT))
+    for side in SIDES:
+        v += [
+            _i(f"rail.{side}.lateral_displacement", 0.0,
+               f"lateral displacement of the {side} rail under the wheel (+y, track FE)",
+               "m", -0.1, 0.1),
+            _i(f"rail.{side}.vertical_displacement", 0.0,
+               f"vertical displacement of the {side} rail under the wheel (+z)", "m", -0.1, 0.1),
+            _i(f"rail.{side}.roll_angle", 0.0,
+               f"roll of the {side} rail about +x (+ raises the head's left edge)",
+               "rad", -0.5, 0.5),
+            _i(f"rail.{side}.lateral_velocity", 0.0,
+               f"time derivative of rail.{side}.lateral_displacement", "m/s", -100.0, 100.0),
+            _i(f"rail.{side}.vertical_velocity", 0.0,
+               f"time derivative of rail.{side}.vertical_displacement", "m/s", -100.0, 100.0),
+            _i(f"rail.{side}.roll_rate", 0.0,
+               f"time derivative of rail.{side}.roll_angle", "rad/s", -1000.0, 1000.0),
+        ]
+    v += [
+        _i("track.curvature", 0.0, "track curvature 1/R, + for a left curve (used when "
+           "track.curvature_from_input)", "1/m", -1.0, 1.0),
+        _i("track.cant_angle", 0.0, "track roll angle about +x, + lifts the left rail "
+           "(used when track.cant_from_input)", "rad", -0.5, 0.5),
+    ]
+    for comp, desc in (("alignment", "lateral alignment (+y)"), ("level", "vertical level (+z)"),
+                       ("gauge", "gauge deviation (+ = wider)"),
+                       ("cross_level", "cross level z_left - z_right")):
+        v.append(_i(f"track.irregularity.{comp}", 0.0,
+                    f"track irregularity: {desc}, added to the rail displacements",
+                    "m", -0.1, 0.1))
+        v.append(_i(f"track.irregularity.{comp}_velocity", 0.0,
+                    f"time derivative of track.irregularity.{comp}", "m/s", -100.0, 100.0))
+    # ------------------------------------------------------------------- outputs
+    v += [
+        _o("wheelset.distance", "Real", 0.0, "travelled distance s along the track", "m",
+           -BIG_LENGTH, BIG_LENGTH),
+        _o("wheelset.y", "Real", 0.0, "lateral displacement of the wheelset centre "
+           "relative to the track centreline (+ left)", "m", -1.0, 1.0),
+        _o("wheelset.z", "Real", 0.0, "vertical displacement of the wheelset centre (+ up)",
+           "m", -1.0, 1.0),
+        _o("wheelset.roll", "Real", 0.0, "roll angle about +x relative to the track", "rad",
+           -math.pi, math.pi),
+        _o("wheelset.yaw", "Real", 0.0, "yaw angle about +z relative to the track", "rad",
+           -math.pi, math.pi),
+        _o("wheelset.pitch", "Real", 0.0, "rotation angle of the axle about y (spin angle)",
+           "rad", -1.0e9, 1.0e9),
+        _o("wheelset.velocity.x", "Real", 0.0, "forward velocity along the track", "m/s",
+           -1000.0, 1000.0),
+        _o("wheelset.velocity.y", "Real", 0.0, "lateral velocity", "m/s", -1000.0, 1000.0),
+        _o("wheelset.velocity.z", "Real", 0.0, "vertical velocity", "m/s", -1000.0, 1000.0),
+        _o("wheelset.roll_rate", "Real", 0.0, "roll rate", "rad/s", -1.0e4, 1.0e4),
+        _o("wheelset.yaw_rate", "Real", 0.0, "yaw rate", "rad/s", -1.0e4, 1.0e4),
+        _o("wheelset.spin_rate", "Real", 0.0, "angular velocity of the axle about y",
+           "rad/s", -1.0e4, 1.0e4),
+    ]
+    for side in SIDES:
+        for ax in "xyz":
+            v.append(_o(f"axlebox.{side}.position.{ax}", "Real", 0.0,
+                        f"{ax} position of the {side} axle box centre, track frame "
+                        f"relative to the track centreline at the wheelset", "m",
+                        -BIG_LENGTH, BIG_LENGTH))
+        for ax in "xyz":
+            v.append(_o(f"axlebox.{side}.velocity.{ax}", "Real", 0.0,
+                        f"{ax} velocity of the {side} axle box centre, track frame", "m/s",
+                        -1000.0, 1000.0))
+    for side in SIDES:
+        for ax in "xyz":
+            v.append(_o(f"wheel.{side}.force_on_rail.{ax}", "Real", 0.0,
+                        f"{ax} component of the resultant force of the {side} wheel on its "
+                        f"rail, track frame (sum over the contact points)", "N",
+                        -BIG_FORCE, BIG_FORCE))
+        v += [
+            _o(f"wheel.{side}.Y", "Real", 0.0, f"lateral wheel-rail force Y of the {side} "
+               f"wheel on the rail, + towards the field side (outwards)", "N",
+               -BIG_FORCE, BIG_FORCE),
+            _o(f"wheel.{side}.Q", "Real", 0.0, f"vertical wheel load Q of the {side} wheel "
+               f"on the rail, + downwards", "N", -BIG_FORCE, BIG_FORCE),
+            _o(f"wheel.{side}.Y_over_Q", "Real", 0.0, f"derailment quotient Y/Q of the {side} "
+               f"wheel (0 when unloaded)", "1", -100.0, 100.0),
+            _o(f"wheel.{side}.active_points", "Integer", 0,
+               f"number of active contact points of the {side} wheel (0..3)"),
+            _o(f"wheel.{side}.lift", "Boolean", False,
+               f"the {side} wheel has lost contact with its rail"),
+        ]
+    for side in SIDES:
+        for k in range(1, POINTS_PER_WHEEL + 1):
+            pre = f"contact.{side}.point[{k}]"
+            what = f"contact slot {k} of the {side} wheel"
+            v += [
+                _o(f"{pre}.active", "Boolean", False, f"{what}: in contact"),
+                _o(f"{pre}.wheel_lateral", "Real", 0.0, f"{what}: lateral position on the "
+                   f"wheel profile, s from the taping line, + towards the field side", "m",
+                   -1.0, 1.0),
+                _o(f"{pre}.rail_lateral", "Real", 0.0, f"{what}: lateral position on the rail "
+                   f"profile, u from the rail-head centreline, + towards the field side", "m",
+                   -1.0, 1.0),
+                _o(f"{pre}.position.y", "Real", 0.0, f"{what}: lateral position of the point "
+                   f"in the track frame", "m", -10.0, 10.0),
+                _o(f"{pre}.position.z", "Real", 0.0, f"{what}: vertical position of the point "
+                   f"in the track frame", "m", -10.0, 10.0),
+                _o(f"{pre}.contact_angle", "Real", 0.0, f"{what}: contact angle, + when the "
+                   f"rail pushes the wheel towards the track centre", "rad",
+                   -math.pi / 2, math.pi / 2),
+                _o(f"{pre}.rolling_radius", "Real", 0.0, f"{what}: wheel rolling radius at "
+                   f"the point", "m", 0.0, 10.0),
+                _o(f"{pre}.longitudinal_creepage", "Real", 0.0, f"{what}: longitudinal "
+                   f"creepage xi", "1", -10.0, 10.0),
+                _o(f"{pre}.lateral_creepage", "Real", 0.0, f"{what}: lateral creepage eta",
+                   "1", -10.0, 10.0),
+                _o(f"{pre}.spin_creepage", "Real", 0.0, f"{what}: spin creepage phi", "1/m",
+                   -1.0e4, 1.0e4),
+                _o(f"{pre}.normal_force", "Real", 0.0, f"{what}: normal force (>= 0)", "N",
+                   0.0, BIG_FORCE),
+                _o(f"{pre}.longitudinal_force", "Real", 0.0, f"{what}: longitudinal creep "
+                   f"force of the rail on the wheel, contact frame", "N",
+                   -BIG_FORCE, BIG_FORCE),
+                _o(f"{pre}.lateral_force", "Real", 0.0, f"{what}: lateral creep force of the "
+                   f"rail on the wheel, contact frame", "N", -BIG_FORCE, BIG_FORCE),
+                _o(f"{pre}.spin_moment", "Real", 0.0, f"{what}: spin creep moment of the rail "
+                   f"on the wheel about the contact normal", "N.m", -BIG_MOMENT, BIG_MOMENT),
+            ]
+    v += [
+        _o("status.derailment", "Boolean", False,
+           "derailment: a flange has climbed over its rail (the step was discarded)"),
+        _o("status.wheel_lift", "Boolean", False, "at least one wheel has lost contact"),
+    ]
+    return tuple(v)
+
+
+VARIABLES: Tuple[Var, ...] = _variables()
+INPUT_NAMES = tuple(var.name for var in VARIABLES if var.causality == "input")
+
+_FMI_CLASS = {"Real": Real, "Integer": Integer, "Enumeration": Integer,
+              "Boolean": Boolean, "String": String}
+_CAUSALITY = {"parameter": Fmi2Causality.parameter, "input": Fmi2Causality.input,
+              "output": Fmi2Causality.output}
+
+
+# ---------------------------------------------------------------------------
+# importing the bundled core with a stable numba cache
+# ---------------------------------------------------------------------------
+def _tree_digest(root: str) -> str:
+    """sha256 of the relative paths and contents of the .py/data files under root."""
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".pyc", ".nbi", ".nbc")):
+                continue
+            path = os.path.join(dirpath, name)
+            h.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
+            h.update(b"\0")
+            with open(path, "rb") as f:
+                h.update(f.read())
+            h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def cache_root() -> str:
+    """Per-user cache directory of the FMU: $WHEELSET_FMU_CACHE, else
+    $XDG_CACHE_HOME/wheelset-fmu, else ~/.cache/wheelset-fmu."""
+    explicit = os.environ.get("WHEELSET_FMU_CACHE")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "wheelset-fmu")
+
+
+def stable_solver_dir(resources: str) -> Optional[str]:
+    """Copy resources/solver once to <cache>/solver-<hash of its sources>/solver and
+    return the directory to put on sys.path (None if there is no bundled solver
+    or the cache is not writable: then the resources copy is used).
+
+    numba's on-disk cache is keyed by the source file's path and mtime; a fresh
+    FMU extraction has a new path each time, so importing from it would compile
+    every kernel again. The copy keeps one path (and mtime) per source version."""
+    src = os.path.join(resources, "solver")
+    if not os.path.isfile(os.path.join(src, "__init__.py")):
+        return None
+    try:
+        digest = _tree_digest(src)
+        target = os.path.join(cache_root(), f"solver-{digest}")
+        if os.path.isfile(os.path.join(target, "solver", "__init__.py")):
+            return target
+        os.makedirs(cache_root(), exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=f"solver-{digest}.tmp-", dir=cache_root())
+        shutil.copytree(src, os.path.join(tmp, "solver"),
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        try:
+            os.rename(tmp, target)          # atomic; another process may have won
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+        if os.path.isfile(os.path.join(target, "solver", "__init__.py")):
+            return target
+    except OSError:
+        pass
+    return None
+
+
+def import_core(resources: Optional[str]):
+    """Import solver.wheelset (and solver.track), from the stable cache copy of the
+    bundled solver when there is one. Returns (wheelset_module, track_module,
+    where_from)."""
+    import importlib
+    where = "already imported"
+    if "solver" not in sys.modules:
+        stable = stable_solver_dir(resources) if resources else None
+        if stable is not None:
+            if stable not in sys.path:
+                sys.path.insert(0, stable)
+            where = stable
+        elif resources:
+            where = resources
+    wheelset = importlib.import_module("solver.wheelset")
+    track = importlib.import_module("solver.track")
+    return wheelset, track, os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
+
+
+def _is_finite(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+# ---------------------------------------------------------------------------
+# the slave
+# ---------------------------------------------------------------------------
+class Wheelset(Fmi2Slave):
+    """Railway wheelset with multipoint wheel-rail contact (6 DOF, SI units)."""
+
+    author = "wheelset-fmu contributors"
+    description = ("Railway wheelset with multipoint wheel-rail contact (trace-line "
+                   "multipoint detection, Hertz normal contact, Kalker/SHE/Polach/FASTSIM "
+                   "creep), 6-DOF dynamics; inputs: primary suspension forces on the axle "
+                   "boxes, axle torque, rail motion; SI units")
+    version = FMU_VERSION
+    license = "MIT"
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        # everything per instance; __init__ is cheap (no solver import)
+        self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES}
+        self._model = None
+        self._core = None           # (wheelset module, track module)
+        self._initialized = False
+        self._failed: Optional[str] = None
+        self._time = 0.0
+        for var in VARIABLES:
+            self._register(var)
+
+    # -- registration ------------------------------------------------------
+    def _register(self, var: Var):
+        values = self._values
+        name = var.name
+        cls = _FMI_CLASS[var.kind]
+        kwargs = dict(causality=_CAUSALITY[var.causality], description=var.description,
+                      getter=lambda: values[name])
+        if var.causality == "parameter":
+            kwargs["variability"] = Fmi2Variability.fixed
+            kwargs["initial"] = Fmi2Initial.exact
+            kwargs["setter"] = lambda value: self._set_parameter(name, value)
+        elif var.causality == "input":
+            kwargs["variability"] = Fmi2Variability.continuous
+            kwargs["setter"] = lambda value: values.__setitem__(name, value)
+        else:
+            kwargs["variability"] = (Fmi2Variability.continuous if var.kind == "Real"
+                                     else Fmi2Variability.discrete)
+            kwargs["initial"] = Fmi2Initial.approx
+        self.register_variable(cls(name, **kwargs), nested=False)
+
+    def _set_parameter(self, name: str, value):
+        if self._initialized:
+            self.log(f"parameter {name} cannot be changed after initialization; ignored",
+                     Fmi2Status.warning)
+            return
+        self._values[name] = value
+
+    # -- helpers -----------------------------------------------------------
+    def _error(self, message: str, status: Fmi2Status = Fmi2Status.error):
+        self.log(message, status)
+
+    def _resolve_file(self, value: str) -> Optional[str]:
+        """A relative name is looked up in the FMU resources, then the working
+        directory; an absolute path is used as is. None if no such file."""
+        candidates = [value] if os.path.isabs(value) else (
+            ([os.path.join(self.resources, value)] if self.resources else []) + [value])
+        for c in candidates:
+            if os.path.isfile(c):
+                return c
+        return None
+
+    # -- FMI ---------------------------------------------------------------
+    def exit_initialization_mode(self):
+        try:
+            wheelset, track, where = import_core(self.resources)
+            self._core = (wheelset, track)
+            params = _adapter.make_parameters(self, wheelset, track)
+            model = wheelset.WheelsetModel(params)
+            model.initialize()
+        except Exception as exc:  # noqa: BLE001 - reported to the host
+            message = f"{self.instance_name}: initialization failed: {exc}"
+            self._failed = message
+            self._error(message, Fmi2Status.fatal)
+            raise RuntimeError(message) from exc
+        self._model = model
+        self._initialized = True
+        _adapter.store_outputs(self._values, model.outputs())
+
+    def do_step(self, current_time: float, step_size: float) -> bool:
+        if self._model is None:
+            self._error(self._failed or "doStep before initialization")
+            return False
+        values = self._values
+        bad = [n for n in INPUT_NAMES if not _is_finite(values[n])]
+        if bad:
+            self._error(f"t = {current_time:g} s: input(s) not finite: "
+                        + ", ".join(f"{n} = {values[n]!r}" for n in bad)
+                        + "; step discarded, state unchanged")
+            return False
+        if not (step_size > 0.0 and math.isfinite(step_size)):
+            self._error(f"communication step size {step_size!r} must be > 0 and finite")
+            return False
+        if values["benchmark.skip_core"]:
+            _adapter.make_inputs(values, *self._core)
+            _adapter.store_outputs(values, self._model.outputs())
+            return True
+        snapshot = None
+        try:
+            inputs = _adapter.make_inputs(values, *self._core)
+            snapshot = self._model.get_state()
+            result = self._model.advance(step_size, inputs)
+        except Exception as exc:  # noqa: BLE001 - reported to the host
+            if snapshot is not None:
+                self._model.set_state(snapshot)
+            self._error(f"t = {current_time:g} s: step failed: {exc}; step discarded, "
+                        f"state unchanged")
+            return False
+        status = getattr(result, "status", "ok")
+        if status != "ok":
+            _adapter.store_outputs(values, self._model.outputs(), result)
+            message = getattr(result, "message", "") or status
+            self._error(f"t = {current_time:g} s: step cannot be completed: {message}")
+            return False
+        _adapter.store_outputs(values, self._model.outputs(), result)
+        self._time = current_time + step_size
+        return True
+
+    def terminate(self):
+        pass
+
+    # -- FMU state: the WHOLE state, deep -----------------------------------
+    def _get_fmu_state(self) -> Dict[str, Any]:
+        return {
+            "values": dict(self._values),
+            "model": self._model.get_state() if self._model is not None else None,
+            "initialized": self._initialized,
+            "time": self._time,
+        }
+
+    def _set_fmu_state(self, state: Dict[str, Any]):
+        self._values.clear()
+        self._values.update(state["values"])
+        snap = state["model"]
+        if snap is not None:
+            if self._model is None:
+                # a state serialised by another instance: build the model from the
+                # parameters in the state, then overwrite its state
+                self._initialized = False
+                self.exit_initialization_mode()
+            self._model.set_state(copy.deepcopy(snap))
+        self._initialized = state["initialized"]
+        self._time = state["time"]
+
+    @staticmethod
+    def _fmu_state_to_bytes(state: Dict[str, Any]) -> bytes:
+        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @staticmethod
+    def _fmu_state_from_bytes(state: bytes) -> Dict[str, Any]:
+        return pickle.loads(state)
+
+
+# ---------------------------------------------------------------------------
+# conversion FMI variables <-> core types (field names of solver.wheelset)
+# ---------------------------------------------------------------------------
+class _Adapter:
+    """Stateless conversion functions (an object only to keep them together)."""
+
+    def make_parameters(self, slave: "Wheelset", wheelset, track):
+        v = slave._values
+
+        def enum(name, names):
+            k = v[name]
+            if not isinstance(k, int) or not 0 <= k < len(names):
+                raise ValueError(f"{name} = {k!r} is not one of "
+                                 + ", ".join(f"{i} ({n})" for i, n in enumerate(names)))
+            return names[k]
+
+        def real(name):
+            x = v[name]
+            var = _BY_NAME[name]
+            if not _is_finite(x):
+                raise ValueError(f"parameter {name} = {x!r} is not a finite number")
+            if (var.min is not None and x < var.min) or (var.max is not None and x > var.max):
+                raise ValueError(f"parameter {name} = {x!r} {var.unit} is out of range "
+                                 f"[{var.min}, {var.max}]")
+            return float(x)
+
+        def profile(name):
+            spec = str(v[name]).strip()
+            if not spec:
+                raise ValueError(f"parameter {name} is empty")
+            if not os.path.isabs(spec) and slave.resources:
+                candidate = os.path.join(slave.resources, spec)
+                if os.path.isfile(candidate):
+                    return candidate          # a file bundled in the FMU resources
+            return spec                       # built-in name or path (the core resolves it)
+
+        return wheelset.WheelsetParameters(
+            wheel_profile=profile("wheel.profile"),
+            rail_profile=profile("rail.profile"),
+            gauge=real("track.gauge"),
+            rail_inclination=real("rail.inclination"),
+            back_to_back=real("wheelset.back_to_back"),
+            nominal_radius=real("wheel.nominal_rolling_radius"),
+            mass=real("wheelset.mass"),
+            inertia_roll=real("wheelset.inertia.x"),
+            inertia_spin=real("wheelset.inertia.y"),
+            inertia_yaw=real("wheelset.inertia.z"),
+            young=real("material.youngs_modulus"),
+            poisson=real("material.poisson_ratio"),
+            friction=real("contact.friction_coefficient"),
+            creep_model=enum("contact.creep_model", CREEP_MODELS),
+            contact_model=enum("contact.model", CONTACT_MODELS),
+            separation_min=real("contact.multipoint.min_separation"),
+            slope_difference_min=real("contact.multipoint.min_slope_difference"),
+            contact_damping=real("contact.damping"),
+            max_penetration=real("contact.max_penetration"),
+            speed=real("wheelset.speed"),
+            internal_step=real("solver.internal_step"),
+            integrator=enum("solver.integrator", INTEGRATORS),
+            track=self.make_track(slave, track),
+            axle_box_semi_spacing=real("wheelset.axle_box_semi_spacing"),
+            bogie=bool(v["suspension.builtin"]),
+            suspended_mass=real("suspension.suspended_mass"),
+            initial_lateral=real("wheelset.initial_lateral"),
+            initial_yaw=real("wheelset.initial_yaw"),
+        )
+
+    def make_track(self, slave: "Wheelset", track):
+        v = slave._values
+        spec = str(v["track.scenario"]).strip()
+        direction = str(v["track.direction"]).strip()
+        if spec in track.BUILTIN_TRACKS:
+            return track.builtin_track(spec, direction=direction)
+        path = slave._resolve_file(spec)
+        if path is None:
+            raise ValueError(f"track.scenario {spec!r} is neither a built-in scenario "
+                             f"({', '.join(sorted(track.BUILTIN_TRACKS))}) nor a file "
+                             f"(looked in the FMU resources and the working directory)")
+        return track.load_track(path)
+
+    def make_inputs(self, v, wheelset, track):
+        force = [[v[n] for n in names] for names in _FORCE_NAMES]
+        moment = [[v[n] for n in names] for names in _MOMENT_NAMES]
+        a, da, lv, dlv, g, dg, c, dc = (v[n] for n in _IRREGULARITY_NAMES)
+        rail = [[v[n] for n in names] for names in _RAIL_NAMES]   # (2 sides, 6)
+        lateral = (rail[0][0] + a + 0.5 * g, rail[1][0] + a - 0.5 * g)
+        vertical = (rail[0][1] + lv + 0.5 * c, rail[1][1] + lv - 0.5 * c)
+        lateral_velocity = (rail[0][3] + da + 0.5 * dg, rail[1][3] + da - 0.5 * dg)
+        vertical_velocity = (rail[0][4] + dlv + 0.5 * dc, rail[1][4] + dlv - 0.5 * dc)
+        roll, roll_rate = (rail[0][2], rail[1][2]), (rail[0][5], rail[1][5])
+        if c != 0.0 or dc != 0.0:
+            # cross level rolls both rails with the sleeper (as solver.track does)
+            d = track.DEFAULT_RAIL_DISTANCE
+            if abs(c) >= d:
+                raise ValueError(f"track.irregularity.cross_level {c} m is not below {d} m")
+            r, dr = math.asin(c / d), dc / math.sqrt(d * d - c * c)
+            roll, roll_rate = (roll[0] + r, roll[1] + r), (roll_rate[0] + dr, roll_rate[1] + dr)
+        motion = track.RailMotion(lateral, vertical, roll, lateral_velocity,
+                                  vertical_velocity, roll_rate)
+        return wheelset.WheelsetInputs(
+            axle_box_force=_np_array(force), axle_box_moment=_np_array(moment),
+            axle_torque=float(v["axle.torque"]), rail_motion=motion,
+            curvature=float(v["track.curvature"]) if v["track.curvature_from_input"] else NAN,
+            cant_angle=float(v["track.cant_angle"]) if v["track.cant_from_input"] else NAN)
+
+    def store_outputs(self, v, out, result=None):
+        pos, ori, vel, ang = out.position, out.orientation, out.velocity, out.angular_velocity
+        v["wheelset.distance"] = float(out.distance)
+        v["wheelset.y"] = float(pos[1])
+        v["wheelset.z"] = float(pos[2])
+        v["wheelset.roll"] = float(ori[0])
+        v["wheelset.yaw"] = float(ori[1])
+        v["wheelset.pitch"] = float(ori[2])
+        v["wheelset.velocity.x"] = float(vel[0])
+        v["wheelset.velocity.y"] = float(vel[1])
+        v["wheelset.velocity.z"] = float(vel[2])
+        v["wheelset.roll_rate"] = float(ang[0])
+        v["wheelset.yaw_rate"] = float(ang[1])
+        v["wheelset.spin_rate"] = float(ang[2])
+        box_p, box_v, wr = (out.axle_box_position.tolist(), out.axle_box_velocity.tolist(),
+                            out.wheel_rail_force.tolist())
+        Y, Q, YQ = out.lateral_force.tolist(), out.vertical_force.tolist(), \
+            out.derailment_quotient.tolist()
+        count, lift = out.contact_count.tolist(), out.wheel_lift.tolist()
+        for i, side in enumerate(SIDES):
+            for j, ax in enumerate("xyz"):
+                v[f"axlebox.{side}.position.{ax}"] = box_p[i][j]
+                v[f"axlebox.{side}.velocity.{ax}"] = box_v[i][j]
+                v[f"wheel.{side}.force_on_rail.{ax}"] = wr[i][j]
+            v[f"wheel.{side}.Y"] = Y[i]
+            v[f"wheel.{side}.Q"] = Q[i]
+            v[f"wheel.{side}.Y_over_Q"] = YQ[i]
+            v[f"wheel.{side}.active_points"] = int(count[i])
+            v[f"wheel.{side}.lift"] = bool(lift[i])
+        per_point = [(suffix, getattr(out, attr).tolist()) for suffix, attr in _POINT_FIELDS]
+        active = out.contact_active.tolist()
+        cpos = out.contact_position.tolist()
+        for i, side in enumerate(SIDES):
+            for k in range(POINTS_PER_WHEEL):
+                pre = _POINT_PREFIX[i][k]
+                on = bool(active[i][k])
+                v[pre + "active"] = on
+                v[pre + "position.y"] = cpos[i][k][1] if on else 0.0
+                v[pre + "position.z"] = cpos[i][k][2] if on else 0.0
+                for suffix, arr in per_point:
+                    v[pre + suffix] = arr[i][k] if on else 0.0
+        message = getattr(result, "message", "") if result is not None else ""
+        v["status.derailment"] = bool(out.derailment) or message.startswith("derailment")
+        v["status.wheel_lift"] = any(lift)
+
+
+def _np_array(x):
+    import numpy
+    return numpy.array(x, dtype=float)
+
+
+NAN = float("nan")
+_BY_NAME = {var.name: var for var in VARIABLES}
+_FORCE_NAMES = tuple(tuple(f"axlebox.{s}.force.{a}" for a in "xyz") for s in SIDES)
+_MOMENT_NAMES = tuple(tuple(f"axlebox.{s}.moment.{a}" for a in "xyz") for s in SIDES)
+_RAIL_NAMES = tuple(tuple(f"rail.{s}.{q}" for q in (
+    "lateral_displacement", "vertical_displacement", "roll_angle",
+    "lateral_velocity", "vertical_velocity", "roll_rate")) for s in SIDES)
+_IRREGULARITY_NAMES = tuple(f"track.irregularity.{c}{suffix}"
+                            for c in ("alignment", "level", "gauge", "cross_level")
+                            for suffix in ("", "_velocity"))
+_POINT_PREFIX = tuple(tuple(f"contact.{s}.point[{k + 1}]." for k in range(POINTS_PER_WHEEL))
+                      for s in SIDES)
+_POINT_FIELDS = (("wheel_lateral", "contact_y_wheel"), ("rail_lateral", "contact_y_rail"),
+                 ("contact_angle", "contact_angle"), ("rolling_radius", "rolling_radius"),
+                 ("longitudinal_creepage", "creepage_longitudinal"),
+                 ("lateral_creepage", "creepage_lateral"), ("spin_creepage", "creepage_spin"),
+                 ("normal_force", "normal_force"),
+                 ("longitudinal_force", "creep_force_longitudinal"),
+                 ("lateral_force", "creep_force_lateral"), ("spin_moment", "spin_moment"))
+_adapter = _Adapter()
