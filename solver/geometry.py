@@ -45,7 +45,7 @@ from solver.profiles import Profile, builtin_profile
 
 MAX_POINTS = 3          # contact points per wheel
 MAX_MINIMA = 24         # local minima of the distance function examined per wheel
-COARSE_STRIDE = 4       # first pass of the distance function every 4th profile point
+COARSE_STRIDE = 8       # first pass of the distance function every 8th profile point (0.8 mm)
 
 # Columns of the per-point output array of the kernel.
 P_S_WHEEL = 0       # lateral coordinate on the wheel profile s (m)
@@ -449,7 +449,10 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
             m -= 1
         min_gap[m + 1] = pg
         min_pos[m + 1] = pp
-    level = min_gap[0] + epsilon
+    # Contact level: epsilon >= 0 is the static multipoint tolerance; epsilon < 0
+    # selects the elastic (dynamic) mode, where every minimum that penetrates
+    # (distance < 0) is a candidate.
+    level = 0.0 if epsilon < 0.0 else min_gap[0] + epsilon
     e_d = params[G_E_D]
     e_k = params[G_E_K]
     u0 = params[G_RAIL_U0]
@@ -463,7 +466,7 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
     for i in range(n_min):
         if n_acc >= MAX_POINTS:
             break
-        if min_gap[i] > level:
+        if i > 0 and min_gap[i] > level:
             break
         pos = min_pos[i]
         k = int(pos)
@@ -597,13 +600,13 @@ def wheel_distance_minima_reference(wheel, rail, params, y, z, roll, yaw,
         pos, gmin = pos[keep], gmin[keep]
     order = np.argsort(gmin, kind="stable")
     pos, gmin = pos[order], gmin[order]
-    level = gmin[0] + epsilon
+    level = 0.0 if epsilon < 0.0 else gmin[0] + epsilon
     s_grid, u_grid = wheel[:, T_LAT], rail[:, T_LAT]
     tan_theta = np.tan(params[G_INCLINATION] + rail_roll)
     rows, accepted_pos = [], []
     n_w = wheel.shape[0]
     for p_i, g_i in zip(pos, gmin):
-        if len(rows) >= MAX_POINTS or g_i > level:
+        if len(rows) >= MAX_POINTS or (rows and g_i > level):
             break
         k, tt = int(p_i), p_i - int(p_i)
         if k >= n_w - 1:

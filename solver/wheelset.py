@@ -1,0 +1,883 @@
+"""Rigid 6-DOF wheelset on a track with N elastic contact points per wheel.
+
+Equations of motion in the track-following frame (x forward, y left, z up; the
+frame moves along the track centreline at the speed V), after Ren & Jin (2010,
+Eq. 8a-e), generalised to up to MAX_POINTS contact points per wheel:
+
+  m (x'')           = sum Fx + Fx_ext
+  m (y'')           = sum Fy + Fy_ext - m V^2 kappa cos(phi_t) - m g sin(phi_t)
+  m (z'')           = sum Fz + Fz_ext - m g cos(phi_t) + m V^2 kappa sin(phi_t)
+  Jx roll''         = sum Mx + Mx_ext + Jy Omega (yaw' + V kappa)         (gyroscopic)
+  Jz yaw''          = sum Mz + Mz_ext - Jy Omega roll' - Jz V^2 kappa'    (track heading)
+  Jy Omega'         = sum My + axle torque
+
+kappa = track curvature (1/m, + left curve), phi_t = track cant angle (rad, +
+lifts the left rail), Omega = spin about the axle (rad/s, + rolls forward,
+Omega = V/r0 in pure rolling). The contact forces come from the contact search
+(solver.geometry, trace line + multipoint detection) at every right-hand-side
+evaluation: each contact point's normal force from its own penetration by Hertz
+(solver.normal, N = K delta^1.5 + C ddelta/dt, never pulling), its creep forces
+from the creepages (solver.creep, model by parameter). Contact points appear and
+vanish as the wheel moves; a wheel may lift.
+
+Creepages at a contact point (velocity of the wheel material relative to the
+rail, divided by V, in the contact frame t1 = rolling, t2 = lateral in the
+contact plane towards +y, n = normal from rail into wheel):
+  xi = (v_w - v_r).t1 / V, eta = (v_w - v_r).t2 / V, spin = (omega_w.n) / V,
+with v_w = v_C + omega_w x r_c, omega_w = Omega e + (roll', 0, yaw' + V kappa).
+
+The numba kernel `wheelset_rhs` evaluates all of this; `WheelsetModel` wraps it
+with parameters, the track, inputs, outputs and state snapshots.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+from numba import njit
+
+from solver import geometry as geo
+from solver.creep import MODEL_IDS, creep_forces_kernel
+from solver.normal import hertz_from_penetration_kernel
+from solver.track import Track, RailMotion, builtin_track, load_track
+
+GRAVITY = 9.81
+
+# State vector layout.
+S_X, S_Y, S_Z, S_ROLL, S_YAW, S_SPIN_ANGLE = 0, 1, 2, 3, 4, 5
+S_VX, S_VY, S_VZ, S_ROLL_RATE, S_YAW_RATE, S_SPIN_RATE = 6, 7, 8, 9, 10, 11
+N_STATE = 12
+
+# Model parameter vector (numba side).
+M_MASS, M_JX, M_JY, M_JZ = 0, 1, 2, 3
+M_YOUNG, M_POISSON, M_FRICTION = 4, 5, 6
+M_CREEP_MODEL, M_CP1, M_CP2, M_CP3, M_CP4, M_CP5 = 7, 8, 9, 10, 11, 12
+M_CONTACT_DAMPING = 13
+M_MULTIPOINT = 14
+M_BOX_SEMI_SPACING = 15
+M_BOGIE = 16            # 1: built-in spring-damper to a frame on the track centreline
+M_KX, M_KY, M_KZ, M_CX, M_CY, M_CZ = 17, 18, 19, 20, 21, 22
+M_SUSPENDED_MASS = 23   # mass carried by this wheelset's primary suspension (kg)
+M_BOX_Z_REF = 24        # rest height of the axle boxes for the built-in bogie (m)
+M_SPEED = 25
+M_GRAVITY = 26
+N_MODEL = 27
+
+# Per-contact-point result fields (numba side): array (2, MAX_POINTS, N_CONTACT).
+C_ACTIVE = 0
+C_S_WHEEL = 1
+C_U_RAIL = 2
+C_X, C_Y, C_Z = 3, 4, 5
+C_ANGLE = 6
+C_RADIUS = 7
+C_GAP = 8
+C_PENETRATION = 9
+C_NORMAL = 10
+C_CREEP_LONG, C_CREEP_LAT, C_SPIN_MOMENT = 11, 12, 13
+C_XI, C_ETA, C_SPIN = 14, 15, 16
+C_A, C_B = 17, 18
+C_FX, C_FY, C_FZ = 19, 20, 21        # total force of the rail on the wheel, track frame
+C_ELASTIC_ENERGY = 22                 # 2/5 K delta^2.5 (J)
+C_HERTZ_FLAG = 23
+N_CONTACT = 24
+
+# Summary outputs of the kernel.
+O_LIFT_LEFT, O_LIFT_RIGHT = 0, 1
+O_MAX_PENETRATION = 2
+N_SUMMARY = 3
+
+
+class WheelsetError(ValueError):
+    """Bad wheelset parameters or inputs."""
+
+
+# ---------------------------------------------------------------------------
+# numba kernel
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _cross(ax, ay, az, bx, by, bz):
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+@njit(cache=True)
+def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, model,
+                 rail_motion, rail_velocity, box_force, box_moment, axle_torque,
+                 work, points, counts, contact, summary, deriv):
+    """Time derivative of the wheelset state (deriv, 12) and the contact results.
+
+    rail_motion, rail_velocity: (2, 3) lateral, vertical, roll per rail and their
+    rates; box_force, box_moment: (2, 3) external loads at the left/right axle
+    boxes (track frame); contact: (2, MAX_POINTS, N_CONTACT) filled; summary (N_SUMMARY,).
+    """
+    V = model[M_SPEED]
+    g = model[M_GRAVITY]
+    m = model[M_MASS]
+    y = state[S_Y]
+    z = state[S_Z]
+    roll = state[S_ROLL]
+    yaw = state[S_YAW]
+    vx = state[S_VX]
+    vy = state[S_VY]
+    vz = state[S_VZ]
+    roll_rate = state[S_ROLL_RATE]
+    yaw_rate = state[S_YAW_RATE]
+    spin_rate = state[S_SPIN_RATE]
+    epsilon = -1.0   # elastic mode: every penetrating minimum is a candidate
+    geo.wheelset_contact_kernel(wheel, rail, gparams, y, z, roll, yaw, rail_motion, epsilon,
+                                work, points, counts)
+    if model[M_MULTIPOINT] < 0.5:
+        for side in range(2):
+            if counts[side] > 1:
+                counts[side] = 1
+    # Axle direction and angular velocity of the wheelset (absolute yaw rate
+    # includes the rotation of the track-following frame, V kappa).
+    ex = -math.sin(yaw) * math.cos(roll)
+    ey = math.cos(yaw) * math.cos(roll)
+    ez = math.sin(roll)
+    wx = spin_rate * ex + roll_rate
+    wy = spin_rate * ey
+    wz = spin_rate * ez + yaw_rate + V * curvature
+    young = model[M_YOUNG]
+    nu = model[M_POISSON]
+    shear = young / (2.0 * (1.0 + nu))
+    fx_tot = 0.0
+    fy_tot = 0.0
+    fz_tot = 0.0
+    mx_tot = 0.0
+    my_tot = 0.0
+    mz_tot = 0.0
+    max_pen = 0.0
+    speed_ref = max(abs(V), 0.1)
+    creep_model = int(model[M_CREEP_MODEL])
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        for i in range(geo.MAX_POINTS):
+            row = contact[side, i]
+            for f in range(N_CONTACT):
+                row[f] = 0.0
+        any_force = False
+        for i in range(counts[side]):
+            p = points[side, i]
+            row = contact[side, i]
+            tan_c = p[geo.P_TAN_CONTACT]
+            delta = math.atan(tan_c)
+            cd = math.cos(delta)
+            sd = math.sin(delta)
+            # contact frame (track axes): n normal rail->wheel, t2 lateral (+y), t1 = t2 x n
+            nx, ny, nz = 0.0, -sign * sd, cd
+            t2x, t2y, t2z = 0.0, cd, sign * sd
+            # rolling direction along the wheelset's heading, projected into the contact plane
+            t1x = math.cos(yaw)
+            t1y = math.sin(yaw)
+            t1z = 0.0
+            dotn = t1x * nx + t1y * ny + t1z * nz
+            t1x -= dotn * nx
+            t1y -= dotn * ny
+            t1z -= dotn * nz
+            norm = math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z)
+            t1x /= norm
+            t1y /= norm
+            t1z /= norm
+            t2x, t2y, t2z = _cross(nx, ny, nz, t1x, t1y, t1z)
+            # contact point relative to the wheelset centre
+            rx = p[geo.P_X]
+            ry = p[geo.P_Y] - y
+            rz = p[geo.P_Z] - z
+            cx_, cy_, cz_ = _cross(wx, wy, wz, rx, ry, rz)
+            vwx = V + vx + cx_
+            vwy = vy + cy_
+            vwz = vz + cz_
+            vrx = 0.0
+            vry = rail_velocity[side, 0]
+            vrz = rail_velocity[side, 1]
+            # v_w - v_r: the rail material moves only with the rail motion inputs
+            # (its longitudinal velocity is zero in the ground frame).
+            dvx = vwx - vrx
+            dvy = vwy - vry
+            dvz = vwz - vrz
+            rel_t1 = dvx * t1x + dvy * t1y + dvz * t1z
+            rel_t2 = dvx * t2x + dvy * t2y + dvz * t2z
+            rel_n = dvx * nx + dvy * ny + dvz * nz
+            # rail rotation rate about x contributes to the spin
+            spin_w = wx * nx + wy * ny + wz * nz - rail_velocity[side, 2] * nx
+            xi = rel_t1 / speed_ref
+            eta = rel_t2 / speed_ref
+            spin = spin_w / speed_ref
+            # penetration along the normal and its rate
+            rail_slope = p[geo.P_RAIL_SLOPE]
+            pen = -p[geo.P_GAP] / math.sqrt(1.0 + rail_slope * rail_slope)
+            pen_rate = -rel_n
+            # Hertz curvature sums (convex > 0): rolling A, lateral B
+            wheel_slope = p[geo.P_WHEEL_SLOPE]
+            radius = p[geo.P_RADIUS]
+            gamma = math.atan(-wheel_slope)
+            curv_roll = math.cos(gamma) / radius
+            k_w = -p[geo.P_WHEEL_F2] / (1.0 + wheel_slope * wheel_slope) ** 1.5
+            k_r = -p[geo.P_RAIL_Z2] / (1.0 + rail_slope * rail_slope) ** 1.5
+            A = 0.5 * curv_roll
+            B = 0.5 * (k_w + k_r)
+            normal = 0.0
+            a = 0.0
+            b = 0.0
+            flag = 0
+            energy = 0.0
+            if pen > 0.0:
+                normal, a, b, flag = hertz_from_penetration_kernel(pen, A, B, young, nu)
+                energy = 0.4 * normal * pen
+                normal += model[M_CONTACT_DAMPING] * pen_rate
+                if normal < 0.0:
+                    normal = 0.0
+                if pen > max_pen:
+                    max_pen = pen
+            fl = 0.0
+            ft = 0.0
+            ms = 0.0
+            if normal > 0.0:
+                any_force = True
+                fl, ft, ms = creep_forces_kernel(creep_model, xi, eta, spin, a, b, normal,
+                                                 model[M_FRICTION], shear, nu, V,
+                                                 model[M_CP1], model[M_CP2], model[M_CP3],
+                                                 model[M_CP4], model[M_CP5])
+            fxp = normal * nx + fl * t1x + ft * t2x
+            fyp = normal * ny + fl * t1y + ft * t2y
+            fzp = normal * nz + fl * t1z + ft * t2z
+            mxp, myp, mzp = _cross(rx, ry, rz, fxp, fyp, fzp)
+            mxp += ms * nx
+            myp += ms * ny
+            mzp += ms * nz
+            fx_tot += fxp
+            fy_tot += fyp
+            fz_tot += fzp
+            mx_tot += mxp
+            my_tot += myp
+            mz_tot += mzp
+            row[C_ACTIVE] = 1.0 if normal > 0.0 else 0.0
+            row[C_S_WHEEL] = p[geo.P_S_WHEEL]
+            row[C_U_RAIL] = p[geo.P_U_RAIL]
+            row[C_X] = p[geo.P_X]
+            row[C_Y] = p[geo.P_Y]
+            row[C_Z] = p[geo.P_Z]
+            row[C_ANGLE] = delta
+            row[C_RADIUS] = radius
+            row[C_GAP] = p[geo.P_GAP]
+            row[C_PENETRATION] = pen
+            row[C_NORMAL] = normal
+            row[C_CREEP_LONG] = fl
+            row[C_CREEP_LAT] = ft
+            row[C_SPIN_MOMENT] = ms
+            row[C_XI] = xi
+            row[C_ETA] = eta
+            row[C_SPIN] = spin
+            row[C_A] = a
+            row[C_B] = b
+            row[C_FX] = fxp
+            row[C_FY] = fyp
+            row[C_FZ] = fzp
+            row[C_ELASTIC_ENERGY] = energy
+            row[C_HERTZ_FLAG] = flag
+        summary[side] = 0.0 if any_force else 1.0
+    summary[O_MAX_PENETRATION] = max_pen
+    # External loads at the axle boxes (host bogie) or the built-in bogie.
+    b_ab = model[M_BOX_SEMI_SPACING]
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        rbx = sign * b_ab * ex
+        rby = sign * b_ab * ey
+        rbz = sign * b_ab * ez
+        fbx = box_force[side, 0]
+        fby = box_force[side, 1]
+        fbz = box_force[side, 2]
+        if model[M_BOGIE] > 0.5:
+            # box velocity = v_C + omega_body x r_b (body: roll, yaw rates only)
+            vbx = vx + (roll_rate * 0.0 - yaw_rate * rby)
+            vby = vy + yaw_rate * rbx - 0.0
+            vbz = vz + roll_rate * rby
+            dbx = rbx - 0.0
+            dby = y + rby - sign * b_ab
+            dbz = z + rbz - model[M_BOX_Z_REF]
+            fbx += -model[M_KX] * (state[S_X] + dbx) - model[M_CX] * vbx
+            fby += -model[M_KY] * dby - model[M_CY] * vby
+            fbz += -model[M_KZ] * dbz - model[M_CZ] * vbz
+            # the suspended mass' share: weight and uncompensated centrifugal force
+            ms_half = 0.5 * model[M_SUSPENDED_MASS]
+            fby += -ms_half * (V * V * curvature * math.cos(cant) + g * math.sin(cant))
+            fbz += -ms_half * (g * math.cos(cant) - V * V * curvature * math.sin(cant))
+        mbx, mby, mbz = _cross(rbx, rby, rbz, fbx, fby, fbz)
+        fx_tot += fbx
+        fy_tot += fby
+        fz_tot += fbz
+        mx_tot += mbx + box_moment[side, 0]
+        my_tot += mby + box_moment[side, 1]
+        mz_tot += mbz + box_moment[side, 2]
+    my_tot += axle_torque
+    jx = model[M_JX]
+    jy = model[M_JY]
+    jz = model[M_JZ]
+    deriv[S_X] = vx
+    deriv[S_Y] = vy
+    deriv[S_Z] = vz
+    deriv[S_ROLL] = roll_rate
+    deriv[S_YAW] = yaw_rate
+    deriv[S_SPIN_ANGLE] = spin_rate
+    deriv[S_VX] = fx_tot / m
+    deriv[S_VY] = (fy_tot - m * V * V * curvature * math.cos(cant) - m * g * math.sin(cant)) / m
+    deriv[S_VZ] = (fz_tot - m * g * math.cos(cant) + m * V * V * curvature * math.sin(cant)) / m
+    deriv[S_ROLL_RATE] = (mx_tot + jy * spin_rate * (yaw_rate + V * curvature)) / jx
+    deriv[S_YAW_RATE] = (mz_tot - jy * spin_rate * roll_rate - jz * V * V * curvature_rate) / jz
+    deriv[S_SPIN_RATE] = my_tot / jy
+
+
+@njit(cache=True)
+def integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail, gparams,
+                  model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
+                  work, points, counts, contact, summary, k1, k2, k3, k4, tmp):
+    """n_sub classical RK4 steps of size dt (track values per substep in arrays).
+
+    Returns the number of right-hand-side evaluations, or -1 if the state
+    became non-finite (the caller restores the state and reports it)."""
+    n_rhs = 0
+    for step in range(n_sub):
+        kap = curvature[step]
+        kap_r = curvature_rate[step]
+        ct = cant[step]
+        wheelset_rhs(state, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
+                     rail_velocity, box_force, box_moment, axle_torque, work, points,
+                     counts, contact, summary, k1)
+        for j in range(N_STATE):
+            tmp[j] = state[j] + 0.5 * dt * k1[j]
+        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
+                     rail_velocity, box_force, box_moment, axle_torque, work, points,
+                     counts, contact, summary, k2)
+        for j in range(N_STATE):
+            tmp[j] = state[j] + 0.5 * dt * k2[j]
+        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
+                     rail_velocity, box_force, box_moment, axle_torque, work, points,
+                     counts, contact, summary, k3)
+        for j in range(N_STATE):
+            tmp[j] = state[j] + dt * k3[j]
+        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
+                     rail_velocity, box_force, box_moment, axle_torque, work, points,
+                     counts, contact, summary, k4)
+        for j in range(N_STATE):
+            state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
+        n_rhs += 4
+        for j in range(N_STATE):
+            if not math.isfinite(state[j]):
+                return -1
+    # contact results at the final state
+    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
+                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
+                 box_moment, axle_torque, work, points, counts, contact, summary, k1)
+    return n_rhs + 1
+
+
+@njit(cache=True)
+def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail,
+                            gparams, model, rail_motion, rail_velocity, box_force, box_moment,
+                            axle_torque, work, points, counts, contact, summary, k1, k2, k3, k4,
+                            tmp):
+    """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
+    positions with the new velocities. One RHS evaluation per step; stable for
+    stiff contact springs at steps where explicit Euler is not."""
+    n_rhs = 0
+    for step in range(n_sub):
+        wheelset_rhs(state, curvature[step], curvature_rate[step], cant[step], wheel, rail,
+                     gparams, model, rail_motion, rail_velocity, box_force, box_moment,
+                     axle_torque, work, points, counts, contact, summary, k1)
+        for j in range(6):
+            state[6 + j] += dt * k1[6 + j]
+        for j in range(6):
+            state[j] += dt * state[6 + j]
+        n_rhs += 1
+        for j in range(N_STATE):
+            if not math.isfinite(state[j]):
+                return -1
+    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
+                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
+                 box_moment, axle_torque, work, points, counts, contact, summary, k1)
+    return n_rhs + 1
+
+
+# ---------------------------------------------------------------------------
+# Python API
+# ---------------------------------------------------------------------------
+
+INTEGRATORS = {"rk4": integrate_rk4, "semi-implicit": integrate_semi_implicit}
+
+
+@dataclass
+class WheelsetParameters:
+    """Parameters of the wheelset model (SI units).
+
+    Profiles: a built-in name (solver.profiles), a path to a profile file, or a
+    Profile object. `rail_inclination` in rad (atan(1/40) for 1:40). Defaults:
+    Manchester benchmark wheelset (Iwnicki 1998) on S1002/UIC60 1:40.
+    `creep_model`: "kalker", "she", "polach", "fastsim"; `creep_options`
+    passed to solver.creep (Polach kA, kS, A, B; FASTSIM nx, ny).
+    `contact_model`: "multipoint" or "single" (deepest point per wheel only).
+    `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
+    `bogie`: True for the built-in spring-damper to a frame following the
+    track centreline (stand-alone runs); False when the host supplies the
+    axle-box forces. `suspended_mass`: the share of the vehicle mass carried by
+    this wheelset's primary suspension (used by the built-in bogie only).
+    `track`: a built-in scenario name, a track file path, or a Track.
+    """
+
+    wheel_profile: object = "S1002"
+    rail_profile: object = "UIC60"
+    profile_step: float = 1e-4
+    gauge: float = 1.435
+    rail_inclination: float = float(np.arctan(1.0 / 40.0))
+    back_to_back: float = 1.360
+    nominal_radius: float = 0.46
+    mass: float = 1813.0
+    inertia_roll: float = 1120.0
+    inertia_spin: float = 112.0
+    inertia_yaw: float = 1120.0
+    young: float = 2.1e11
+    poisson: float = 0.28
+    friction: float = 0.3
+    creep_model: str = "polach"
+    creep_options: dict = field(default_factory=dict)
+    contact_model: str = "multipoint"
+    separation_min: float = 0.008
+    slope_difference_min: float = 0.025
+    contact_damping: float = 0.0
+    speed: float = 27.78
+    internal_step: float = 1e-3
+    integrator: str = "rk4"
+    track: object = "straight"
+    axle_box_semi_spacing: float = 1.0
+    bogie: bool = False
+    suspension_stiffness: tuple = (31.391e6, 3.884e6, 1.22e6)   # kx, ky, kz per box (Iwnicki 1998)
+    suspension_damping: tuple = (15e3, 2e3, 4e3)                # cx, cy, cz per box
+    suspended_mass: float = 0.0
+    initial_lateral: float = 0.0
+    initial_yaw: float = 0.0
+    max_penetration: float = 2e-3
+
+    def validate(self):
+        positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
+                    "inertia_roll", "inertia_spin", "inertia_yaw", "young", "internal_step",
+                    "axle_box_semi_spacing", "max_penetration", "separation_min"]
+        for name in positive:
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise WheelsetError(f"parameter {name} must be a positive finite number, got {value!r}")
+        for name in ["speed", "friction", "contact_damping", "suspended_mass", "rail_inclination",
+                     "initial_lateral", "initial_yaw", "slope_difference_min", "poisson"]:
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise WheelsetError(f"parameter {name} must be finite, got {value!r}")
+        if not 0.0 <= self.poisson < 0.5:
+            raise WheelsetError(f"poisson must be in [0, 0.5), got {self.poisson}")
+        if self.friction < 0 or self.friction > 2:
+            raise WheelsetError(f"friction must be in [0, 2], got {self.friction}")
+        if self.speed < 0:
+            raise WheelsetError(f"speed must be >= 0 (m/s), got {self.speed}")
+        if self.suspended_mass < 0 or self.contact_damping < 0:
+            raise WheelsetError("suspended_mass and contact_damping must be >= 0")
+        if self.creep_model not in MODEL_IDS:
+            raise WheelsetError(f"creep_model must be one of {sorted(MODEL_IDS)}, got {self.creep_model!r}")
+        if self.contact_model not in ("multipoint", "single"):
+            raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
+        if self.integrator not in INTEGRATORS:
+            raise WheelsetError(f"integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator!r}")
+        if self.internal_step > 0.01:
+            raise WheelsetError(f"internal_step {self.internal_step} s is too large (<= 0.01 s)")
+        for name in ("suspension_stiffness", "suspension_damping"):
+            vals = getattr(self, name)
+            if len(vals) != 3 or any((not math.isfinite(v)) or v < 0 for v in vals):
+                raise WheelsetError(f"{name} must be three finite values >= 0")
+
+
+def _resolve_profile(spec, kind, step):
+    from solver.profiles import Profile, builtin_profile, load_profile
+    if isinstance(spec, Profile):
+        return spec
+    if not isinstance(spec, str):
+        raise WheelsetError(f"{kind} profile must be a name, a path or a Profile, got {spec!r}")
+    try:
+        return builtin_profile(spec, step=step)
+    except (KeyError, ValueError) as exc:
+        import os
+        if os.path.exists(spec):
+            return load_profile(spec, kind, step=step)
+        raise WheelsetError(f"unknown {kind} profile {spec!r} (not built in, no such file)") from exc
+
+
+def _resolve_track(spec):
+    if isinstance(spec, Track):
+        return spec
+    if isinstance(spec, str):
+        import os
+        if os.path.exists(spec):
+            return load_track(spec)
+        try:
+            return builtin_track(spec)
+        except Exception as exc:
+            raise WheelsetError(f"unknown track {spec!r}: {exc}") from exc
+    raise WheelsetError(f"track must be a name, a path or a Track, got {spec!r}")
+
+
+@dataclass
+class WheelsetInputs:
+    """External inputs over one step (held constant within it)."""
+
+    axle_box_force: np.ndarray = field(default_factory=lambda: np.zeros((2, 3)))
+    axle_box_moment: np.ndarray = field(default_factory=lambda: np.zeros((2, 3)))
+    axle_torque: float = 0.0
+    rail_motion: RailMotion = field(default_factory=RailMotion)
+    curvature: float = float("nan")    # NaN: from the track
+    cant_angle: float = float("nan")   # NaN: from the track
+
+
+@dataclass
+class StepResult:
+    status: str          # "ok" or "discard"
+    message: str = ""
+    rhs_evaluations: int = 0
+
+
+@dataclass
+class WheelsetOutputs:
+    """Outputs after a step. Per-wheel arrays (2,) [left, right]; per contact
+    point (2, MAX_POINTS). Forces on the rail are those of the wheel on the rail."""
+
+    time: float
+    distance: float
+    position: np.ndarray          # x, y, z of the wheelset centre (m), track frame
+    orientation: np.ndarray       # roll, yaw, spin angle (rad)
+    velocity: np.ndarray          # (m/s)
+    angular_velocity: np.ndarray  # roll rate, yaw rate, spin rate (rad/s)
+    axle_box_position: np.ndarray   # (2, 3)
+    axle_box_velocity: np.ndarray   # (2, 3)
+    wheel_rail_force: np.ndarray    # (2, 3) force of each wheel on its rail, track frame (N)
+    lateral_force: np.ndarray       # Y (2,): wheel on rail, + towards the field side (N)
+    vertical_force: np.ndarray      # Q (2,): wheel on rail, + downwards (N)
+    derailment_quotient: np.ndarray  # Y/Q (2,)
+    contact_count: np.ndarray       # (2,) active points
+    contact_active: np.ndarray      # (2, 3) bool
+    contact_y_wheel: np.ndarray     # lateral position on the wheel profile (m)
+    contact_y_rail: np.ndarray      # lateral position on the rail profile (m)
+    contact_position: np.ndarray    # (2, 3, 3) track frame (m)
+    contact_angle: np.ndarray       # (rad)
+    rolling_radius: np.ndarray      # (m)
+    creepage_longitudinal: np.ndarray
+    creepage_lateral: np.ndarray
+    creepage_spin: np.ndarray       # (1/m)
+    normal_force: np.ndarray        # (N)
+    creep_force_longitudinal: np.ndarray   # (N), contact frame
+    creep_force_lateral: np.ndarray        # (N), contact frame
+    spin_moment: np.ndarray                # (N m)
+    semi_axis_a: np.ndarray
+    semi_axis_b: np.ndarray
+    point_lateral_force: np.ndarray        # Y per point (N)
+    point_vertical_force: np.ndarray       # Q per point (N)
+    point_derailment_quotient: np.ndarray  # Y/Q per point
+    wear_number: np.ndarray                # T gamma per point (N)
+    penetration: np.ndarray                # normal penetration per point (m)
+    elastic_energy: float                  # J
+    wheel_lift: np.ndarray                 # (2,) bool
+    derailment: bool
+    rhs_evaluations: int
+
+
+class WheelsetModel:
+    """The wheelset core: parameters, track, state, and `advance`."""
+
+    def __init__(self, params: WheelsetParameters | None = None):
+        self.params = params = params or WheelsetParameters()
+        params.validate()
+        try:
+            wheel = _resolve_profile(params.wheel_profile, "wheel", params.profile_step)
+            rail = _resolve_profile(params.rail_profile, "rail", params.profile_step)
+            self.setup = geo.ContactSetup(
+                wheel, rail, gauge=params.gauge, inclination=params.rail_inclination,
+                back_to_back=params.back_to_back, nominal_radius=params.nominal_radius,
+                separation_min=params.separation_min,
+                slope_difference_min=params.slope_difference_min)
+        except geo.GeometryError as exc:
+            raise WheelsetError(str(exc)) from exc
+        self.track = _resolve_track(params.track)
+        from solver.creep import kernel_parameters
+        model_id, p1, p2, p3, p4, p5 = kernel_parameters(params.creep_model, dict(params.creep_options))
+        m = np.zeros(N_MODEL)
+        m[M_MASS] = params.mass
+        m[M_JX] = params.inertia_roll
+        m[M_JY] = params.inertia_spin
+        m[M_JZ] = params.inertia_yaw
+        m[M_YOUNG] = params.young
+        m[M_POISSON] = params.poisson
+        m[M_FRICTION] = params.friction
+        m[M_CREEP_MODEL] = model_id
+        m[M_CP1:M_CP5 + 1] = (p1, p2, p3, p4, p5)
+        m[M_CONTACT_DAMPING] = params.contact_damping
+        m[M_MULTIPOINT] = 1.0 if params.contact_model == "multipoint" else 0.0
+        m[M_BOX_SEMI_SPACING] = params.axle_box_semi_spacing
+        m[M_BOGIE] = 1.0 if params.bogie else 0.0
+        m[M_KX:M_KZ + 1] = params.suspension_stiffness
+        m[M_CX:M_CZ + 1] = params.suspension_damping
+        m[M_SUSPENDED_MASS] = params.suspended_mass
+        m[M_SPEED] = params.speed
+        m[M_GRAVITY] = GRAVITY
+        self.model = m
+        n_w = self.setup.wheel_table.shape[0]
+        self._work = np.empty((5, n_w))
+        self._points = np.zeros((2, geo.MAX_POINTS, geo.N_POINT_FIELDS))
+        self._counts = np.zeros(2, dtype=np.int64)
+        self._contact = np.zeros((2, geo.MAX_POINTS, N_CONTACT))
+        self._summary = np.zeros(N_SUMMARY)
+        self._k = np.zeros((5, N_STATE))
+        self._deriv = np.zeros(N_STATE)
+        self.state = np.zeros(N_STATE)
+        self.time = 0.0
+        self.distance = 0.0
+        self.rhs_evaluations = 0
+        self._inputs = WheelsetInputs()
+        self._initialized = False
+
+    # -- state ---------------------------------------------------------------
+    def get_state(self) -> dict:
+        """A deep, picklable snapshot of everything that evolves."""
+        return {"state": self.state.copy(), "time": self.time, "distance": self.distance,
+                "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
+                "summary": self._summary.copy(), "inputs": copy.deepcopy(self._inputs),
+                "initialized": self._initialized, "model": self.model.copy()}
+
+    def set_state(self, snapshot: dict):
+        self.state[:] = snapshot["state"]
+        self.time = float(snapshot["time"])
+        self.distance = float(snapshot["distance"])
+        self.rhs_evaluations = int(snapshot["rhs_evaluations"])
+        self._contact[:] = snapshot["contact"]
+        self._summary[:] = snapshot["summary"]
+        self._inputs = copy.deepcopy(snapshot["inputs"])
+        self._initialized = bool(snapshot["initialized"])
+        self.model[:] = snapshot["model"]
+
+    # -- track and inputs ------------------------------------------------------
+    def _track_at(self, s, inputs: WheelsetInputs):
+        s = np.atleast_1d(np.asarray(s, dtype=float))
+        curvature = np.empty(s.size)
+        rate = np.empty(s.size)
+        cant = np.empty(s.size)
+        if s.size <= 8:
+            for i, si in enumerate(s):
+                st = self.track.evaluate(float(si))
+                curvature[i], rate[i], cant[i] = st.curvature, st.curvature_rate, st.cant_angle
+        else:
+            st = self.track.evaluate(s)
+            curvature[:] = st.curvature
+            rate[:] = st.curvature_rate
+            cant[:] = st.cant_angle
+        if math.isfinite(inputs.curvature):
+            curvature = np.full_like(curvature, inputs.curvature)
+            rate = np.zeros_like(rate)
+        if math.isfinite(inputs.cant_angle):
+            cant = np.full_like(cant, inputs.cant_angle)
+        return curvature, rate, cant
+
+    @staticmethod
+    def _input_arrays(inputs: WheelsetInputs):
+        """Rail motion (2, 3), rail velocity (2, 3), box force (2, 3), box moment (2, 3), torque."""
+        rm = inputs.rail_motion
+        packed = np.empty((4, 2, 3))
+        packed[0, :, 0] = rm.lateral
+        packed[0, :, 1] = rm.vertical
+        packed[0, :, 2] = rm.roll
+        packed[1, :, 0] = rm.lateral_velocity
+        packed[1, :, 1] = rm.vertical_velocity
+        packed[1, :, 2] = rm.roll_velocity
+        packed[2] = inputs.axle_box_force
+        packed[3] = inputs.axle_box_moment
+        torque = float(inputs.axle_torque)
+        if not (np.isfinite(packed).all() and math.isfinite(torque)):
+            names = ("rail motion", "rail velocity", "axle-box force", "axle-box moment")
+            bad = [names[i] for i in range(4) if not np.isfinite(packed[i]).all()]
+            if not math.isfinite(torque):
+                bad.append("axle torque")
+            raise WheelsetError(f"non-finite input: {', '.join(bad)}")
+        return packed[0], packed[1], packed[2], packed[3], torque
+
+    def rhs(self, state=None, inputs: WheelsetInputs | None = None, s=None):
+        """The state derivative at `state` (default: the current one); fills the contact results."""
+        state = self.state if state is None else np.asarray(state, dtype=float)
+        inputs = inputs or self._inputs
+        s = self.distance if s is None else s
+        motion, velocity, force, moment, torque = self._input_arrays(inputs)
+        kap, rate, cant = self._track_at(s, inputs)
+        wheelset_rhs(state, kap[0], rate[0], cant[0], self.setup.wheel_table, self.setup.rail_table,
+                     self.setup.params, self.model, motion, velocity, force, moment, torque,
+                     self._work, self._points, self._counts, self._contact, self._summary,
+                     self._deriv)
+        return self._deriv.copy()
+
+    # -- initialisation ----------------------------------------------------------
+    def initialize(self, inputs: WheelsetInputs | None = None, lateral: float | None = None,
+                   yaw: float | None = None):
+        """Static equilibrium at t = 0, s = 0: the rigid contact pose, then the
+        vertical position and roll that balance the loads with the elastic
+        contact forces (Newton on z and roll with the velocities of pure rolling)."""
+        p = self.params
+        self._inputs = inputs or WheelsetInputs()
+        y0 = p.initial_lateral if lateral is None else lateral
+        yaw0 = p.initial_yaw if yaw is None else yaw
+        try:
+            rigid = geo.static_contact(self.setup, y0, yaw0)
+        except geo.GeometryError as exc:
+            raise WheelsetError(f"no static contact at the initial pose: {exc}") from exc
+        st = np.zeros(N_STATE)
+        st[S_Y] = y0
+        st[S_YAW] = yaw0
+        st[S_Z] = rigid.z - 5e-5     # start just inside the elastic contact
+        st[S_ROLL] = rigid.roll
+        st[S_SPIN_RATE] = p.speed / p.nominal_radius
+        if p.bogie:
+            self.model[M_BOX_Z_REF] = rigid.z
+        # Newton on (z, roll) for zero vertical and roll accelerations.
+        z_ref0 = rigid.z
+        for _ in range(40):
+            d = self.rhs(st)
+            f = np.array([d[S_VZ], d[S_ROLL_RATE]])
+            if abs(f[0]) < 1e-6 and abs(f[1]) < 1e-6:
+                break
+            jac = np.zeros((2, 2))
+            for j, (idx, h) in enumerate(((S_Z, 1e-7), (S_ROLL, 1e-7))):
+                st2 = st.copy()
+                st2[idx] += h
+                d2 = self.rhs(st2)
+                jac[:, j] = (np.array([d2[S_VZ], d2[S_ROLL_RATE]]) - f) / h
+            if abs(np.linalg.det(jac)) < 1e-30:
+                step = np.array([-1e-5, 0.0])     # not yet in contact on both wheels
+            else:
+                step = np.linalg.solve(jac, -f)
+            step = np.clip(step, -2e-5, 2e-5)
+            st[S_Z] += step[0]
+            st[S_ROLL] += step[1]
+        else:
+            raise WheelsetError("static equilibrium not found at the initial pose")
+        if p.bogie:
+            # the built-in bogie's rest height: the boxes at rest where the wheelset sits
+            self.model[M_BOX_Z_REF] = z_ref0
+        self.state[:] = st
+        self.time = 0.0
+        self.distance = 0.0
+        self.rhs(self.state)
+        self._initialized = True
+
+    # -- stepping ------------------------------------------------------------------
+    def advance(self, h: float, inputs: WheelsetInputs | None = None) -> StepResult:
+        """Advance by exactly h (s) with n = ceil(h / internal_step) equal substeps.
+
+        Returns StepResult("discard", reason) and leaves the state unchanged if
+        the step cannot be completed (non-finite state, excessive penetration,
+        derailment, loss of all contact)."""
+        if not self._initialized:
+            raise WheelsetError("advance() before initialize()")
+        if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
+            raise WheelsetError(f"step size must be positive and finite, got {h!r}")
+        if inputs is not None:
+            self._inputs = inputs
+        motion, velocity, force, moment, torque = self._input_arrays(self._inputs)
+        n_sub = max(1, int(math.ceil(h / self.params.internal_step - 1e-9)))
+        dt = h / n_sub
+        s_sub = self.distance + self.params.speed * dt * np.arange(n_sub)
+        kap, rate, cant = self._track_at(s_sub, self._inputs)
+        saved_state = self.state.copy()
+        saved_contact = self._contact.copy()
+        saved_summary = self._summary.copy()
+        integrator = INTEGRATORS[self.params.integrator]
+        k = self._k
+        n_rhs = integrator(self.state, n_sub, dt, np.ascontiguousarray(kap), np.ascontiguousarray(rate),
+                           np.ascontiguousarray(cant), self.setup.wheel_table, self.setup.rail_table,
+                           self.setup.params, self.model, motion, velocity, force, moment, torque,
+                           self._work, self._points, self._counts, self._contact, self._summary,
+                           k[0], k[1], k[2], k[3], k[4])
+        problem = self._check_step(n_rhs)
+        if problem:
+            self.state[:] = saved_state
+            self._contact[:] = saved_contact
+            self._summary[:] = saved_summary
+            return StepResult("discard", problem, 0)
+        self.time += h
+        self.distance += self.params.speed * h
+        self.rhs_evaluations += n_rhs
+        return StepResult("ok", "", n_rhs)
+
+    def _check_step(self, n_rhs) -> str:
+        if n_rhs < 0 or not np.all(np.isfinite(self.state)):
+            return "the wheelset state became non-finite (numerical instability: reduce the internal step)"
+        pen = self._summary[O_MAX_PENETRATION]
+        if pen > self.params.max_penetration:
+            return (f"excessive penetration {pen * 1e3:.2f} mm > {self.params.max_penetration * 1e3:.2f} mm "
+                    "(impact or instability)")
+        if self._summary[O_LIFT_LEFT] > 0.5 and self._summary[O_LIFT_RIGHT] > 0.5:
+            return "loss of all wheel-rail contact: both wheels lifted off the rails"
+        # Derailment: a loaded contact point within 3 mm of the flange tip, i.e.
+        # the wheel is climbing over the rail.
+        tip = self.setup.wheel_table[0, geo.T_LAT]
+        climbing = (self._contact[..., C_ACTIVE] > 0.5) & (self._contact[..., C_S_WHEEL] < tip + 0.003)
+        if climbing.any():
+            side = int(np.argwhere(climbing)[0, 0])
+            name = ("left", "right")[side]
+            return (f"derailment: the {name} wheel is climbing over the rail "
+                    "(contact within 3 mm of the flange tip)")
+        return ""
+
+    # -- outputs -------------------------------------------------------------------
+    def outputs(self) -> WheelsetOutputs:
+        st = self.state
+        c = self._contact
+        active = c[..., C_ACTIVE] > 0.5
+        b = self.params.axle_box_semi_spacing
+        roll, yaw = st[S_ROLL], st[S_YAW]
+        e = np.array([-math.sin(yaw) * math.cos(roll), math.cos(yaw) * math.cos(roll), math.sin(roll)])
+        centre = np.array([st[S_X], st[S_Y], st[S_Z]])
+        vel = np.array([st[S_VX], st[S_VY], st[S_VZ]])
+        w_body = np.array([st[S_ROLL_RATE], 0.0, st[S_YAW_RATE]])
+        box_pos = np.stack([centre + b * e, centre - b * e])
+        box_vel = np.stack([vel + np.cross(w_body, b * e), vel + np.cross(w_body, -b * e)])
+        f_on_rail = -np.stack([c[..., C_FX], c[..., C_FY], c[..., C_FZ]], axis=-1)   # (2, 3, 3)
+        wheel_rail = f_on_rail.sum(axis=1)
+        outward = np.array([1.0, -1.0])
+        y_force = wheel_rail[:, 1] * outward
+        q_force = -wheel_rail[:, 2]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            yq = np.where(q_force > 1.0, y_force / np.where(q_force > 1.0, q_force, 1.0), 0.0)
+            py = f_on_rail[..., 1] * outward[:, None]
+            pq = -f_on_rail[..., 2]
+            pyq = np.where(pq > 1.0, py / np.where(pq > 1.0, pq, 1.0), 0.0)
+        wear = np.abs(c[..., C_CREEP_LONG] * c[..., C_XI]) + np.abs(c[..., C_CREEP_LAT] * c[..., C_ETA])
+        return WheelsetOutputs(
+            time=self.time, distance=self.distance, position=centre,
+            orientation=np.array([roll, yaw, st[S_SPIN_ANGLE]]), velocity=vel,
+            angular_velocity=np.array([st[S_ROLL_RATE], st[S_YAW_RATE], st[S_SPIN_RATE]]),
+            axle_box_position=box_pos, axle_box_velocity=box_vel,
+            wheel_rail_force=wheel_rail, lateral_force=y_force, vertical_force=q_force,
+            derailment_quotient=yq, contact_count=active.sum(axis=1), contact_active=active,
+            contact_y_wheel=c[..., C_S_WHEEL].copy(), contact_y_rail=c[..., C_U_RAIL].copy(),
+            contact_position=np.stack([c[..., C_X], c[..., C_Y], c[..., C_Z]], axis=-1),
+            contact_angle=c[..., C_ANGLE].copy(), rolling_radius=c[..., C_RADIUS].copy(),
+            creepage_longitudinal=c[..., C_XI].copy(), creepage_lateral=c[..., C_ETA].copy(),
+            creepage_spin=c[..., C_SPIN].copy(), normal_force=c[..., C_NORMAL].copy(),
+            creep_force_longitudinal=c[..., C_CREEP_LONG].copy(),
+            creep_force_lateral=c[..., C_CREEP_LAT].copy(), spin_moment=c[..., C_SPIN_MOMENT].copy(),
+            semi_axis_a=c[..., C_A].copy(), semi_axis_b=c[..., C_B].copy(),
+            point_lateral_force=np.where(active, py, 0.0), point_vertical_force=np.where(active, pq, 0.0),
+            point_derailment_quotient=np.where(active, pyq, 0.0), wear_number=np.where(active, wear, 0.0),
+            penetration=c[..., C_PENETRATION].copy(), elastic_energy=float(c[..., C_ELASTIC_ENERGY].sum()),
+            wheel_lift=self._summary[:2] > 0.5, derailment=False,
+            rhs_evaluations=self.rhs_evaluations)
+
+    def mechanical_energy(self) -> float:
+        """Kinetic + gravitational (track frame, no cant) + elastic contact energy (J)."""
+        p, st = self.params, self.state
+        kinetic = 0.5 * p.mass * (st[S_VX] ** 2 + st[S_VY] ** 2 + st[S_VZ] ** 2) \
+            + 0.5 * p.inertia_roll * st[S_ROLL_RATE] ** 2 + 0.5 * p.inertia_yaw * st[S_YAW_RATE] ** 2 \
+            + 0.5 * p.inertia_spin * st[S_SPIN_RATE] ** 2
+        self.rhs(self.state)
+        return float(kinetic + p.mass * GRAVITY * st[S_Z] + self._contact[..., C_ELASTIC_ENERGY].sum())
