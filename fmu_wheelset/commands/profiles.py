@@ -1,0 +1,60 @@
+"""`wheelset-fmu profiles`: list the built-in wheel and rail profiles, or check a profile file.
+
+  wheelset-fmu profiles                       # name, kind, lateral range, source
+  wheelset-fmu profiles --check FILE [--kind wheel|rail] [--step 0.1]
+
+With --check the file (two columns in mm, see profiles/README.md) is loaded and
+summarised; a file that cannot be used prints the reason (file and line) and
+returns 1.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("profiles", help="list the built-in profiles (or check a profile file)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--check", metavar="FILE", default=None, help="load and summarise a profile file (mm)")
+    p.add_argument("--kind", choices=("wheel", "rail"), default=None,
+                   help="kind of the checked file (default: its '# kind:' directive)")
+    p.add_argument("--step", type=float, default=0.1, help="resampling step, mm (default 0.1)")
+    p.add_argument("--method", choices=("auto", "cubic", "akima", "pchip"), default="auto",
+                   help="resampling spline for --check (default auto)")
+    p.set_defaults(func=run)
+
+
+def _describe(profile) -> str:
+    extra = ""
+    if profile.flange_back_to_taping_line is not None:
+        extra = f", flange back {profile.flange_back_to_taping_line * 1e3:g} mm from the taping line"
+    return (f"{profile.name} ({profile.kind}): lateral {profile.lateral_min * 1e3:g} .. "
+            f"{profile.lateral_max * 1e3:g} mm, height {profile.height.min() * 1e3:.3f} .. "
+            f"{profile.height.max() * 1e3:.3f} mm, {profile.lateral.size} points at "
+            f"{profile.step * 1e3:g} mm, {profile.method} spline{extra}")
+
+
+def run(args) -> int:
+    from solver.profiles import BUILTIN_ALIASES, ProfileError, builtin_profile, list_builtin_profiles, load_profile
+
+    if args.check:
+        try:
+            profile = load_profile(args.check, args.kind, step=args.step * 1e-3, method=args.method)
+        except (ProfileError, ValueError) as exc:
+            print(f"wheelset-fmu profiles: {exc}", file=sys.stderr)
+            return 1
+        print(_describe(profile))
+        print(f"  source: {profile.source}")
+        return 0
+
+    aliases = {}
+    for alias, target in BUILTIN_ALIASES.items():
+        aliases.setdefault(target, []).append(alias)
+    for name, kind, source in list_builtin_profiles():
+        profile = builtin_profile(name, step=args.step * 1e-3)
+        alias = f" (alias {', '.join(aliases[name])})" if name in aliases else ""
+        print(f"{name}{alias}  {kind}  {profile.lateral_min * 1e3:g} .. {profile.lateral_max * 1e3:g} mm")
+        print(textwrap.fill(source, width=100, initial_indent="    ", subsequent_indent="    "))
+    return 0
