@@ -86,7 +86,8 @@ N_CONTACT = 24
 # Summary outputs of the kernel.
 O_LIFT_LEFT, O_LIFT_RIGHT = 0, 1
 O_MAX_PENETRATION = 2
-N_SUMMARY = 3
+O_GAP_LEFT, O_GAP_RIGHT = 3, 4     # smallest wheel-rail distance per wheel (m)
+N_SUMMARY = 5
 
 
 class WheelsetError(ValueError):
@@ -279,6 +280,7 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
             row[C_ELASTIC_ENERGY] = energy
             row[C_HERTZ_FLAG] = flag
         summary[side] = 0.0 if any_force else 1.0
+        summary[O_GAP_LEFT + side] = points[side, 0, geo.P_GAP] if counts[side] > 0 else 1.0
     summary[O_MAX_PENETRATION] = max_pen
     # External loads at the axle boxes (host bogie) or the built-in bogie.
     b_ab = model[M_BOX_SEMI_SPACING]
@@ -458,11 +460,12 @@ class WheelsetParameters:
     initial_lateral: float = 0.0
     initial_yaw: float = 0.0
     max_penetration: float = 2e-3
+    lift_tolerance: float = 1e-3      # both wheels further than this off the rails: contact lost
 
     def validate(self):
         positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
                     "inertia_roll", "inertia_spin", "inertia_yaw", "young", "internal_step",
-                    "axle_box_semi_spacing", "max_penetration", "separation_min"]
+                    "axle_box_semi_spacing", "max_penetration", "separation_min", "lift_tolerance"]
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
@@ -495,8 +498,10 @@ class WheelsetParameters:
 
 
 def _resolve_profile(spec, kind, step):
-    from solver.profiles import Profile, builtin_profile, load_profile
-    if isinstance(spec, Profile):
+    from solver.profiles import builtin_profile, load_profile
+    if hasattr(spec, "lateral") and hasattr(spec, "kind"):   # a Profile (or one built alike)
+        if spec.kind != kind:
+            raise WheelsetError(f"a {kind} profile is needed, got a {spec.kind} profile")
         return spec
     if not isinstance(spec, str):
         raise WheelsetError(f"{kind} profile must be a name, a path or a Profile, got {spec!r}")
@@ -815,8 +820,10 @@ class WheelsetModel:
         if pen > self.params.max_penetration:
             return (f"excessive penetration {pen * 1e3:.2f} mm > {self.params.max_penetration * 1e3:.2f} mm "
                     "(impact or instability)")
-        if self._summary[O_LIFT_LEFT] > 0.5 and self._summary[O_LIFT_RIGHT] > 0.5:
-            return "loss of all wheel-rail contact: both wheels lifted off the rails"
+        gaps = self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]
+        if np.all(gaps > self.params.lift_tolerance):
+            return (f"loss of all wheel-rail contact: both wheels lifted off the rails "
+                    f"(gaps {gaps[0] * 1e3:.2f} and {gaps[1] * 1e3:.2f} mm)")
         # Derailment: a loaded contact point within 3 mm of the flange tip, i.e.
         # the wheel is climbing over the rail.
         tip = self.setup.wheel_table[0, geo.T_LAT]

@@ -1,0 +1,58 @@
+"""`wheelset-fmu simulate`: run a scenario through the core (no FMU)."""
+from __future__ import annotations
+
+
+def register(subparsers):
+    p = subparsers.add_parser("simulate", help="run a wheelset scenario with the core (no FMU)")
+    p.add_argument("--scenario", default="ren-jin-r400-100",
+                   help="built-in scenario (ren-jin-r400-100, ren-jin-r400-80, kang-r320, "
+                        "straight-klingel) or a scenario TOML file")
+    p.add_argument("--duration", type=float, help="simulated time (s)")
+    p.add_argument("--out", default="run.csv", help="CSV of the time histories")
+    p.add_argument("--plot", help="PNG with lateral displacement, normal forces and Y/Q")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from solver.scenarios import load_scenario, simulate
+    overrides = {}
+    if args.duration:
+        overrides["duration"] = args.duration
+    scenario = load_scenario(args.scenario, **overrides)
+    result = simulate(scenario, progress=not args.no_progress)
+    result.write_csv(args.out)
+    simulated = result.columns["time_s"][-1]
+    print(f"{scenario.name}: {simulated:.2f} s simulated in {result.wall_time:.1f} s wall "
+          f"(real-time factor {simulated / max(result.wall_time, 1e-9):.1f}), "
+          f"{result.rhs_evaluations} RHS evaluations, internal step {scenario.params.internal_step * 1e3:g} ms")
+    print(f"wrote {args.out}")
+    if args.plot:
+        plot_run(result, args.plot)
+        print(f"wrote {args.plot}")
+    if result.status != "ok":
+        print(f"stopped: {result.message}")
+        return 1
+    return 0
+
+
+def plot_run(result, path):
+    from matplotlib.figure import Figure
+    c = result.columns
+    fig = Figure(figsize=(9, 9))
+    ax = fig.subplots(3, 1, sharex=True)
+    ax[0].plot(c["distance_m"], c["y_m"] * 1e3)
+    ax[0].set_ylabel("lateral displacement (mm)")
+    for side in ("left", "right"):
+        for i in range(1, 4):
+            n = c[f"{side}_p{i}_normal_force_N"]
+            if (n > 0).any():
+                ax[1].plot(c["distance_m"], n / 1e3, label=f"{side} point {i}")
+        ax[2].plot(c["distance_m"], c[f"{side}_Y_over_Q"], label=side)
+    ax[1].set_ylabel("normal force (kN)")
+    ax[1].legend(fontsize=7)
+    ax[2].set_ylabel("Y/Q")
+    ax[2].set_xlabel("distance (m)")
+    ax[2].legend(fontsize=7)
+    fig.suptitle(result.scenario.description)
+    fig.savefig(path, dpi=110)

@@ -1,0 +1,198 @@
+"""Built-in simulation scenarios and scenario files.
+
+A scenario is a set of WheelsetParameters, a duration and an output interval.
+Built-in:
+
+- `ren-jin-r400-100`, `ren-jin-r400-80`: Ren & Jin (2010): hollow-worn LMA
+  on CHN60 rails (1:40, gauge 1435 mm, back-to-back 1353 mm, r0 = 0.43 m),
+  R = 400 m curve (track `ren-jin-r400`: 100 m straight, 100 m transition,
+  120 mm cant) at 100 and 80 km/h. Ren & Jin do not list the vehicle data;
+  the wheelset is Kang's (1600 kg, [660 160 600] kg m^2) with a 14 t axle load
+  (12 400 kg suspended per wheelset, a CRH-type coach) carried by the built-in
+  bogie: vertical and longitudinal primary springs of the Manchester
+  benchmark vehicle (Iwnicki 1998), no lateral spring to the track centreline
+  (the bogie frame follows the wheelset laterally), so the lateral load is
+  the uncompensated centrifugal force of the suspended mass.
+- `kang-r320`: Kang (2012): 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 1:20,
+  track R = [inf, inf, 320, 320, 320] m (stations every 100 m, 120 mm cant), at
+  80 km/h, Polach creep; same built-in bogie.
+- `straight-klingel`: free coned wheelset on straight track (no suspension).
+
+A scenario file is TOML:
+
+    duration = 10.0          # s
+    output_interval = 0.01   # s
+    [wheelset]               # any WheelsetParameters field, SI units
+    wheel_profile = "S1002"
+    speed = 27.78
+    track = "kang-r320"      # built-in track name or a track file
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tomllib
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.wheelset import WheelsetError, WheelsetParameters
+
+
+@dataclass
+class Scenario:
+    name: str
+    params: WheelsetParameters
+    duration: float = 10.0
+    output_interval: float = 0.01
+    description: str = ""
+
+
+def _ren_jin(speed_kmh: float) -> Scenario:
+    params = WheelsetParameters(
+        wheel_profile="LMA-worn", rail_profile="CHN60", gauge=1.435,
+        rail_inclination=math.atan(1.0 / 40.0), back_to_back=1.353, nominal_radius=0.43,
+        mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
+        friction=0.3, creep_model="polach", contact_model="multipoint",
+        speed=speed_kmh / 3.6, track="ren-jin-r400", bogie=True,
+        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 20e3, 4e3),
+        suspended_mass=12400.0, contact_damping=1e5)
+    return Scenario(f"ren-jin-r400-{int(speed_kmh)}", params, duration=12.0, output_interval=0.01,
+                    description=f"Ren & Jin 2010: LMA-worn/CHN60, R = 400 m, {speed_kmh:g} km/h")
+
+
+def _kang() -> Scenario:
+    params = WheelsetParameters(
+        wheel_profile="S1002", rail_profile="UIC60", gauge=1.435,
+        rail_inclination=math.atan(1.0 / 20.0), back_to_back=1.360, nominal_radius=0.46,
+        mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
+        friction=0.3, creep_model="polach", contact_model="multipoint",
+        speed=80.0 / 3.6, track="kang-r320", bogie=True,
+        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 20e3, 4e3),
+        suspended_mass=12400.0, contact_damping=1e5)
+    return Scenario("kang-r320", params, duration=20.0, output_interval=0.01,
+                    description="Kang 2012: S1002/UIC60 1:20, R = [inf, inf, 320, 320, 320] m, 80 km/h")
+
+
+def _klingel() -> Scenario:
+    params = WheelsetParameters(creep_model="kalker", speed=5.0, track="straight",
+                                initial_lateral=0.001)
+    return Scenario("straight-klingel", params, duration=8.0, output_interval=0.01,
+                    description="free wheelset on straight track, 1 mm initial offset")
+
+
+BUILTIN_SCENARIOS = {
+    "ren-jin-r400-100": lambda: _ren_jin(100.0),
+    "ren-jin-r400-80": lambda: _ren_jin(80.0),
+    "kang-r320": _kang,
+    "straight-klingel": _klingel,
+}
+
+
+def load_scenario(name_or_path: str, **overrides) -> Scenario:
+    """A built-in scenario by name or a scenario TOML file; `overrides` replace
+    WheelsetParameters fields (and `duration`, `output_interval`)."""
+    if name_or_path in BUILTIN_SCENARIOS:
+        scenario = BUILTIN_SCENARIOS[name_or_path]()
+    elif os.path.exists(name_or_path):
+        try:
+            with open(name_or_path, "rb") as fh:
+                data = tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise WheelsetError(f"scenario file {name_or_path}: {exc}") from exc
+        known = {f.name for f in dataclasses.fields(WheelsetParameters)}
+        wheelset = dict(data.get("wheelset", {}))
+        unknown = set(wheelset) - known
+        if unknown:
+            raise WheelsetError(f"scenario file {name_or_path}: unknown wheelset keys {sorted(unknown)}")
+        for key in ("suspension_stiffness", "suspension_damping"):
+            if key in wheelset:
+                wheelset[key] = tuple(wheelset[key])
+        scenario = Scenario(os.path.basename(name_or_path), WheelsetParameters(**wheelset),
+                            duration=float(data.get("duration", 10.0)),
+                            output_interval=float(data.get("output_interval", 0.01)),
+                            description=str(data.get("description", "")))
+    else:
+        raise WheelsetError(f"unknown scenario {name_or_path!r}: not built in "
+                            f"({', '.join(BUILTIN_SCENARIOS)}) and no such file")
+    for key in ("duration", "output_interval"):
+        if key in overrides:
+            setattr(scenario, key, float(overrides.pop(key)))
+    if overrides:
+        scenario.params = dataclasses.replace(scenario.params, **overrides)
+    if not (scenario.duration > 0 and scenario.output_interval > 0):
+        raise WheelsetError("duration and output_interval must be positive")
+    return scenario
+
+
+# Columns recorded by `simulate`, per time step.
+def _record(out) -> dict:
+    row = {
+        "time_s": out.time, "distance_m": out.distance,
+        "y_m": out.position[1], "z_m": out.position[2], "x_m": out.position[0],
+        "roll_rad": out.orientation[0], "yaw_rad": out.orientation[1],
+        "spin_rate_rad_s": out.angular_velocity[2],
+    }
+    for side, name in ((0, "left"), (1, "right")):
+        row[f"{name}_Y_N"] = out.lateral_force[side]
+        row[f"{name}_Q_N"] = out.vertical_force[side]
+        row[f"{name}_Y_over_Q"] = out.derailment_quotient[side]
+        row[f"{name}_contacts"] = int(out.contact_count[side])
+        for i in range(out.normal_force.shape[1]):
+            p = f"{name}_p{i + 1}_"
+            row[p + "active"] = int(out.contact_active[side, i])
+            row[p + "y_wheel_m"] = out.contact_y_wheel[side, i]
+            row[p + "y_rail_m"] = out.contact_y_rail[side, i]
+            row[p + "contact_angle_rad"] = out.contact_angle[side, i]
+            row[p + "rolling_radius_m"] = out.rolling_radius[side, i]
+            row[p + "normal_force_N"] = out.normal_force[side, i]
+            row[p + "creep_long_N"] = out.creep_force_longitudinal[side, i]
+            row[p + "creep_lat_N"] = out.creep_force_lateral[side, i]
+            row[p + "Y_over_Q"] = out.point_derailment_quotient[side, i]
+            row[p + "wear_number_N"] = out.wear_number[side, i]
+    return row
+
+
+@dataclass
+class SimulationResult:
+    scenario: Scenario
+    columns: dict          # name -> 1-D array over the output times
+    status: str
+    message: str
+    wall_time: float
+    rhs_evaluations: int
+
+    def write_csv(self, path):
+        names = list(self.columns)
+        data = np.column_stack([np.asarray(self.columns[n], dtype=float) for n in names])
+        np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.10g")
+
+
+def simulate(scenario: Scenario, progress: bool = False, inputs=None) -> SimulationResult:
+    """Run the core without the FMU: initialise, then advance by output_interval."""
+    import time as _time
+    from solver.wheelset import WheelsetModel
+    model = WheelsetModel(scenario.params)
+    model.initialize(inputs)
+    n_steps = int(round(scenario.duration / scenario.output_interval))
+    rows = [_record(model.outputs())]
+    status, message = "ok", ""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=n_steps, desc=scenario.name, unit="step")
+    t0 = _time.perf_counter()
+    for _ in range(n_steps):
+        result = model.advance(scenario.output_interval, inputs)
+        if result.status != "ok":
+            status, message = result.status, f"t = {model.time:.3f} s: {result.message}"
+            break
+        rows.append(_record(model.outputs()))
+        if bar is not None:
+            bar.update(1)
+    wall = _time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+    columns = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    return SimulationResult(scenario, columns, status, message, wall, model.rhs_evaluations)

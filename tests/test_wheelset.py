@@ -1,0 +1,152 @@
+"""Wheelset dynamics against analytic results (Klingel, pure-rolling curving,
+energy conservation) and the step/state contract used by the FMU."""
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from solver.wheelset import (S_Y, S_Z, S_VZ, WheelsetError, WheelsetInputs, WheelsetModel,
+                             WheelsetParameters)
+from tests.synthetic_profiles import circular_crown_rail, cone_wheel
+
+R0 = 0.46
+L0 = 0.75          # back-to-back 1.360 / 2 + 70 mm to the taping line
+CONICITY = 0.05
+
+
+def free_wheelset(**kw):
+    base = dict(wheel_profile=cone_wheel(CONICITY), rail_profile=circular_crown_rail(0.08),
+                creep_model="kalker", speed=5.0, friction=0.3, mass=1600.0, inertia_roll=660.0,
+                inertia_spin=160.0, inertia_yaw=600.0, nominal_radius=R0, internal_step=1e-3,
+                track="straight")
+    base.update(kw)
+    return WheelsetModel(WheelsetParameters(**base))
+
+
+def run(model, duration, h=0.002, inputs=None):
+    t, y = [], []
+    for _ in range(int(round(duration / h))):
+        result = model.advance(h, inputs)
+        assert result.status == "ok", result.message
+        t.append(model.time)
+        y.append(model.state[S_Y])
+    return np.array(t), np.array(y)
+
+
+def test_klingel_wavelength_within_3_percent():
+    # Klingel: lambda_w = 2 pi sqrt(r0 l0 / lambda) (REFERENCES.md: 16.50 m for 0.05)
+    model = free_wheelset()
+    model.initialize(lateral=0.001)
+    t, y = run(model, 8.0)
+    up = t[1:][(y[:-1] < 0) & (y[1:] >= 0)]
+    assert len(up) >= 2
+    wavelength = np.diff(up).mean() * model.params.speed
+    expected = 2 * math.pi * math.sqrt(R0 * L0 / CONICITY)
+    assert expected == pytest.approx(16.50, abs=0.01)
+    assert wavelength == pytest.approx(expected, rel=0.03)
+
+
+def test_free_wheelset_curving_offset_within_5_percent():
+    # Pure rolling in a curve: y0 = r0 l0 / (lambda R), outwards (to -y in a left curve).
+    radius = 2000.0
+    speed = 5.0
+    cant = -math.atan(speed ** 2 / radius / 9.81)          # no cant deficiency
+    inputs = WheelsetInputs(curvature=1.0 / radius, cant_angle=cant)
+    model = free_wheelset(speed=speed)
+    model.initialize(inputs)
+    t, y = run(model, 8.0, inputs=inputs)
+    centre = 0.5 * (y[t > 1.0].max() + y[t > 1.0].min())
+    # The roll of the wheelset moves the contact across the cone by r0*roll
+    # (roll = dr / (2 l0)); for a cone on a knife-edge rail this gives the
+    # kinematic conicity lambda / (1 - lambda r0 / l0), 3 % above lambda here.
+    conicity = CONICITY / (1.0 - CONICITY * R0 / L0)
+    expected = -R0 * L0 / (conicity * radius)
+    assert centre == pytest.approx(expected, rel=0.05)
+    # the plain formula with the nominal cone is within 6 %
+    assert centre == pytest.approx(-R0 * L0 / (CONICITY * radius), rel=0.06)
+
+
+def test_energy_conserved_without_friction_and_damping():
+    model = free_wheelset(friction=0.0, speed=10.0, internal_step=1e-4)
+    model.initialize()
+    z_eq = model.state[S_Z]
+    e_spin = 0.5 * model.params.inertia_spin * model.state[11] ** 2
+
+    def bounce_energy():
+        return model.mechanical_energy() - model.params.mass * 9.81 * z_eq - e_spin
+
+    model.state[S_Z] += 30e-6        # drop the wheelset from 30 um above equilibrium
+    e0 = bounce_energy()
+    assert e0 > 0.4                  # m g dz (the wheels are lifted off the rails)
+    energies = []
+    for _ in range(200):
+        assert model.advance(0.005).status == "ok"
+        energies.append(bounce_energy())
+    assert np.max(np.abs(np.array(energies) - e0)) < 1e-3 * e0
+    # and it does bounce: the vertical velocity changes sign
+    assert model.outputs().elastic_energy >= 0
+
+
+def test_advance_reaches_exactly_t_plus_h_for_varying_steps():
+    model = free_wheelset()
+    model.initialize(lateral=0.001)
+    total = 0.0
+    for h in (0.001, 0.0037, 0.0005, 0.01, 0.00123):
+        model.advance(h)
+        total += h
+    assert model.time == pytest.approx(total, rel=0, abs=1e-15)
+    assert model.distance == pytest.approx(total * model.params.speed, rel=1e-12)
+
+
+def test_state_snapshot_replays_bit_for_bit():
+    model = free_wheelset()
+    model.initialize(lateral=0.002)
+    run(model, 0.1)
+    snap = pickle.loads(pickle.dumps(model.get_state()))
+    run(model, 0.2)
+    first = model.state.copy()
+    first_out = model.outputs().normal_force.copy()
+    model.set_state(snap)
+    run(model, 0.2)
+    assert np.array_equal(model.state, first)
+    assert np.array_equal(model.outputs().normal_force, first_out)
+
+
+def test_static_equilibrium_carries_the_weight():
+    model = free_wheelset()
+    model.initialize()
+    out = model.outputs()
+    weight = model.params.mass * 9.81
+    assert out.vertical_force.sum() == pytest.approx(weight, rel=1e-4)
+    assert out.vertical_force[0] == pytest.approx(out.vertical_force[1], rel=1e-6)
+    assert abs(model.rhs()[S_VZ]) < 1e-4
+
+
+def test_bad_parameters_and_inputs_raise_clear_errors():
+    with pytest.raises(WheelsetError, match="mass"):
+        free_wheelset(mass=-1.0)
+    with pytest.raises(WheelsetError, match="creep_model"):
+        free_wheelset(creep_model="magic")
+    model = free_wheelset()
+    with pytest.raises(WheelsetError, match="before initialize"):
+        model.advance(0.001)
+    model.initialize()
+    bad = WheelsetInputs(axle_box_force=np.array([[0.0, np.nan, 0.0], [0.0, 0.0, 0.0]]))
+    with pytest.raises(WheelsetError, match="axle-box force"):
+        model.advance(0.001, bad)
+    with pytest.raises(WheelsetError, match="step size"):
+        model.advance(0.0)
+
+
+def test_wheel_lift_is_a_discarded_step_with_the_state_kept():
+    model = free_wheelset()
+    model.initialize()
+    before = model.state.copy()
+    lift = WheelsetInputs(axle_box_force=np.array([[0.0, 0.0, 4e4], [0.0, 0.0, 4e4]]))
+    results = [model.advance(0.01, lift) for _ in range(20)]
+    discarded = [r for r in results if r.status == "discard"]
+    assert discarded and "lifted" in discarded[0].message
+    # the step that lifted the wheels was not taken: the state is the last good one
+    assert np.array_equal(model.state, before)
+    assert model.time == 0.0
