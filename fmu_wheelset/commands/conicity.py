@@ -1,0 +1,39 @@
+"""`wheelset-fmu conicity`: equivalent conicity (EN 15302) of a wheel/rail pair.
+
+  wheelset-fmu conicity --wheel S1002 --rail UIC60 --inclination 40 --gauge 1435 \
+      --back-to-back 1360 [--amplitude 3] [--method integration|harmonic]
+
+Prints tan(gamma_e) at the lateral amplitude (mm) on the first line.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from fmu_wheelset.commands.geometry import add_setup_arguments, build_setup
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("conicity", help="equivalent conicity (EN 15302)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_setup_arguments(p)
+    p.add_argument("--amplitude", type=float, default=3.0, help="lateral amplitude y_hat, mm (default 3)")
+    p.add_argument("--method", choices=("integration", "harmonic"), default="integration",
+                   help="EN 15302 Annex B integration (default) or harmonic linearisation")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from solver.geometry import GeometryError
+    from solver.geometry_analysis import equivalent_conicity
+
+    try:
+        setup = build_setup(args)
+        value = equivalent_conicity(setup, args.amplitude * 1e-3, method=args.method)
+    except (GeometryError, ValueError, KeyError) as exc:
+        print(f"wheelset-fmu conicity: {exc}", file=sys.stderr)
+        return 1
+    print(f"{value:.4f}")
+    print(f"equivalent conicity ({args.method}, EN 15302) of {args.wheel}/{args.rail} at "
+          f"{args.amplitude:g} mm: {value:.4f}", file=sys.stderr)
+    return 0

@@ -1,0 +1,171 @@
+"""`wheelset-fmu geometry`: static contact geometry over a lateral displacement range.
+
+Example (Chinese practice, Ren & Jin 2010):
+  wheelset-fmu geometry --wheel LMA --rail CHN60 --gauge 1435 --inclination 40 \
+      --back-to-back 1353 --y=-12:12:0.1 --radius 430 --out table.csv --plot geometry.png
+
+Lengths on the command line in mm; the inclination as the ratio n of 1:n
+(0 = upright rail). The CSV has one row per (y, side, contact point), columns
+solver.geometry_analysis.TABLE_COLUMNS.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+
+import numpy as np
+
+
+def parse_range(text: str) -> np.ndarray:
+    """'start:stop:step' (mm, stop included when on the grid) or a single value -> array in m."""
+    parts = text.split(":")
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bad range {text!r}: expected start:stop:step in mm")
+    if len(values) == 1:
+        return np.array([values[0] * 1e-3])
+    if len(values) == 2:
+        values.append(0.1)
+    if len(values) != 3 or values[2] <= 0 or values[1] < values[0]:
+        raise argparse.ArgumentTypeError(f"bad range {text!r}: expected start:stop:step with step > 0")
+    start, stop, step = values
+    n = int(math.floor((stop - start) / step + 1e-9)) + 1
+    return (start + step * np.arange(n)) * 1e-3
+
+
+def add_setup_arguments(parser: argparse.ArgumentParser, wheel="S1002", rail="UIC60",
+                        back_to_back=1360.0, radius=460.0) -> None:
+    """Profile and track arguments shared by the geometry/conicity/creep/patch commands."""
+    parser.add_argument("--wheel", default=wheel, help=f"wheel profile (default {wheel})")
+    parser.add_argument("--rail", default=rail, help=f"rail profile (default {rail})")
+    parser.add_argument("--gauge", type=float, default=1435.0, help="track gauge, mm (default 1435)")
+    parser.add_argument("--inclination", type=float, default=40.0,
+                        help="rail inclination 1:n, give n (default 40; 0 = none)")
+    parser.add_argument("--back-to-back", type=float, default=back_to_back, dest="back_to_back",
+                        help=f"wheel back-to-back distance, mm (default {back_to_back:g})")
+    parser.add_argument("--radius", type=float, default=radius,
+                        help=f"nominal rolling radius, mm (default {radius:g})")
+    parser.add_argument("--step", type=float, default=0.1, help="profile grid step, mm (default 0.1)")
+
+
+def build_setup(args):
+    from solver.geometry import ContactSetup
+    return ContactSetup.from_names(
+        args.wheel, args.rail, step=args.step * 1e-3,
+        inclination_ratio=args.inclination if args.inclination else None,
+        gauge=args.gauge * 1e-3, back_to_back=args.back_to_back * 1e-3,
+        nominal_radius=args.radius * 1e-3)
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("geometry", help="static wheel-rail contact geometry over a y range",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_setup_arguments(p)
+    p.add_argument("--y", type=parse_range, default=parse_range("-10:10:0.5"),
+                   help="lateral displacements start:stop:step in mm (use --y=-12:12:0.1)")
+    p.add_argument("--yaw", type=float, default=0.0, help="yaw angle, mrad (default 0)")
+    p.add_argument("--epsilon", type=float, default=0.1,
+                   help="multipoint tolerance, mm (default 0.1 ~ difference of elastic compressions)")
+    p.add_argument("--out", default="geometry.csv", help="CSV table to write")
+    p.add_argument("--plot", default=None, help="PNG with profiles, contact points and delta r(y)")
+    p.set_defaults(func=run)
+
+
+def write_csv(rows, path) -> None:
+    from solver.geometry_analysis import TABLE_COLUMNS
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(TABLE_COLUMNS))
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: (f"{v:.9g}" if isinstance(v, float) else v) for k, v in row.items()})
+
+
+def plot_geometry(setup, sweep, path, title=None) -> str:
+    """Profiles of the LEFT wheel and rail in the track frame (wheel drawn lifted),
+    the contact points of every y on both, joined by a line coloured by y; second
+    panel: Delta r(y)."""
+    from matplotlib import cm, colors
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    th = setup.inclination
+    ct, st = math.cos(th), math.sin(th)
+    yc = setup.rail_centre_y
+    taping = setup.taping_line_axial
+    r0 = setup.nominal_radius
+    rail_u = setup.rail.lateral
+    rail_z = setup.rail.height
+    rail_Y = yc + rail_u * ct - rail_z * st
+    rail_Z = rail_u * st + rail_z * ct
+    wheel_s = setup.wheel.lateral
+    wheel_F = setup.wheel.height
+    lift = 0.040  # the wheel is drawn 40 mm above its centred position
+    wheel_Y = taping + wheel_s
+    wheel_Z = -wheel_F + lift
+    ys = np.array([sc.y for sc in sweep])
+    norm = colors.Normalize(vmin=ys.min() * 1e3, vmax=max(ys.max(), ys.min() + 1e-6) * 1e3)
+    cmap = cm.get_cmap("coolwarm") if hasattr(cm, "get_cmap") else cm.coolwarm
+
+    fig = Figure(figsize=(11, 5.2), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 2, 1)
+    ax.plot(rail_Y * 1e3, rail_Z * 1e3, "k-", lw=1.2, label=f"rail {setup.rail.name}")
+    ax.plot(wheel_Y * 1e3, wheel_Z * 1e3, "0.3", lw=1.2, label=f"wheel {setup.wheel.name} (lifted 40 mm)")
+    for sc in sweep:
+        pts = sc.points
+        colour = cmap(norm(sc.y * 1e3))
+        for k in range(int(pts.count[0])):
+            s = pts.y_wheel[0, k]
+            u = pts.y_rail[0, k]
+            zr = float(np.interp(u, rail_u, rail_z))
+            Yr, Zr = yc + u * ct - zr * st, u * st + zr * ct
+            Yw = taping + s
+            Zw = -float(np.interp(s, wheel_s, wheel_F)) + lift
+            ax.plot([Yw * 1e3, Yr * 1e3], [Zw * 1e3, Zr * 1e3], "-", color=colour, lw=0.5, alpha=0.8)
+            ax.plot([Yw * 1e3], [Zw * 1e3], "o", color=colour, ms=2.5)
+            ax.plot([Yr * 1e3], [Zr * 1e3], "o", color=colour, ms=2.5)
+    ax.set_xlim((yc - 0.05) * 1e3, (yc + 0.05) * 1e3)
+    ax.set_ylim(-25, lift * 1e3 + 10)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("track lateral Y (mm, left wheel / rail)")
+    ax.set_ylabel("Z (mm)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper right", fontsize=8)
+    sm = cm.ScalarMappable(norm=norm, cmap=cmap)
+    fig.colorbar(sm, ax=ax, label="wheelset displacement y (mm)")
+
+    ax2 = fig.add_subplot(1, 2, 2)
+    dr = np.array([sc.rolling_radius_difference for sc in sweep])
+    ax2.plot(ys * 1e3, dr * 1e3, "b-", lw=1.2)
+    ax2.set_xlabel("wheelset lateral displacement y (mm)")
+    ax2.set_ylabel("rolling radius difference r_left - r_right (mm)")
+    ax2.grid(True, alpha=0.3)
+    ax2.set_title("delta r (principal contact points)")
+    fig.suptitle(title or (f"{setup.wheel.name} / {setup.rail.name}, gauge {setup.gauge * 1e3:.0f} mm, "
+                           (f"inclination 1:{1 / math.tan(th):.0f}, " if th else "upright rails, ")
+                           f"back-to-back {setup.back_to_back * 1e3:.0f} mm"))
+    fig.tight_layout()
+    fig.savefig(str(path))
+    return str(path)
+
+
+def run(args) -> int:
+    from solver.geometry import GeometryError
+    from solver.geometry_analysis import geometry_sweep, geometry_table
+
+    try:
+        setup = build_setup(args)
+        sweep = geometry_sweep(setup, args.y, yaw=args.yaw * 1e-3, epsilon=args.epsilon * 1e-3)
+    except (GeometryError, ValueError, KeyError) as exc:
+        print(f"wheelset-fmu geometry: {exc}", file=sys.stderr)
+        return 1
+    rows = geometry_table(setup, args.y, sweep=sweep)
+    write_csv(rows, args.out)
+    print(f"wrote {len(rows)} rows for {len(sweep)} displacements to {args.out}")
+    if args.plot:
+        plot_geometry(setup, sweep, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
