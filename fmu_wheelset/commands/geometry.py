@@ -144,9 +144,9 @@ def plot_geometry(setup, sweep, path, title=None) -> str:
     ax2.set_ylabel("rolling radius difference r_left - r_right (mm)")
     ax2.grid(True, alpha=0.3)
     ax2.set_title("delta r (principal contact points)")
+    incl = f"inclination 1:{1 / math.tan(th):.0f}" if th else "upright rails"
     fig.suptitle(title or (f"{setup.wheel.name} / {setup.rail.name}, gauge {setup.gauge * 1e3:.0f} mm, "
-                           (f"inclination 1:{1 / math.tan(th):.0f}, " if th else "upright rails, ")
-                           f"back-to-back {setup.back_to_back * 1e3:.0f} mm"))
+                           f"{incl}, back-to-back {setup.back_to_back * 1e3:.0f} mm"))
     fig.tight_layout()
     fig.savefig(str(path))
     return str(path)
