@@ -1,0 +1,517 @@
+"""Tests of solver.profiles, solver.profile_definitions, profiles/*.txt and the `profiles` command."""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from solver import profile_definitions as defs
+from solver.profiles import (
+    Profile, ProfileError, builtin_profile, find_corners, list_builtin_profiles, load_profile,
+    profile_from_points, resample_profile, worn_lma_profile,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROFILE_DIR = os.path.join(ROOT, "profiles")
+BUILTIN_NAMES = ["S1002", "LMA", "LMA-worn", "UIC60", "CHN60"]
+CURVES = {
+    "S1002": defs.s1002_curve, "LMA": defs.lma_curve, "LMA-worn": defs.lma_worn_curve,
+    "UIC60": defs.uic60_curve, "CHN60": defs.chn60_curve,
+}
+
+
+# ---------------------------------------------------------------------------
+# Published check values
+# ---------------------------------------------------------------------------
+
+def test_s1002_published_values():
+    curve = defs.s1002_curve()
+    assert curve(0.0) == pytest.approx(0.0, abs=1e-12)
+    assert curve(-55.0) == pytest.approx(28.0, abs=1e-12)          # flange tip
+    assert (curve.lateral_min, curve.lateral_max) == (-70.0, 60.0)
+    profile = builtin_profile("S1002")
+    assert profile.height_at(0.0) == pytest.approx(0.0, abs=1e-9)
+    assert profile.height_at(-0.055) == pytest.approx(0.028, abs=1e-9)
+    # the flange tip is the highest point of the grid
+    assert profile.lateral[np.argmax(profile.height)] == pytest.approx(-0.055, abs=1e-9)
+    assert profile.flange_back_to_taping_line == pytest.approx(0.070)
+    assert profile.lateral_min == pytest.approx(-0.070) and profile.lateral_max == pytest.approx(0.060)
+    # taper of section A is 1:15, tread slope at the taping line is -BB
+    assert profile.slope_at(0.045) == pytest.approx(-0.066666667, rel=1e-6)
+    assert profile.slope_at(0.0) == pytest.approx(-3.358537058e-2, rel=1e-5)
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_s1002_sections_meet_at_breakpoints(index):
+    curve = defs.s1002_curve()
+    left, right = curve.sections[index], curve.sections[index + 1]
+    x = left.upper
+    assert x == pytest.approx(defs.S1002_BREAKPOINTS_MM[::-1][index + 1])
+    # heights: published coefficients meet to 1.2e-4 mm (C/D at -35 mm), all others < 4e-5 mm
+    tolerance = 1.5e-4 if (left.name, right.name) == ("D", "C") else 5e-5
+    assert abs(left(x) - right(x)) < tolerance
+    h = 1e-6
+    slope_left = (left(x + h) - left(x - h)) / (2 * h)
+    slope_right = (right(x + h) - right(x - h)) / (2 * h)
+    assert abs(slope_left - slope_right) < 5e-5 * max(1.0, abs(slope_left))
+
+
+def test_s1002_continuity_fails_with_wrong_section_c_sign():
+    """The continuity test can fail: flipping the sign of section C breaks both junctions."""
+    curve = defs.s1002_curve()
+    c = curve.section_at(-30.0)
+    assert c.name == "C"
+    assert abs(-c(-26.0) - curve.section_at(-20.0)(-26.0)) > 1.0
+
+
+def _one_sided_slopes(curve, index, h=1e-7):
+    left, right = curve.sections[index], curve.sections[index + 1]
+    x = left.upper
+    return (left(x) - left(x - h)) / h, (right(x + h) - right(x)) / h, left(x) - right(x)
+
+
+@pytest.mark.parametrize("name", ["UIC60", "CHN60", "LMA", "LMA-worn"])
+def test_tangent_continuity_at_every_junction(name):
+    curve = CURVES[name]()
+    for index in range(len(curve.sections) - 1):
+        slope_left, slope_right, jump = _one_sided_slopes(curve, index)
+        assert abs(jump) < 1e-9, (name, index)
+        # one-sided differences: tolerance covers h*F''/2 at the steep R13 end
+        assert abs(slope_left - slope_right) < 2e-4 * max(1.0, abs(slope_left)), (name, index)
+
+
+def test_uic60_published_dimensions():
+    curve = defs.uic60_curve()
+    info = curve.info
+    assert info["head_width_mm"] == 72.0
+    assert info["shoulder_centre_mm"] == pytest.approx((7.5005, 80.1279), abs=5e-4)
+    assert info["corner_centre_mm"] == pytest.approx((23.0160, 14.9491), abs=5e-4)
+    assert info["shoulder_corner_junction_mm"] == pytest.approx(52.053 / 2, abs=5e-4)
+    assert info["flank_top_mm"][0] == 36.0
+    assert info["flank_top_mm"][1] == pytest.approx(14.304, abs=5e-3)
+    profile = builtin_profile("UIC60")
+    assert builtin_profile("60E1") is profile
+    assert profile.height_at(0.0) == pytest.approx(0.0, abs=1e-12)
+    assert profile.height.max() == pytest.approx(0.0, abs=1e-12)
+    # head width: the 1:20 flank starts at |u| = 36 mm on both sides (the spline
+    # settles on it within ~0.2 mm of the junction; the contact angle there is
+    # within 1 deg of the exact one, 0.71 deg measured)
+    for u in (-0.036, 0.036):
+        assert abs(profile.slope_at(u + math.copysign(2.5e-4, u))) == pytest.approx(20.0, rel=0.01)
+        assert abs(profile.slope_at(u - math.copysign(3e-4, u))) < 7.0
+    exact = defs.uic60_curve()
+    near = np.linspace(0.0355, 0.0364, 91)
+    fd = (exact(near * 1e3 + 1e-5) - exact(near * 1e3 - 1e-5)) / 2e-5
+    assert np.max(np.abs(np.degrees(np.arctan(profile.slope_at(near)) - np.arctan(fd)))) < 1.0
+    # symmetric; the flank reaches > 20 mm below the crown (flange contact representable)
+    u = np.linspace(0, profile.lateral_max, 200)
+    np.testing.assert_allclose(profile.height_at(u), profile.height_at(-u), atol=1e-12)
+    assert profile.height_at(profile.lateral_max) < -0.020
+    assert np.all(np.diff(profile.lateral) > 0)
+
+
+def test_chn60_published_dimensions():
+    curve = defs.chn60_curve()
+    assert curve.info["head_width_mm"] == 73.0
+    assert curve.info["radii_mm"] == (300.0, 80.0, 13.0)
+    profile = builtin_profile("CHN60")
+    assert profile.height_at(0.0) == pytest.approx(0.0, abs=1e-12)
+    assert profile.height.max() == pytest.approx(0.0, abs=1e-12)
+    for u in (-0.0365, 0.0365):
+        assert abs(profile.slope_at(u + math.copysign(2.5e-4, u))) == pytest.approx(20.0, rel=0.01)
+    # the 1:20 flank starts 0.5 mm further out than on UIC60
+    uic = builtin_profile("UIC60")
+    assert abs(uic.slope_at(0.03625)) == pytest.approx(20.0, rel=0.01)
+    assert abs(profile.slope_at(0.03625)) < 7.0
+    assert profile.height_at(profile.lateral_max) < -0.020
+
+
+def test_lma_published_dimensions():
+    curve = defs.lma_curve()
+    profile = builtin_profile("LMA")
+    assert profile.height_at(0.0) == pytest.approx(0.0, abs=1e-12)
+    assert profile.flange_back_to_taping_line == pytest.approx(0.070)
+    assert profile.lateral_min == pytest.approx(-0.070)
+    assert profile.lateral_max == pytest.approx(0.065)
+    # flange height 28 mm above the taping line
+    assert profile.height.max() == pytest.approx(0.028, abs=1e-8)
+    # flange thickness 32 mm at 10 mm above the taping line: the flange face at s = -38 mm
+    s10 = brentq(lambda s: profile.height_at(s) - 0.010, -0.050, -0.030)
+    assert s10 == pytest.approx(-0.038, abs=1e-7)
+    # flange angle 70 deg on the face
+    face = curve.section_at(-40.5)
+    assert face.name.startswith("flange face")
+    assert profile.slope_at(-0.0405) == pytest.approx(-math.tan(math.radians(70.0)), rel=1e-6)
+    # tread 1:40 from 0 to 30 mm, 1:15 on the field side
+    assert profile.slope_at(0.015) == pytest.approx(-1 / 40, rel=1e-6)
+    assert profile.slope_at(0.050) == pytest.approx(-1 / 15, rel=1e-6)
+    # C1: no slope jump at any section junction of the resampled profile
+    for x in curve.breakpoints:
+        below, above = profile.slope_at(x * 1e-3 - 1e-6), profile.slope_at(x * 1e-3 + 1e-6)
+        assert abs(below - above) < 1e-3 * (1 + abs(below)), x
+    # the flange is on the s < 0 side, as for S1002
+    assert profile.lateral[np.argmax(profile.height)] < -0.045
+
+
+def test_lma_worn_hollow():
+    new, worn = builtin_profile("LMA"), builtin_profile("LMA-worn")
+    depth = defs.LMA_WORN_HOLLOW_DEPTH_MM * 1e-3
+    half = defs.LMA_WORN_HOLLOW_WIDTH_MM * 1e-3 / 2
+    centre = defs.LMA_WORN_HOLLOW_CENTRE_MM * 1e-3
+    assert 0.5e-3 <= depth <= 1.5e-3 and 0.040 <= 2 * half <= 0.050
+    assert new.height_at(centre) - worn.height_at(centre) == pytest.approx(depth, abs=1e-9)
+    outside = np.abs(new.lateral - centre) > half + 1e-4
+    np.testing.assert_allclose(worn.height[outside], new.height[outside], atol=1e-12)
+    assert "synthetic" in worn.source and f"{defs.LMA_WORN_HOLLOW_WIDTH_MM:g} mm" in worn.source
+    tuned = worn_lma_profile(depth_mm=0.5, width_mm=40.0, centre_mm=0.0, step=2e-4)
+    assert new.height_at(0.0) - tuned.height_at(0.0) == pytest.approx(0.5e-3, abs=1e-9)
+    assert "0.5 mm" in tuned.source and tuned.step == 2e-4
+
+
+def test_every_builtin_names_its_source():
+    listing = list_builtin_profiles()
+    assert [row[0] for row in listing] == BUILTIN_NAMES
+    for name, kind, source in listing:
+        profile = builtin_profile(name)
+        assert profile.kind == kind and profile.source == source
+        assert len(source) > 40
+    sources = dict((row[0], row[2]) for row in listing)
+    assert "EN 13715" in sources["S1002"] and "EN 13674-1" in sources["UIC60"]
+    assert "TB/T 449" in sources["LMA"] and "ASSUMED" in sources["LMA"]
+    assert "TB/T 2344" in sources["CHN60"] and "ASSUMED" in sources["CHN60"]
+    assert builtin_profile("UIC60").flange_back_to_taping_line is None
+
+
+# ---------------------------------------------------------------------------
+# Derivatives and curvature
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_slope_matches_finite_difference_of_height(name):
+    profile = builtin_profile(name)
+    rng = np.random.default_rng(1)
+    u = rng.uniform(profile.lateral_min + 1e-3, profile.lateral_max - 1e-3, 400)
+    h = 1e-6
+    fd_slope = (profile.height_at(u + h) - profile.height_at(u - h)) / (2 * h)
+    np.testing.assert_allclose(profile.slope_at(u), fd_slope, rtol=1e-6, atol=1e-6)
+    fd_second = (profile.slope_at(u + h) - profile.slope_at(u - h)) / (2 * h)
+    smooth = np.abs(profile.slope_at(u)) < 3.0          # away from the near-vertical ends
+    np.testing.assert_allclose(profile.second_derivative_at(u[smooth]), fd_second[smooth],
+                               rtol=1e-4, atol=1e-2)
+
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_grid_height_matches_analytic_definition(name):
+    profile, curve = builtin_profile(name), CURVES[name]()
+    mid = 0.5 * (profile.lateral[:-1] + profile.lateral[1:])
+    exact = curve(np.clip(mid * 1e3, curve.lateral_min, curve.lateral_max)) * 1e-3
+    error = np.abs(profile.height_at(mid) - exact)
+    # distance along the normal: < 1e-5 m even at the vertical flange back / steep flank
+    assert np.max(error / np.sqrt(1 + profile.slope_at(mid) ** 2)) < 1e-5
+    moderate = np.abs(profile.slope_at(mid)) < 1.0
+    assert np.max(error[moderate]) < 1e-7
+
+
+@pytest.mark.parametrize("name", ["UIC60", "CHN60"])
+def test_rail_curvatures(name):
+    profile = builtin_profile(name)
+    crown = profile.curvature_at(np.array([-0.008, -0.004, 0.0, 0.004, 0.008]))
+    np.testing.assert_allclose(crown, 1 / 0.300, rtol=0.01)
+    shoulder = profile.curvature_at(np.array([-0.018, 0.018]))
+    np.testing.assert_allclose(shoulder, 1 / 0.080, rtol=0.01)
+    corner = profile.curvature_at(np.array([-0.031, -0.029, 0.029, 0.031]))
+    np.testing.assert_allclose(corner, 1 / 0.013, rtol=0.02)
+    # convex positive, and the grid array agrees with the method
+    assert np.all(profile.curvature[np.abs(profile.lateral) < 0.030] > 0)
+    np.testing.assert_allclose(profile.curvature[::50], profile.curvature_at(profile.lateral[::50]), rtol=1e-9)
+
+
+def test_wheel_curvatures_convex_tip_concave_root():
+    s1002 = builtin_profile("S1002")
+    assert s1002.curvature_at(-0.055) == pytest.approx(1 / 0.012, rel=0.02)        # G: flange tip R12
+    assert s1002.curvature_at(-0.037) == pytest.approx(-1 / 0.013, rel=0.02)       # D: flange root R13
+    lma = builtin_profile("LMA")
+    tip = lma.lateral[np.argmax(lma.height)]
+    assert lma.curvature_at(tip) == pytest.approx(1 / 0.012, rel=0.02)
+    assert lma.curvature_at(-0.033) == pytest.approx(-1 / 0.015, rel=0.02)      # flange root R15
+    assert lma.curvature_at(-0.020) == pytest.approx(-1 / 0.100, rel=0.02)
+    assert lma.curvature_at(-0.005) == pytest.approx(-1 / 0.500, rel=0.02)
+    assert lma.curvature_at(0.035) == pytest.approx(1 / 0.220, rel=0.02)
+
+
+# ---------------------------------------------------------------------------
+# Resampling
+# ---------------------------------------------------------------------------
+
+def test_step_option_and_cache():
+    fine = builtin_profile("S1002")
+    coarse = builtin_profile("S1002", step=5e-4)
+    assert coarse.step == 5e-4 and fine.step == 1e-4
+    assert coarse.lateral.size == 261 and fine.lateral.size == 1301
+    np.testing.assert_allclose(np.diff(coarse.lateral), 5e-4, rtol=1e-9)
+    tread = np.linspace(-0.030, 0.055, 300)
+    np.testing.assert_allclose(coarse.height_at(tread), fine.height_at(tread), atol=2e-7)
+    assert builtin_profile("s1002") is fine
+    assert builtin_profile("S1002", step=5e-4) is coarse
+    with pytest.raises(ValueError, match="step"):
+        builtin_profile("S1002", step=0.1)          # mm given as m
+    with pytest.raises(ValueError, match="unknown built-in"):
+        builtin_profile("S1003")
+
+
+def test_resample_profile_grid():
+    x = np.linspace(-0.02, 0.0315, 60)
+    y = 0.3 - np.sqrt(0.3 ** 2 - x ** 2)
+    r = resample_profile(x, y, step=2e-4)
+    assert r.method == "cubic" and r.corners.size == 0
+    assert r.lateral[0] == x[0] and r.lateral[-1] <= x[-1] and x[-1] - r.lateral[-1] < 2e-4
+    np.testing.assert_allclose(np.diff(r.lateral), 2e-4, rtol=1e-9)
+    np.testing.assert_allclose(r.height, 0.3 - np.sqrt(0.3 ** 2 - r.lateral ** 2), atol=1e-9)
+    np.testing.assert_allclose(r.slope, r.lateral / np.sqrt(0.3 ** 2 - r.lateral ** 2), atol=1e-6)
+    for method in ("cubic", "akima", "pchip"):
+        assert resample_profile(x, y, method=method).method == method
+    with pytest.raises(ValueError):
+        resample_profile(x, y, method="linear")
+    with pytest.raises(ProfileError):
+        resample_profile(x[::-1], y)
+
+
+def test_auto_picks_akima_on_a_corner():
+    x = np.linspace(-0.020, 0.020, 41)
+    y = np.where(x < 0, -0.05 * x, 0.25 * x)          # slope jump at x = 0
+    assert list(find_corners(x, y)) == [20]
+    r = resample_profile(x, y, step=1e-4, method="auto")
+    assert r.method == "akima"
+    # Akima keeps the straight pieces straight beyond the intervals next to the corner ...
+    exact = np.where(r.lateral < 0, -0.05 * r.lateral, 0.25 * r.lateral)
+    away = np.abs(r.lateral) >= 1.0e-3 - 1e-12
+    np.testing.assert_allclose(r.height[away], exact[away], atol=1e-12)
+    # (a C1 curve must round the corner: only there it leaves the polyline, < 0.03 mm)
+    assert np.max(np.abs(r.height - exact)) < 3e-5
+    # ... while the cubic spline rings along the whole profile
+    cubic = resample_profile(x, y, step=1e-4, method="cubic")
+    cubic_error = np.abs(cubic.height - exact)
+    assert np.max(cubic_error[np.abs(r.lateral) > 5e-3]) > 1e-8
+    # a smooth tight arc sampled coarsely is no corner
+    t = np.linspace(0, 1.2, 30)
+    assert find_corners(0.013 * np.sin(t), -0.013 * (1 - np.cos(t))).size == 0
+
+
+def test_profile_is_immutable_and_checks_its_input():
+    profile = builtin_profile("UIC60")
+    with pytest.raises(ValueError):
+        profile.height[0] = 1.0
+    with pytest.raises(AttributeError):
+        profile.name = "x"
+    assert isinstance(profile.height_at(0.001), float)
+    assert profile.height_at(np.zeros((2, 3))).shape == (2, 3)
+    with pytest.raises(ValueError, match="outside"):
+        profile.height_at(0.05)
+    assert np.isfinite(profile.height_at(0.037, extrapolate=True))
+    with pytest.raises(ValueError, match="NaN"):
+        profile.slope_at(np.array([0.0, np.nan]))
+    assert "UIC60" in repr(profile) and "spline" not in repr(profile)
+    first, second = (profile_from_points(profile.lateral, profile.height, name="UIC60", kind="rail",
+                                         source=profile.source, method="cubic") for _ in range(2))
+    assert first == second and first is not second
+    assert first != builtin_profile("CHN60")
+    with pytest.raises(ProfileError, match="kind"):
+        profile_from_points(profile.lateral, profile.height, name="x", kind="wagon", source="s")
+    with pytest.raises(ProfileError, match="flange_back"):
+        Profile(name="x", kind="rail", source="s", lateral=profile.lateral, height=profile.height,
+                step=profile.step, slope=profile.slope, second_derivative=profile.second_derivative,
+                flange_back_to_taping_line=0.07)
+
+
+# ---------------------------------------------------------------------------
+# Files
+# ---------------------------------------------------------------------------
+
+def _write(tmp_path, text, name="profile.txt"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _good_lines(n=20, decreasing=False):
+    s = np.linspace(-20.0, 30.0, n)
+    if decreasing:
+        s = s[::-1]
+    return [f"{x:.6f} {0.0 - x / 40 + 0.002 * x * x:.6f}" for x in s]
+
+
+def _assert_names_file_and_line(exc_info, path, line):
+    message = str(exc_info.value)
+    assert path in message, message
+    assert re.search(rf"\bline {line}\b", message), message
+    assert exc_info.value.line == line and exc_info.value.path == path
+
+
+def test_load_profile_reads_directives_commas_and_reverses_decreasing_files(tmp_path):
+    body = _good_lines()
+    text = ("# name: test wheel\n# kind: wheel\n# source: made up for the test\n"
+            "# flange_back_to_taping_line_mm: 70\n# units: mm\n"
+            + "\n".join(line.replace(" ", ", ") + "   # comment" for line in body) + "\n")
+    path = _write(tmp_path, text)
+    profile = load_profile(path, None, step=1e-4)
+    assert profile.name == "test wheel" and profile.kind == "wheel"
+    assert profile.source == "made up for the test"
+    assert profile.flange_back_to_taping_line == pytest.approx(0.070)
+    assert profile.lateral_min == pytest.approx(-0.020) and profile.lateral_max == pytest.approx(0.030)
+    assert profile.height_at(0.010) == pytest.approx((-10 / 40 + 0.2) * 1e-3, abs=1e-9)
+    reversed_path = _write(tmp_path, "\n".join(_good_lines(decreasing=True)) + "\n", "rev.txt")
+    reversed_profile = load_profile(reversed_path, "wheel", name="rev")
+    np.testing.assert_allclose(reversed_profile.height, profile.height, atol=1e-15)
+    assert reversed_profile.name == "rev" and reversed_profile.flange_back_to_taping_line is None
+    assert "rev.txt" in reversed_profile.source
+
+
+@pytest.mark.parametrize("case, line, pattern", [
+    ("non-numeric", 4, "not a number"),
+    ("nan", 5, "not finite"),
+    ("inf", 5, "not finite"),
+    ("three columns", 6, "2 columns"),
+    ("one column", 6, "2 columns"),
+    ("too few", 9, "at least 10"),
+    ("duplicate", 8, "duplicate"),
+    ("zig-zag", 9, "reverses"),
+    ("metres", 2, "metres"),
+    ("empty", 1, "no data"),
+    ("comments only", 3, "no data"),
+    ("bad kind", 1, "kind"),
+    ("kind conflict", 1, "caller asked"),
+    ("bad flange back", 2, "flange_back"),
+    ("flange on the wrong side", None, "flange"),
+])
+def test_profile_errors_name_file_and_line(tmp_path, case, line, pattern):
+    good = _good_lines()
+    header = "# test profile\n"                          # line 1
+    lines = [header.rstrip("\n")] + good                  # data starts on line 2
+    kind = "wheel"
+    if case == "non-numeric":
+        lines[3] = "1.5 abc"
+    elif case == "nan":
+        lines[4] = "nan 1.0"
+    elif case == "inf":
+        lines[4] = "2.0 inf"
+    elif case == "three columns":
+        lines[5] = "1 2 3"
+    elif case == "one column":
+        lines[5] = "1.0"
+    elif case == "too few":
+        lines = lines[:9]
+    elif case == "duplicate":
+        lines[7] = lines[3]
+    elif case == "zig-zag":
+        lines[8] = lines[4]
+        lines[8] = f"{float(lines[5].split()[0]) - 0.5:.6f} 0.1"
+    elif case == "metres":
+        lines = [header.rstrip("\n")] + [f"{x * 1e-3:.6f} {0.0:.6f}" for x in np.linspace(-20, 30, 20)]
+    elif case == "empty":
+        lines = []
+    elif case == "comments only":
+        lines = ["# nothing", "", "# here"]
+    elif case == "bad kind":
+        lines[0] = "# kind: bogie"
+    elif case == "kind conflict":
+        lines[0] = "# kind: rail"
+    elif case == "bad flange back":
+        lines.insert(1, "# flange_back_to_taping_line_mm: seventy")
+    elif case == "flange on the wrong side":
+        s = np.linspace(-30.0, 60.0, 91)
+        lines = [header.rstrip("\n")] + [f"{x:.3f} {max(0.0, x - 40.0):.3f}" for x in s]
+        line = 2 + int(np.argmax(np.maximum(0.0, s - 40.0)))
+    path = _write(tmp_path, "\n".join(lines) + ("\n" if lines else ""))
+    with pytest.raises(ProfileError, match=pattern) as exc_info:
+        load_profile(path, kind)
+    _assert_names_file_and_line(exc_info, path, line)
+
+
+def test_duplicate_error_mentions_both_lines(tmp_path):
+    lines = _good_lines()
+    lines[9] = lines[2]
+    path = _write(tmp_path, "\n".join(lines) + "\n")
+    with pytest.raises(ProfileError) as exc_info:
+        load_profile(path, "wheel")
+    _assert_names_file_and_line(exc_info, path, 10)
+    assert "line 3" in str(exc_info.value)
+
+
+def test_missing_file(tmp_path):
+    path = str(tmp_path / "no_such_profile.txt")
+    with pytest.raises(ProfileError, match="not found") as exc_info:
+        load_profile(path, "rail")
+    assert path in str(exc_info.value)
+
+
+def test_files_in_metres_are_rejected_not_misread(tmp_path):
+    # a whole real profile written in metres
+    profile = builtin_profile("UIC60", step=1e-3)
+    text = "\n".join(f"{u:.7f} {z:.7f}" for u, z in zip(profile.lateral, profile.height))
+    path = _write(tmp_path, text + "\n")
+    with pytest.raises(ProfileError, match="metres"):
+        load_profile(path, "rail")
+
+
+# ---------------------------------------------------------------------------
+# profiles/*.txt
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", BUILTIN_NAMES)
+def test_written_files_reproduce_the_builtins(name):
+    path = os.path.join(PROFILE_DIR, f"{name}.txt")
+    builtin = builtin_profile(name)
+    loaded = load_profile(path, builtin.kind)
+    assert loaded.name == name and loaded.kind == builtin.kind
+    assert loaded.source == builtin.source
+    assert loaded.flange_back_to_taping_line == builtin.flange_back_to_taping_line
+    assert loaded.lateral.size == builtin.lateral.size
+    np.testing.assert_allclose(loaded.lateral, builtin.lateral, atol=1e-9)
+    u = np.linspace(builtin.lateral_min, builtin.lateral_max, 5001)
+    assert np.max(np.abs(loaded.height_at(u) - builtin.height_at(u))) < 1e-6
+    assert np.max(np.abs(loaded.height - builtin.height)) < 1e-9
+
+
+def test_profiles_readme_lists_every_file():
+    with open(os.path.join(PROFILE_DIR, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    for name in BUILTIN_NAMES:
+        assert f"`{name}.txt`" in readme
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+def _cli_main(argv):
+    # Only this subcommand: the test does not depend on the other command modules.
+    import argparse
+
+    from fmu_wheelset.commands import profiles as command
+
+    parser = argparse.ArgumentParser(prog="wheelset-fmu")
+    command.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_cli_lists_profiles(capsys):
+    main = _cli_main
+    assert main(["profiles"]) == 0
+    out = capsys.readouterr().out
+    for name in BUILTIN_NAMES:
+        assert re.search(rf"^{re.escape(name)}\b.*\b(wheel|rail)\b", out, re.MULTILINE), name
+    assert "EN 13715" in out and "alias 60E1" in out
+
+
+def test_cli_checks_a_file(tmp_path, capsys):
+    main = _cli_main
+    assert main(["profiles", "--check", os.path.join(PROFILE_DIR, "CHN60.txt")]) == 0
+    assert "CHN60 (rail)" in capsys.readouterr().out
+    bad = _write(tmp_path, "1 2\n3 x\n")
+    assert main(["profiles", "--check", bad, "--kind", "wheel"]) == 1
+    assert "line 2" in capsys.readouterr().err
