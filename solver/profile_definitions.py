@@ -462,14 +462,14 @@ def lma_curve() -> PiecewiseCurve:
 # ---------------------------------------------------------------------------
 
 # Raised-cosine hollow subtracted from LMA (hollow wear as in Ren & Jin 2010,
-# Fig. 6; parameters are ours, to be tuned by the geometry layer). With the
-# wheelset centred on CHN60 at 1:40 (gauge 1435 mm at 14 mm below the top,
-# back-to-back 1353 mm) the rail top meets the wheel at s = -4.3 mm; the hollow
-# is centred a little further towards the flange so that a rigid vertical-gap
-# check gives two equal tread minima (s = -17 and +11 mm) at y = 1.0 mm.
+# Fig. 6; the parameters are ours). The hollow is worn where the wheel runs:
+# with the wheelset centred on CHN60 at 1:40 (gauge 1435 mm at 14 mm below the
+# top, back-to-back 1353 mm) the taping line lies at 1353/2 + 70 = 746.5 mm and
+# the CHN60 head centre at 753.5 mm, so the rail crown runs under s = +7 mm;
+# the hollow is centred at s = +6 mm (1 mm deep, 45 mm wide).
 LMA_WORN_HOLLOW_DEPTH_MM = 1.0
 LMA_WORN_HOLLOW_WIDTH_MM = 45.0
-LMA_WORN_HOLLOW_CENTRE_MM = -3.8
+LMA_WORN_HOLLOW_CENTRE_MM = 6.0
 
 
 def hollow_depth_mm(lateral_mm, depth_mm: float, width_mm: float, centre_mm: float):
