@@ -16,10 +16,15 @@ Multipoint detection (trace-line extremum method, Ren & Jin 2010):
      supplied by the dynamics; for static geometry an option);
   3. a candidate is an independent contact point when, against every point
      already accepted,
-       - the lateral separation is at least e_d (Eq. 5, default 8 mm),
-       - the distance function rises, between the two, above the contact level
-         g_min + epsilon, i.e. the two interpenetration zones are disjoint (Eq. 6,
-         the intermediate maximum), and
+       - the two points are at least e_d apart (Eq. 5, default 8 mm; measured
+         in the cross-section plane, so that points on the steep flange count
+         their height difference too),
+       - the distance function rises, between the two, above the level that
+         bounds their contact zones (Eq. 6, the intermediate maximum): in the
+         static analysis the compression level g_min + epsilon; in the elastic
+         (dynamic) mode the Kik-Piotrowski zone of the shallower point,
+         0.45 times its (negative) distance -- so that two minima joined by a
+         shallow interpenetration still count as two patches, and
        - the slopes (tangent of the contact angle) differ by at least e_k
          (Eq. 7, default 0.025);
      otherwise it belongs to the patch of the deeper point.
@@ -38,6 +43,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -45,6 +52,8 @@ from solver.profiles import Profile, builtin_profile
 
 MAX_POINTS = 3          # contact points per wheel
 MAX_MINIMA = 24         # local minima of the distance function examined per wheel
+HUMP_MIN = 1e-7         # numerical margin on the intermediate maximum (m)
+VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008)
 COARSE_STRIDE = 8       # first pass of the distance function every 8th profile point (0.8 mm)
 
 # Columns of the per-point output array of the kernel.
@@ -343,6 +352,22 @@ def wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
 
 
 @njit(cache=True)
+def _patch_level(gap_a, gap_b, gap_min, epsilon):
+    """Distance level that bounds the contact zones of two minima (Eq. 6).
+
+    Two minima are separate contact patches only if the distance function
+    rises, between them, above this level. Static mode (epsilon >= 0): the
+    compression level gap_min + epsilon. Elastic mode (epsilon < 0): the zone
+    of the shallower point by the Kik-Piotrowski virtual penetration, where the
+    interpenetration exceeds (1 - 0.55) of its depth (Piotrowski & Kik 2008):
+    level = 0.45 * max(gap_a, gap_b).
+    """
+    if epsilon >= 0.0:
+        return gap_min + epsilon
+    return (1.0 - VIRTUAL_PENETRATION) * max(gap_a, gap_b)
+
+
+@njit(cache=True)
 def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz, rail_roll,
                           epsilon, work, out):
     """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
@@ -462,6 +487,8 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
     n_acc = 0
     acc_pos = np.empty(MAX_POINTS)
     acc_y = np.empty(MAX_POINTS)
+    acc_z = np.empty(MAX_POINTS)
+    acc_gap = np.empty(MAX_POINTS)
     acc_tan = np.empty(MAX_POINTS)
     for i in range(n_min):
         if n_acc >= MAX_POINTS:
@@ -480,8 +507,11 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
         # Tangent of the contact angle in the track frame: rail slope plus inclination.
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         independent = True
+        pz = gz[k] * (1.0 - t) + gz[k + 1] * t
         for m in range(n_acc):
-            if abs(py - acc_y[m]) < e_d:
+            dy_ = py - acc_y[m]
+            dz_ = pz - acc_z[m]
+            if dy_ * dy_ + dz_ * dz_ < e_d * e_d:
                 independent = False
                 break
             if abs(tan_c - acc_tan[m]) < e_k:
@@ -494,13 +524,15 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
             for q in range(lo, min(hi + 1, n_w)):
                 if gg[q] != np.inf and gg[q] > hump:
                     hump = gg[q]
-            if hump <= level:
+            if hump <= _patch_level(min_gap[i], acc_gap[m], min_gap[0], epsilon) + HUMP_MIN:
                 independent = False
                 break
         if not independent:
             continue
         acc_pos[n_acc] = pos
         acc_y[n_acc] = py
+        acc_z[n_acc] = pz
+        acc_gap[n_acc] = min_gap[i]
         acc_tan[n_acc] = tan_c
         row = out[n_acc]
         s = params[G_WHEEL_S0] + (k + t) * params[G_WHEEL_DS]
@@ -616,14 +648,16 @@ def wheel_distance_minima_reference(wheel, rail, params, y, z, roll, yaw,
         zp = np.interp(u, u_grid, rail[:, T_SLOPE])
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         ok = True
+        pz = gz[k] * (1 - tt) + gz[k + 1] * tt
         for r, r_pos in zip(rows, accepted_pos):
-            if abs(py - r[P_Y]) < params[G_E_D] or abs(tan_c - r[P_TAN_CONTACT]) < params[G_E_K]:
+            if (math.hypot(py - r[P_Y], pz - r[P_Z]) < params[G_E_D]
+                    or abs(tan_c - r[P_TAN_CONTACT]) < params[G_E_K]):
                 ok = False
                 break
             lo, hi = int(min(p_i, r_pos)), int(max(p_i, r_pos)) + 1
             seg = gg[lo:min(hi + 1, n_w)]
             seg = seg[np.isfinite(seg)]
-            if seg.size == 0 or seg.max() <= level:
+            if seg.size == 0 or seg.max() <= _patch_level(g_i, r[P_GAP], gmin[0], epsilon) + HUMP_MIN:
                 ok = False
                 break
         if not ok:

@@ -70,13 +70,6 @@ def test_lma_chn60_two_point_onset_ren_jin_2010():
     assert onset_right == pytest.approx(onset, abs=2e-5)
 
 
-WORN_XFAIL = (
-    "built-in LMA-worn hollow centred at s = -3.8 mm (profile_definitions.LMA_WORN_HOLLOW_CENTRE_MM, "
-    "tuned assuming the centred rail top meets the wheel at s = -4.3 mm); with the taping line at "
-    "1353/2 + 70 = 746.5 mm and the CHN60 head centre at 1435/2 + 36.0 = 753.5 mm (gauge point 14 mm "
-    "below the top, 1:40) the rail crown is under s ~ +7 mm, the wheel touches the field edge of the "
-    "hollow only (s ~ +15.5 mm, one point up to y ~ 3 mm); a hollow centred at ~ +6 mm gives the "
-    "two tread points (see test_hollow_wheel_two_tread_points)")
 
 
 def _two_tread_points(setup, y):
@@ -98,24 +91,10 @@ def _two_tread_points(setup, y):
     assert np.min(prof.height[mid] - chord) < -1e-4
 
 
-@pytest.mark.xfail(reason=WORN_XFAIL, strict=True)
 def test_lma_worn_two_tread_points_near_1mm():
     """Ren & Jin (2010): the worn LMA wheel touches at two tread points on either side
     of its worn hollow at small displacements (~1 mm)."""
     _two_tread_points(chinese("LMA-worn"), 1e-3)
-
-
-def test_hollow_wheel_two_tread_points():
-    """The same LMA hollow (1 mm deep, 45 mm wide) centred at s = +6 mm, over the
-    rail crown: two tread points either side of the hollow at y = 1 mm."""
-    from solver import profile_definitions as pd
-    from solver.profiles import builtin_profile, profile_from_points
-    curve = pd.lma_worn_curve(centre_mm=6.0)
-    x = np.arange(curve.lateral_min, curve.lateral_max + 1e-9, 0.1)
-    wheel = profile_from_points(x * 1e-3, np.asarray(curve(x)) * 1e-3, name="LMA-hollow+6", kind="wheel",
-                                source="test", flange_back_to_taping_line=0.070)
-    setup = ContactSetup(wheel, builtin_profile("CHN60"), back_to_back=1.353, nominal_radius=0.43)
-    _two_tread_points(setup, 1e-3)
 
 
 def test_s1002_uic60_centred_contact_near_taping_line():
