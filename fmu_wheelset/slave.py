@@ -16,14 +16,17 @@ sides (see ``VARIABLES`` below and the report in ``fmu_wheelset/build.py``).
 
 Status mapping of pythonfmu 0.7.0 (its C++ wrapper, ``fmi2DoStep``):
 ``do_step`` returning ``False`` gives **fmi2Discard**; a Python exception in any
-callback gives **fmi2Fatal** (and the Python instance is released). There is no
-way to return fmi2Error from Python. So: a step that cannot be completed (NaN or
-infinite input, derailment, loss of all contact, a core error) returns
-``False`` -> fmi2Discard, with the reason logged with status fmi2Error and the
-model left as it was before the step (the host may roll back with
-fmi2SetFMUstate, change its inputs and retry). Bad parameters (unknown profile,
-unreadable file, value out of range) are found in
-``fmi2ExitInitializationMode``, logged, and raise -> fmi2Fatal with the message.
+callback gives **fmi2Fatal**, and pythonfmu then releases the instance's Python
+objects, which ``fmi2FreeInstance`` releases a second time (a crash later in the
+host). There is no way to return fmi2Error from Python. So nothing here raises:
+a step that cannot be completed (NaN or infinite input, derailment, loss of all
+contact, a core error) returns ``False`` -> fmi2Discard, with the reason logged
+with status fmi2Error and the model left as it was before the step (the host
+may roll back with fmi2SetFMUstate, change its inputs and retry). Bad
+parameters (unknown profile, unreadable file, value out of range) are found in
+``fmi2ExitInitializationMode``: it logs the reason with status fmi2Error (its
+own return status stays fmi2OK, pythonfmu cannot do otherwise) and every
+``fmi2DoStep`` then returns fmi2Discard with that reason.
 
 Several instances may live in one process: everything is per instance; the
 module holds only constants.
@@ -149,7 +152,10 @@ def _variables() -> Tuple[Var, ...]:
         _p("contact.max_penetration", "Real", 2.0e-3,
            "a step with a larger normal penetration is discarded (impact or instability)",
            "m", 1.0e-6, 0.1),
-        _p("solver.internal_step", "Real", 2.0e-4,
+        _p("contact.lift_tolerance", "Real", 1.0e-3,
+           "contact is lost (step discarded) when both wheels are further than this off "
+           "their rails", "m", 1.0e-6, 0.1),
+        _p("solver.internal_step", "Real", 1.0e-3,
            "largest internal integration step; a communication step is split into equal "
            "sub-steps no longer than this", "s", 1.0e-7, 0.01),
         _p("solver.integrator", "Enumeration", 0,
@@ -355,7 +361,8 @@ def _tree_digest(root: str) -> str:
 
 def cache_root() -> str:
     """Per-user cache directory of the FMU: $WHEELSET_FMU_CACHE, else
-    $XDG_CACHE_HOME/wheelset-fmu, else ~/.cache/wheelset-fmu."""
+    $XDG_CACHE_HOME/wheelset-fmu, else ~/.cache/wheelset-fmu
+    (WHEELSET_FMU_CACHE=off: no cache copy, import the solver from the resources)."""
     explicit = os.environ.get("WHEELSET_FMU_CACHE")
     if explicit:
         return explicit
@@ -372,6 +379,8 @@ def stable_solver_dir(resources: str) -> Optional[str]:
     FMU extraction has a new path each time, so importing from it would compile
     every kernel again. The copy keeps one path (and mtime) per source version."""
     src = os.path.join(resources, "solver")
+    if os.environ.get("WHEELSET_FMU_CACHE", "").lower() == "off":
+        return None                         # measurement switch: import from resources
     if not os.path.isfile(os.path.join(src, "__init__.py")):
         return None
     try:
@@ -486,6 +495,11 @@ class Wheelset(Fmi2Slave):
 
     # -- FMI ---------------------------------------------------------------
     def exit_initialization_mode(self):
+        # Never raise here: a Python exception makes pythonfmu 0.7.0 return
+        # fmi2Fatal and release the instance's Python objects, and the host's
+        # fmi2FreeInstance then releases them a second time (crash). A bad
+        # parameter is logged with status fmi2Error and every doStep returns
+        # fmi2Discard with the reason.
         try:
             wheelset, track, where = import_core(self.resources)
             self._core = (wheelset, track)
@@ -493,17 +507,18 @@ class Wheelset(Fmi2Slave):
             model = wheelset.WheelsetModel(params)
             model.initialize()
         except Exception as exc:  # noqa: BLE001 - reported to the host
-            message = f"{self.instance_name}: initialization failed: {exc}"
-            self._failed = message
-            self._error(message, Fmi2Status.fatal)
-            raise RuntimeError(message) from exc
+            self._failed = f"initialization failed: {exc}"
+            self._error(f"{self.instance_name}: {self._failed}")
+            return
         self._model = model
+        self._failed = None
         self._initialized = True
         _adapter.store_outputs(self._values, model.outputs())
 
     def do_step(self, current_time: float, step_size: float) -> bool:
         if self._model is None:
-            self._error(self._failed or "doStep before initialization")
+            self._error(f"{self.instance_name}: " + (self._failed or "doStep before "
+                        "initialization") + "; step discarded")
             return False
         values = self._values
         bad = [n for n in INPUT_NAMES if not _is_finite(values[n])]
@@ -519,16 +534,13 @@ class Wheelset(Fmi2Slave):
             _adapter.make_inputs(values, *self._core)
             _adapter.store_outputs(values, self._model.outputs())
             return True
-        snapshot = None
         try:
             inputs = _adapter.make_inputs(values, *self._core)
-            snapshot = self._model.get_state()
+            # the core checks its inputs before it integrates and restores its
+            # state itself when it discards a step
             result = self._model.advance(step_size, inputs)
         except Exception as exc:  # noqa: BLE001 - reported to the host
-            if snapshot is not None:
-                self._model.set_state(snapshot)
-            self._error(f"t = {current_time:g} s: step failed: {exc}; step discarded, "
-                        f"state unchanged")
+            self._error(f"t = {current_time:g} s: step failed: {exc}; step discarded")
             return False
         status = getattr(result, "status", "ok")
         if status != "ok":
@@ -631,6 +643,7 @@ class _Adapter:
             slope_difference_min=real("contact.multipoint.min_slope_difference"),
             contact_damping=real("contact.damping"),
             max_penetration=real("contact.max_penetration"),
+            lift_tolerance=real("contact.lift_tolerance"),
             speed=real("wheelset.speed"),
             internal_step=real("solver.internal_step"),
             integrator=enum("solver.integrator", INTEGRATORS),

@@ -106,8 +106,10 @@ int main(int argc, char **argv) {
     double t = 0.0;
     for (long k = 0; k <= nsteps; k++) {
         if (k > 0) {
-            CHECK(do_step(c, t, step, fmi2True), "fmi2DoStep");
-            t = k * step;
+            /* communication points t_k = k * step, as FMPy computes them */
+            double t_next = k * step;
+            CHECK(do_step(c, t, t_next - t, fmi2True), "fmi2DoStep");
+            t = t_next;
         }
         CHECK(get_real(c, out_vr, n_out, values), "fmi2GetReal");
         printf("%.17g", t);

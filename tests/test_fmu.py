@@ -1,0 +1,411 @@
+"""Host checks of the wheelset FMU (issue 5).
+
+The FMU is built once per session into a temporary directory. Runs are short
+(0.1-0.2 s simulated, 1 ms communication steps, LMA-worn on CHN60 at 100 km/h,
+curvature and cant ramped in through the inputs)."""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import zipfile
+from ctypes import byref
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+fmpy = pytest.importorskip("fmpy")
+from fmpy import read_model_description  # noqa: E402
+from fmpy.fmi1 import FMICallException  # noqa: E402
+from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noqa: E402
+                       fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                       fmi2CallbackLoggerTYPE, free)
+from fmpy.validation import validate_fmu  # noqa: E402
+
+from fmu_wheelset.build import build_fmu  # noqa: E402
+from fmu_wheelset.commands.env import host_environment  # noqa: E402
+from solver.track import RailMotion  # noqa: E402
+from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+H = 1e-3                     # communication step (s)
+SPEED = 100.0 / 3.6
+PARAMS = {"wheel.profile": "LMA-worn", "rail.profile": "CHN60", "wheelset.speed": SPEED,
+          "track.scenario": "straight", "track.curvature_from_input": True,
+          "track.cant_from_input": True}
+# FMI parameter -> WheelsetParameters field (the core run takes the FMU's values)
+TO_CORE = {"wheel.profile": "wheel_profile", "rail.profile": "rail_profile",
+           "track.gauge": "gauge", "rail.inclination": "rail_inclination",
+           "wheelset.back_to_back": "back_to_back", "wheel.nominal_rolling_radius": "nominal_radius",
+           "wheelset.mass": "mass", "wheelset.inertia.x": "inertia_roll",
+           "wheelset.inertia.y": "inertia_spin", "wheelset.inertia.z": "inertia_yaw",
+           "material.youngs_modulus": "young", "material.poisson_ratio": "poisson",
+           "contact.friction_coefficient": "friction",
+           "contact.multipoint.min_separation": "separation_min",
+           "contact.multipoint.min_slope_difference": "slope_difference_min",
+           "contact.damping": "contact_damping", "contact.max_penetration": "max_penetration",
+           "contact.lift_tolerance": "lift_tolerance", "wheelset.speed": "speed",
+           "solver.internal_step": "internal_step",
+           "wheelset.axle_box_semi_spacing": "axle_box_semi_spacing",
+           "suspension.builtin": "bogie", "suspension.suspended_mass": "suspended_mass",
+           "wheelset.initial_lateral": "initial_lateral", "wheelset.initial_yaw": "initial_yaw",
+           "track.scenario": "track"}
+ENUMS = {"contact.creep_model": ("creep_model", ("kalker", "she", "polach", "fastsim")),
+         "contact.model": ("contact_model", ("single", "multipoint")),
+         "solver.integrator": ("integrator", ("rk4", "semi-implicit"))}
+COMPARED = ["wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw", "wheelset.velocity.y",
+            "wheel.left.Q", "wheel.right.Q", "wheel.left.Y", "wheel.right.Y",
+            "wheel.left.force_on_rail.y", "contact.left.point[1].normal_force",
+            "contact.left.point[1].lateral_creepage", "contact.right.point[1].contact_angle",
+            "axlebox.left.position.z"]
+
+
+def curvature(t):
+    """A left curve R = 400 m ramped in over the first 0.1 s (clothoid in time)."""
+    return (1.0 / 400.0) * np.minimum(np.asarray(t) / 0.1, 1.0)
+
+
+def cant(t):
+    return -0.08 * np.minimum(np.asarray(t) / 0.1, 1.0)      # rad, outer (right) rail raised
+
+
+def lateral_force(t):
+    return 4000.0 * np.minimum(np.asarray(t) / 0.05, 1.0)    # N per axle box, towards +y
+
+
+def input_table(stop):
+    t = np.arange(int(round(stop / H)) + 1) * H
+    table = np.zeros(t.size, dtype=[("time", float), ("track.curvature", float),
+                                    ("track.cant_angle", float),
+                                    ("axlebox.left.force.y", float),
+                                    ("axlebox.right.force.y", float)])
+    table["time"] = t
+    table["track.curvature"] = curvature(t)
+    table["track.cant_angle"] = cant(t)
+    table["axlebox.left.force.y"] = lateral_force(t)
+    table["axlebox.right.force.y"] = lateral_force(t)
+    return table
+
+
+def core_inputs(t):
+    force = np.zeros((2, 3))
+    force[:, 1] = float(lateral_force(t))
+    return WheelsetInputs(axle_box_force=force, rail_motion=RailMotion(),
+                          curvature=float(curvature(t)), cant_angle=float(cant(t)))
+
+
+@pytest.fixture(scope="session")
+def fmu(tmp_path_factory):
+    return str(build_fmu(tmp_path_factory.mktemp("fmu") / "Wheelset.fmu", quiet=True))
+
+
+@pytest.fixture(scope="session")
+def md(fmu):
+    return read_model_description(fmu)
+
+
+def core_parameters(md, values=PARAMS):
+    """WheelsetParameters with the FMU's start values overridden by `values`."""
+    kwargs = {}
+    for v in md.modelVariables:
+        if v.causality != "parameter":
+            continue
+        raw = values.get(v.name, v.start)
+        if v.name in TO_CORE:
+            if v.type == "Real":
+                raw = float(raw)
+            elif v.type == "Boolean":
+                raw = raw in (True, "true", "1", 1)
+            kwargs[TO_CORE[v.name]] = raw
+        elif v.name in ENUMS:
+            field, names = ENUMS[v.name]
+            kwargs[field] = names[int(raw)]
+    return WheelsetParameters(**kwargs)
+
+
+@pytest.fixture(scope="session")
+def unzipped(fmu, tmp_path_factory):
+    d = tmp_path_factory.mktemp("unzipped")
+    with zipfile.ZipFile(fmu) as z:
+        z.extractall(d)
+    return str(d)
+
+
+class Logged:
+    """fmi2 callbacks that record the log messages (status, category, text)."""
+
+    def __init__(self):
+        self.messages = []
+
+        def logger(component, instance, status, category, message):
+            self.messages.append((status, (category or b"").decode(), message.decode()))
+
+        self.callbacks = fmi2CallbackFunctions()
+        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        try:  # fmpy's proxy turns the variadic C logger into a plain one
+            from fmpy.logging import addLoggerProxy
+            addLoggerProxy(byref(self.callbacks))
+        except Exception:  # pragma: no cover
+            pass
+
+
+def slave(md, unzipped, name, params=PARAMS, log=None):
+    """An instantiated and initialised FMU2Slave with `params` set."""
+    s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
+                  instanceName=name)
+    s.instantiate(loggingOn=True, callbacks=log.callbacks if log else None)
+    set_values(s, md, params)
+    s.setupExperiment(startTime=0.0)
+    s.enterInitializationMode()
+    s.exitInitializationMode()
+    return s
+
+
+def set_values(s, md, values):
+    by_name = {v.name: v for v in md.modelVariables}
+    for name, value in values.items():
+        v = by_name[name]
+        if v.type == "Real":
+            s.setReal([v.valueReference], [float(value)])
+        elif v.type in ("Integer", "Enumeration"):
+            s.setInteger([v.valueReference], [int(value)])
+        elif v.type == "Boolean":
+            s.setBoolean([v.valueReference], [bool(value)])
+        else:
+            s.setString([v.valueReference], [str(value)])
+
+
+def vrs(md, names):
+    by_name = {v.name: v.valueReference for v in md.modelVariables}
+    return [by_name[n] for n in names]
+
+
+def run_steps(s, md, k0, k1, inputs=True):
+    """doSteps k0..k1-1 (times k*H), applying the input functions; returns the
+    COMPARED outputs after each step, shape (k1 - k0, len(COMPARED))."""
+    out_vr = vrs(md, COMPARED)
+    in_vr = vrs(md, ["track.curvature", "track.cant_angle", "axlebox.left.force.y",
+                     "axlebox.right.force.y"])
+    rows = []
+    for k in range(k0, k1):
+        t = k * H
+        if inputs:
+            f = float(lateral_force(t))
+            s.setReal(in_vr, [float(curvature(t)), float(cant(t)), f, f])
+        s.doStep(currentCommunicationPoint=t, communicationStepSize=H)
+        rows.append(s.getReal(out_vr))
+    return np.array(rows)
+
+
+def core_value(out, name):
+    side = {"left": 0, "right": 1}
+    parts = name.split(".")
+    if name.startswith("wheelset."):
+        return {"wheelset.y": out.position[1], "wheelset.z": out.position[2],
+                "wheelset.roll": out.orientation[0], "wheelset.yaw": out.orientation[1],
+                "wheelset.velocity.y": out.velocity[1]}[name]
+    if name.startswith("wheel."):
+        i = side[parts[1]]
+        if parts[2] == "Q":
+            return out.vertical_force[i]
+        if parts[2] == "Y":
+            return out.lateral_force[i]
+        return out.wheel_rail_force[i, "xyz".index(parts[3])]
+    if name.startswith("contact."):
+        i, k = side[parts[1]], int(parts[2][6:-1]) - 1
+        attr = {"normal_force": "normal_force", "lateral_creepage": "creepage_lateral",
+                "contact_angle": "contact_angle"}[parts[3]]
+        return getattr(out, attr)[i, k] if out.contact_active[i, k] else 0.0
+    if name.startswith("axlebox."):
+        return out.axle_box_position[side[parts[1]], "xyz".index(parts[3])]
+    raise KeyError(name)
+
+
+def assert_close(actual, expected, rtol=1e-9):
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    scale = np.maximum(np.abs(expected).max(axis=0), 1e-300)
+    err = np.abs(actual - expected) / scale
+    assert err.max() <= rtol, f"max relative deviation {err.max():.3g} (column {err.max(axis=0).argmax()})"
+
+
+# ---------------------------------------------------------------------------
+def test_validate_no_problem(fmu):
+    assert validate_fmu(fmu) == []
+
+
+def test_every_variable_described_with_unit_and_start(md):
+    assert md.coSimulation.canGetAndSetFMUstate and md.coSimulation.canSerializeFMUstate
+    names = [v.name for v in md.modelVariables]
+    assert len(names) == len(set(names))
+    for v in md.modelVariables:
+        assert v.description, v.name
+        assert v.start is not None, v.name
+        if v.type == "Real":
+            assert v.unit, v.name
+            assert v.min is not None and v.max is not None, v.name
+    assert {u.name for u in md.unitDefinitions} >= {"m", "rad", "N", "N.m", "m/s", "rad/s", "s",
+                                                    "kg", "kg.m2", "Pa", "1"}
+    outputs = {v for v in md.modelVariables if v.causality == "output"}
+    assert {u.variable for u in md.outputs} == outputs
+    assert {u.variable for u in md.initialUnknowns} == outputs
+    for n in ("wheelset.y", "axlebox.left.force.y", "contact.left.point[1].normal_force",
+              "contact.right.point[3].spin_moment", "wheel.right.Y_over_Q", "status.derailment",
+              "rail.left.lateral_displacement", "contact.creep_model"):
+        assert n in names, n
+
+
+def test_simulate_fmu_matches_core(fmu, md):
+    stop = 0.2
+    n = int(round(stop / H))
+    result = fmpy.simulate_fmu(fmu, start_time=0.0, stop_time=stop, output_interval=H,
+                               start_values=PARAMS, input=input_table(stop), output=COMPARED)
+    assert result.size == n + 1
+    # the core with the same communication points as FMPy (t_k = k * H) and the
+    # inputs FMPy applies at the start of each step
+    model = WheelsetModel(core_parameters(md))
+    model.initialize()
+    rows = [[core_value(model.outputs(), c) for c in COMPARED]]
+    t = 0.0
+    for k in range(n):
+        t_next = (k + 1) * H
+        r = model.advance(t_next - t, core_inputs(t))
+        assert r.status == "ok", r.message
+        t = t_next
+        rows.append([core_value(model.outputs(), c) for c in COMPARED])
+    fmu_rows = np.column_stack([result[c] for c in COMPARED])
+    assert_close(fmu_rows, rows, rtol=1e-9)
+    # it did go into the curve: flange-side load transfer and lateral shift
+    assert result["wheelset.y"][-1] != 0.0
+    assert abs(result["wheel.right.Q"][-1] - result["wheel.left.Q"][-1]) > 10.0
+
+
+def test_state_rollback_and_serialisation_bit_identical(md, unzipped):
+    s = slave(md, unzipped, "rollback")
+    try:
+        run_steps(s, md, 0, 30)
+        state = s.getFMUstate()
+        first = run_steps(s, md, 30, 60)
+        s.setFMUstate(state)
+        again = run_steps(s, md, 30, 60)
+        assert np.array_equal(first, again)
+        blob = s.serializeFMUstate(state)
+        s.freeFMUstate(state)
+        restored = s.deSerializeFMUstate(blob)
+        s.setFMUstate(restored)
+        third = run_steps(s, md, 30, 60)
+        assert np.array_equal(first, third)
+        s.freeFMUstate(restored)
+        assert np.any(first[:, 0] != 0.0)
+    finally:
+        s.terminate()
+        s.freeInstance()
+
+
+def test_two_instances_independent(md, unzipped):
+    solo = slave(md, unzipped, "solo")
+    try:
+        reference = run_steps(solo, md, 0, 25)
+    finally:
+        solo.terminate()
+        solo.freeInstance()
+    a = slave(md, unzipped, "a")
+    b = slave(md, unzipped, "b", params={**PARAMS, "wheelset.speed": 60.0 / 3.6,
+                                          "contact.creep_model": 0})
+    try:
+        rows_a, rows_b = [], []
+        for k in range(25):
+            rows_a.append(run_steps(a, md, k, k + 1)[0])
+            rows_b.append(run_steps(b, md, k, k + 1)[0])
+        assert np.array_equal(np.array(rows_a), reference)
+        assert not np.array_equal(np.array(rows_b), reference)
+    finally:
+        for s in (a, b):
+            s.terminate()
+            s.freeInstance()
+
+
+def test_nan_input_discards_step_with_logged_error(md, unzipped):
+    log = Logged()
+    s = slave(md, unzipped, "nan", log=log)
+    try:
+        run_steps(s, md, 0, 3)
+        before = s.getReal(vrs(md, COMPARED))
+        s.setReal(vrs(md, ["axlebox.left.force.y"]), [math.nan])
+        with pytest.raises(FMICallException) as info:
+            s.doStep(currentCommunicationPoint=3 * H, communicationStepSize=H)
+        assert info.value.status == 2          # fmi2Discard (pythonfmu: do_step -> False)
+        errors = [m for st, cat, m in log.messages if st == 3]
+        assert any("axlebox.left.force.y" in m and "not finite" in m for m in errors), log.messages
+        assert s.getReal(vrs(md, COMPARED)) == before          # state unchanged
+        s.setReal(vrs(md, ["axlebox.left.force.y"]), [math.inf])
+        with pytest.raises(FMICallException):
+            s.doStep(currentCommunicationPoint=3 * H, communicationStepSize=H)
+        run_steps(s, md, 3, 5)                 # good inputs again: it goes on
+    finally:
+        s.terminate()
+        s.freeInstance()
+
+
+@pytest.mark.parametrize("bad, expected", [
+    ({"wheel.profile": "no-such-profile"}, "no-such-profile"),
+    ({"rail.profile": "/nonexistent/rail.txt"}, "rail.txt"),
+    ({"contact.friction_coefficient": 5.0}, "out of range"),
+    ({"track.scenario": "nowhere"}, "nowhere"),
+])
+def test_bad_parameter_is_logged_and_steps_discarded(md, unzipped, bad, expected):
+    log = Logged()
+    s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
+                  instanceName="bad")
+    s.instantiate(loggingOn=True, callbacks=log.callbacks)
+    try:
+        set_values(s, md, {**PARAMS, **bad})
+        s.setupExperiment(startTime=0.0)
+        s.enterInitializationMode()
+        s.exitInitializationMode()   # pythonfmu cannot fail here without breaking the instance
+        assert any(expected in m for st, cat, m in log.messages if st == 3), log.messages
+        with pytest.raises(FMICallException) as info:
+            s.doStep(currentCommunicationPoint=0.0, communicationStepSize=H)
+        assert info.value.status == 2          # fmi2Discard, with the reason logged again
+        assert sum(expected in m for st, cat, m in log.messages if st == 3) >= 2
+    finally:
+        s.terminate()
+        s.freeInstance()
+
+
+def test_c_host_matches_fmpy(fmu, md, unzipped, tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    include = Path(fmpy.__file__).parent / "c-code"
+    exe = tmp_path / "host"
+    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / "host.c"),
+                    f"-I{include}", "-ldl"], check=True)
+    env_info = host_environment()
+    assert env_info["libpython"], "wheelset-fmu env found no libpython"
+    env = dict(os.environ, **env_info["environment"])
+    n, names = 100, COMPARED[:6]
+    by_name = {v.name: v.valueReference for v in md.modelVariables}
+    lateral = 3000.0
+    args = [str(exe), unzipped, md.guid, repr(H), str(n),
+            f"s:{by_name['wheel.profile']}=LMA-worn", f"s:{by_name['rail.profile']}=CHN60",
+            f"r:{by_name['wheelset.speed']}={SPEED!r}",
+            f"r:{by_name['axlebox.left.force.y']}={lateral!r}",
+            f"r:{by_name['axlebox.right.force.y']}={lateral!r}"]
+    args += [f"o:{by_name[c]}" for c in names]
+    proc = subprocess.run(args, env=env, capture_output=True, text=True, timeout=180,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    c_rows = np.array([[float(x) for x in line.split()] for line in proc.stdout.splitlines()])
+    result = fmpy.simulate_fmu(fmu, stop_time=n * H, output_interval=H, output=names,
+                               start_values={"wheel.profile": "LMA-worn",
+                                             "rail.profile": "CHN60", "wheelset.speed": SPEED,
+                                             "axlebox.left.force.y": lateral,
+                                             "axlebox.right.force.y": lateral})
+    py_rows = np.column_stack([result["time"]] + [result[c] for c in names])
+    assert c_rows.shape == py_rows.shape
+    assert_close(c_rows[:, 1:], py_rows[:, 1:], rtol=1e-12)
+    assert np.any(c_rows[1:, 1] != 0.0)
