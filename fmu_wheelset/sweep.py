@@ -1,0 +1,684 @@
+"""Parameter sweeps of the wheelset FMU on Dask (issue 7).
+
+A sweep file (TOML) names a base scenario (``solver.scenarios``) and either a
+full grid or random samples of case parameters::
+
+    scenario = "kang-r320"       # built-in scenario or scenario TOML
+    duration = 3.0               # s simulated per case
+    output_interval = 0.01       # s, FMI communication step
+    ramp_time = 0.5              # s, curvature and cant ramped in linearly from t = 0
+    direction = "left"           # side of the curve
+
+    [fixed]                      # applied to every case
+    friction = 0.3
+
+    [grid]                       # full factorial (every combination)
+    speed_kmh = [60.0, 80.0, 100.0]
+    radius_m = [300.0, 600.0]    # inf (or 0) = straight track
+    cant_deficiency_mm = [80.0]  # or cant_mm = [...]
+    wheel_profile = ["S1002"]
+
+    # ... or instead of [grid]:
+    [random]
+    samples = 20
+    seed = 1
+    speed_kmh = [60.0, 120.0]    # two numbers: uniform on [lo, hi]
+    wheel_profile = ["S1002", "LMA"]   # strings (or [[...]]): a random choice
+
+Case keys: ``speed_kmh``, ``radius_m``, ``cant_mm`` (outer-rail
+superelevation, mm) or ``cant_deficiency_mm`` (the cant is then
+``h = V^2 s / (g R) - deficiency``, s = 1.5 m between rail centres; a negative
+h is a cant excess: the inner rail raised), ``duration``, and any
+``WheelsetParameters`` field (``friction``, ``wheel_profile``, ...).
+
+Track: when a case gives ``radius_m``, the FMU runs on the straight built-in
+track with ``track.curvature_from_input`` / ``track.cant_from_input`` and an
+FMPy input signal ramping the curvature 1/R and the cant angle in over
+``ramp_time`` (a clothoid at constant speed), then constant. Without
+``radius_m`` the base scenario's track is used.
+
+Each case runs the FMU through ``fmpy.simulate_fmu`` in one Dask task. The
+FMU's bytes are scattered to the workers (no shared file system); each worker
+process writes and extracts them once into its own temp dir. Results are keyed
+by a hash of the case (``case_key``) and stored under ``<out>/cases/<key>.json``
+(summary row + status/message) as they come in, so that a rerun skips the
+cases already done. ``<out>/summary.csv`` has one row per case, and
+``<out>/heatmap_max_YQ.png`` the max Y/Q over speed x radius;
+``--histories`` adds ``<out>/histories/<key>.csv`` (+ a PNG per case).
+
+Summary quantities per case (over the output times; NaN when the case failed
+before the first output): ``max_YQ_left`` / ``max_YQ_right`` (largest signed
+derailment quotient Y/Q of each wheel, Y positive outwards), ``max_abs_y_mm``
+(lateral displacement of the wheelset centre), ``max_flange_force_kN`` (largest
+normal force of a point with contact angle > 20 deg), ``flange_contact_share``
+(fraction of output times with at least one such point on either wheel; also
+per wheel), ``max_wear_number_N`` (largest T gamma = |Fx xi| + |Fy eta| of a
+point).
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import hashlib
+import io
+import itertools
+import json
+import math
+import os
+import random
+import sys
+import tempfile
+import time
+import tomllib
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+G = 9.81
+RAIL_DISTANCE = 1.5                 # m between rail centres (solver.track default)
+FLANGE_ANGLE = math.radians(20.0)   # a contact point steeper than this is a flange contact
+SIDES = ("left", "right")
+POINTS = 3
+
+# WheelsetParameters field -> FMI parameter (fmu_wheelset.slave names)
+TO_FMI = {
+    "wheel_profile": "wheel.profile", "rail_profile": "rail.profile", "gauge": "track.gauge",
+    "rail_inclination": "rail.inclination", "back_to_back": "wheelset.back_to_back",
+    "nominal_radius": "wheel.nominal_rolling_radius", "mass": "wheelset.mass",
+    "inertia_roll": "wheelset.inertia.x", "inertia_spin": "wheelset.inertia.y",
+    "inertia_yaw": "wheelset.inertia.z", "young": "material.youngs_modulus",
+    "poisson": "material.poisson_ratio", "friction": "contact.friction_coefficient",
+    "separation_min": "contact.multipoint.min_separation",
+    "slope_difference_min": "contact.multipoint.min_slope_difference",
+    "contact_damping": "contact.damping", "max_penetration": "contact.max_penetration",
+    "lift_tolerance": "contact.lift_tolerance", "speed": "wheelset.speed",
+    "internal_step": "solver.internal_step",
+    "axle_box_semi_spacing": "wheelset.axle_box_semi_spacing",
+    "bogie": "suspension.builtin", "suspended_mass": "suspension.suspended_mass",
+    "initial_lateral": "wheelset.initial_lateral", "initial_yaw": "wheelset.initial_yaw",
+    "track": "track.scenario",
+}
+ENUM_FMI = {"creep_model": ("contact.creep_model", ("kalker", "she", "polach", "fastsim")),
+            "contact_model": ("contact.model", ("single", "multipoint")),
+            "integrator": ("solver.integrator", ("rk4", "semi-implicit"))}
+TUPLE_FMI = {"suspension_stiffness": "suspension.stiffness", "suspension_damping": "suspension.damping"}
+
+SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration")
+
+
+def output_names():
+    names = ["wheelset.y"]
+    for side in SIDES:
+        names.append(f"wheel.{side}.Y_over_Q")
+        for k in range(1, POINTS + 1):
+            p = f"contact.{side}.point[{k}]"
+            names += [f"{p}.active", f"{p}.contact_angle", f"{p}.normal_force",
+                      f"{p}.longitudinal_force", f"{p}.longitudinal_creepage",
+                      f"{p}.lateral_force", f"{p}.lateral_creepage"]
+    return names
+
+
+# ----------------------------------------------------------------- sweep spec
+@dataclasses.dataclass
+class Sweep:
+    scenario: str
+    duration: float
+    output_interval: float
+    ramp_time: float
+    direction: str
+    cases: list          # list of dict (the varying + fixed case parameters)
+    source: str = ""
+
+
+def _axis(values, key):
+    if not isinstance(values, list):
+        values = [values]
+    if not values:
+        raise ValueError(f"sweep axis {key!r} is empty")
+    return values
+
+
+def load_sweep(path) -> Sweep:
+    """Read a sweep TOML (format in the module docstring)."""
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    scenario = str(data.get("scenario", "kang-r320"))
+    if not os.path.isabs(scenario) and not scenario.replace("-", "").isalnum():
+        # a relative scenario file: relative to the sweep file
+        candidate = Path(path).parent / scenario
+        if candidate.exists():
+            scenario = str(candidate.resolve())
+    fixed = dict(data.get("fixed", {}))
+    if "grid" in data and "random" in data:
+        raise ValueError(f"{path}: give [grid] or [random], not both")
+    cases = []
+    if "random" in data:
+        spec = dict(data["random"])
+        n = int(spec.pop("samples"))
+        rng = random.Random(int(spec.pop("seed", 0)))
+        for _ in range(n):
+            case = dict(fixed)
+            for key, values in spec.items():
+                values = _axis(values, key)
+                if (len(values) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             for v in values)):
+                    case[key] = rng.uniform(float(values[0]), float(values[1]))
+                else:
+                    case[key] = rng.choice(values)
+            cases.append(case)
+    else:
+        grid = dict(data.get("grid", {}))
+        keys = list(grid)
+        for combo in itertools.product(*[_axis(grid[k], k) for k in keys]):
+            case = dict(fixed)
+            case.update(zip(keys, combo))
+            cases.append(case)
+    return Sweep(scenario=scenario, duration=float(data.get("duration", 3.0)),
+                 output_interval=float(data.get("output_interval", 0.01)),
+                 ramp_time=float(data.get("ramp_time", 0.5)),
+                 direction=str(data.get("direction", "left")),
+                 cases=[make_case(c, scenario=scenario, duration=float(data.get("duration", 3.0)),
+                                  output_interval=float(data.get("output_interval", 0.01)),
+                                  ramp_time=float(data.get("ramp_time", 0.5)),
+                                  direction=str(data.get("direction", "left"))) for c in cases],
+                 source=str(path))
+
+
+def make_case(params: dict, *, scenario="kang-r320", duration=3.0, output_interval=0.01,
+              ramp_time=0.5, direction="left") -> dict:
+    """A case: everything that determines its result (and so its key)."""
+    params = {k: (float(v) if isinstance(v, int) and not isinstance(v, bool) else v)
+              for k, v in params.items()}
+    duration = float(params.pop("duration", duration))
+    return {"scenario": scenario, "duration": duration, "output_interval": float(output_interval),
+            "ramp_time": float(ramp_time), "direction": direction, "params": params}
+
+
+def case_key(case: dict) -> str:
+    text = json.dumps(case, sort_keys=True, default=repr)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# ------------------------------------------------------------ case -> model
+def _track_values(case, speed):
+    """(curvature 1/m, cant angle rad, cant mm) of the curve of a case, or None."""
+    p = case["params"]
+    if "radius_m" not in p:
+        return None
+    radius = float(p["radius_m"])
+    if radius == 0.0 or not math.isfinite(radius):
+        return 0.0, 0.0, 0.0
+    if "cant_mm" in p:
+        h = float(p["cant_mm"]) / 1000.0
+    elif "cant_deficiency_mm" in p:
+        h = speed * speed * RAIL_DISTANCE / (G * abs(radius)) - float(p["cant_deficiency_mm"]) / 1000.0
+    else:
+        h = 0.0
+    sign = 1.0 if case.get("direction", "left") == "left" else -1.0
+    kappa = sign / abs(radius)
+    # left curve: outer (right) rail raised -> cant_angle < 0 (docs/CONVENTIONS.md)
+    angle = -sign * math.asin(max(-0.99, min(0.99, h / RAIL_DISTANCE)))
+    return kappa, angle, h * 1000.0
+
+
+def case_scenario(case):
+    """The solver Scenario of a case (base scenario + case parameters)."""
+    from solver.scenarios import load_scenario
+    p = case["params"]
+    overrides = {k: v for k, v in p.items() if k not in SPECIAL_KEYS}
+    for k in ("suspension_stiffness", "suspension_damping"):
+        if k in overrides:
+            overrides[k] = tuple(overrides[k])
+    if "speed_kmh" in p:
+        overrides["speed"] = float(p["speed_kmh"]) / 3.6
+    if "radius_m" in p:
+        overrides["track"] = "straight"
+    overrides["duration"] = case["duration"]
+    overrides["output_interval"] = case["output_interval"]
+    return load_scenario(case["scenario"], **overrides)
+
+
+def ramp(t, ramp_time):
+    t = np.asarray(t, dtype=float)
+    return np.minimum(t / ramp_time, 1.0) if ramp_time > 0 else np.ones_like(t)
+
+
+def start_values(params, fmi_names) -> tuple[dict, list]:
+    """FMI start values for WheelsetParameters `params`; also the fields the FMU
+    has no parameter for (returned so that the case can report them)."""
+    values, missing = {}, []
+    defaults = type(params)()
+    for f in dataclasses.fields(params):
+        value = getattr(params, f.name)
+        if f.name in TO_FMI:
+            name = TO_FMI[f.name]
+            if f.name == "track" and not isinstance(value, str):
+                missing.append(f.name)
+                continue
+            if f.name in ("wheel_profile", "rail_profile") and not isinstance(value, str):
+                missing.append(f.name)
+                continue
+            if name in fmi_names:
+                values[name] = value
+            elif value != getattr(defaults, f.name):
+                missing.append(f.name)
+        elif f.name in ENUM_FMI:
+            name, options = ENUM_FMI[f.name]
+            values[name] = options.index(value)
+        elif f.name in TUPLE_FMI:
+            names = [f"{TUPLE_FMI[f.name]}.{ax}" for ax in "xyz"]
+            if all(n in fmi_names for n in names):
+                values.update({n: float(x) for n, x in zip(names, value)})
+            elif tuple(value) != tuple(getattr(defaults, f.name)):
+                missing.append(f.name)
+        elif value != getattr(defaults, f.name):
+            missing.append(f.name)
+    return values, missing
+
+
+# --------------------------------------------------------------- summaries
+def summarize(columns: dict) -> dict:
+    """Summary quantities of a case from its time histories (FMI names)."""
+    n = len(columns.get("time", []))
+    out = {"samples": n}
+    if n == 0:
+        for k in ("max_YQ_left", "max_YQ_right", "max_abs_y_mm", "max_flange_force_kN",
+                  "flange_contact_share", "flange_share_left", "flange_share_right",
+                  "max_wear_number_N"):
+            out[k] = float("nan")
+        return out
+    flange_any = np.zeros(n, dtype=bool)
+    max_flange, max_wear = 0.0, 0.0
+    for side in SIDES:
+        out[f"max_YQ_{side}"] = float(np.max(columns[f"wheel.{side}.Y_over_Q"]))
+        side_flange = np.zeros(n, dtype=bool)
+        for k in range(1, POINTS + 1):
+            p = f"contact.{side}.point[{k}]"
+            active = np.asarray(columns[f"{p}.active"]).astype(bool)
+            normal = np.asarray(columns[f"{p}.normal_force"], dtype=float)
+            flange = active & (np.asarray(columns[f"{p}.contact_angle"]) > FLANGE_ANGLE) & (normal > 0)
+            side_flange |= flange
+            if flange.any():
+                max_flange = max(max_flange, float(np.max(normal[flange])))
+            wear = (np.abs(np.asarray(columns[f"{p}.longitudinal_force"]) * columns[f"{p}.longitudinal_creepage"])
+                    + np.abs(np.asarray(columns[f"{p}.lateral_force"]) * columns[f"{p}.lateral_creepage"]))
+            wear = np.where(active, wear, 0.0)
+            max_wear = max(max_wear, float(np.max(wear)))
+        out[f"flange_share_{side}"] = float(np.mean(side_flange))
+        flange_any |= side_flange
+    out["max_abs_y_mm"] = float(np.max(np.abs(columns["wheelset.y"]))) * 1e3
+    out["max_flange_force_kN"] = max_flange / 1e3
+    out["flange_contact_share"] = float(np.mean(flange_any))
+    out["max_wear_number_N"] = max_wear
+    return out
+
+
+# ----------------------------------------------------------------- runners
+def _fmu_run(fmu_path, case, want_history):
+    import fmpy
+    from fmpy import read_model_description
+    scenario = case_scenario(case)
+    md = read_model_description(fmu_path)
+    fmi_names = {v.name for v in md.modelVariables}
+    values, missing = start_values(scenario.params, fmi_names)
+    track = _track_values(case, scenario.params.speed)
+    table = None
+    stop = scenario.duration
+    dt = scenario.output_interval
+    if track is not None:
+        kappa, angle, _ = track
+        values["track.scenario"] = "straight"
+        values["track.curvature_from_input"] = True
+        values["track.cant_from_input"] = True
+        t = np.arange(int(round(stop / dt)) + 1) * dt
+        table = np.zeros(t.size, dtype=[("time", float), ("track.curvature", float),
+                                        ("track.cant_angle", float)])
+        table["time"] = t
+        r = ramp(t, case["ramp_time"])
+        table["track.curvature"] = kappa * r
+        table["track.cant_angle"] = angle * r
+    messages = []
+
+    def logger(component, instance, status, category, message):
+        text = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
+        if status >= 3 or len(messages) < 20:      # fmi2Error and worse, or the first ones
+            messages.append(text)
+
+    holder = {}
+
+    def step_finished(time_, recorder):
+        holder["rec"] = recorder
+        return True
+
+    status, message = "ok", ""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):    # fmpy's "missing input" warnings
+            result = fmpy.simulate_fmu(fmu_path, start_time=0.0, stop_time=stop, output_interval=dt,
+                                       start_values=values, input=table, output=output_names(),
+                                       logger=logger, step_finished=step_finished,
+                                       model_description=md, validate=False)
+    except Exception as exc:  # noqa: BLE001 - recorded with the case
+        status = "failed"
+        errors = [m for m in messages if m]
+        message = f"{type(exc).__name__}: {exc}" + (f" | FMU: {errors[-1]}" if errors else "")
+        rec = holder.get("rec")
+        result = rec.result() if rec is not None and rec.rows else None
+    columns = {}
+    if result is not None:
+        columns = {name: np.asarray(result[name], dtype=float) for name in result.dtype.names}
+    return status, message, columns, missing, track
+
+
+def _core_run(case, want_history):
+    """The same case with the core (no FMU): the reference runner."""
+    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.track import RailMotion
+    scenario = case_scenario(case)
+    track = _track_values(case, scenario.params.speed)
+    dt, stop = scenario.output_interval, scenario.duration
+    n = int(round(stop / dt))
+
+    def inputs(t):
+        if track is None:
+            return None
+        r = float(ramp(t, case["ramp_time"]))
+        return WheelsetInputs(rail_motion=RailMotion(), curvature=track[0] * r, cant_angle=track[1] * r)
+
+    rows = []
+
+    def record(out, t):
+        row = {"time": t, "wheelset.y": out.position[1]}
+        for s, side in enumerate(SIDES):
+            row[f"wheel.{side}.Y_over_Q"] = out.derailment_quotient[s]
+            for k in range(POINTS):
+                p = f"contact.{side}.point[{k + 1}]"
+                row[f"{p}.active"] = float(out.contact_active[s, k])
+                row[f"{p}.contact_angle"] = out.contact_angle[s, k]
+                row[f"{p}.normal_force"] = out.normal_force[s, k]
+                # the core gives T gamma per point directly: stored as force x unit
+                # creepage so that summarize() computes the same wear number
+                row[f"{p}.longitudinal_force"] = out.wear_number[s, k]
+                row[f"{p}.longitudinal_creepage"] = 1.0
+                row[f"{p}.lateral_force"] = 0.0
+                row[f"{p}.lateral_creepage"] = 0.0
+        rows.append(row)
+
+    status, message = "ok", ""
+    try:
+        model = WheelsetModel(scenario.params)
+        model.initialize(inputs(0.0))
+        record(model.outputs(), 0.0)
+        for i in range(n):
+            res = model.advance(dt, inputs(i * dt))
+            if res.status != "ok":
+                status, message = "failed", f"t = {(i + 1) * dt:.3f} s: {res.status}: {res.message}"
+                break
+            record(model.outputs(), (i + 1) * dt)
+    except Exception as exc:  # noqa: BLE001
+        status, message = "failed", f"{type(exc).__name__}: {exc}"
+    columns = {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
+    return status, message, columns, [], track
+
+
+def run_case(fmu_path, case, want_history=False) -> dict:
+    """Run one case; never raises. `fmu_path`: an .fmu file or an extracted FMU
+    directory, or None for the core runner. Returns a dict with ``key``,
+    ``status`` ("ok" | "failed"), ``message``, the case parameters, the summary
+    quantities and (if `want_history`) ``history`` (name -> list)."""
+    t0 = time.perf_counter()
+    key = case_key(case)
+    try:
+        if fmu_path is None:
+            status, message, columns, missing, track = _core_run(case, want_history)
+        else:
+            status, message, columns, missing, track = _fmu_run(fmu_path, case, want_history)
+    except Exception as exc:  # noqa: BLE001 - a case never kills the sweep
+        status, message, columns, missing, track = (
+            "failed", f"{type(exc).__name__}: {exc} ({traceback.format_exc(limit=3)})", {}, [], None)
+    row = {"key": key, "status": status, "message": message,
+           "runner": "core" if fmu_path is None else "fmu"}
+    row.update({f"case.{k}": v for k, v in sorted(case["params"].items())})
+    row["duration_s"] = case["duration"]
+    if track is not None:
+        row["curvature_1_m"], row["cant_angle_rad"], row["cant_mm_applied"] = track
+    row["simulated_s"] = float(columns["time"][-1]) if columns and len(columns["time"]) else 0.0
+    row.update(summarize(columns))
+    if missing:
+        row["not_in_fmu"] = " ".join(missing)
+    row["wall_s"] = time.perf_counter() - t0
+    if want_history:
+        row["history"] = {k: np.asarray(v, dtype=float).tolist() for k, v in columns.items()}
+    return row
+
+
+# ------------------------------------------------------------ dask plumbing
+_WORKER_FMUS: dict = {}
+
+
+def worker_fmu(digest: str, data: bytes) -> str:
+    """On a worker: the FMU written and extracted once per process (temp dir)."""
+    path = _WORKER_FMUS.get(digest)
+    if path is not None and os.path.isdir(path):
+        return path
+    import zipfile
+    root = tempfile.mkdtemp(prefix=f"wheelset-sweep-{digest[:8]}-")
+    fmu = os.path.join(root, "Wheelset.fmu")
+    with open(fmu, "wb") as fh:
+        fh.write(data)
+    unzipped = os.path.join(root, "unzipped")
+    with zipfile.ZipFile(fmu) as z:
+        z.extractall(unzipped)
+    _WORKER_FMUS[digest] = unzipped
+    return unzipped
+
+
+def dask_task(fmu_blob, case, want_history=False):
+    """The task run on a worker: ``fmu_blob`` = (digest, bytes) or None (core)."""
+    path = None if fmu_blob is None else worker_fmu(*fmu_blob)
+    return run_case(path, case, want_history)
+
+
+def _json_default(x):
+    if isinstance(x, (np.floating, np.integer)):
+        return x.item()
+    return repr(x)
+
+
+def _write_case(out: Path, row: dict, want_history: bool):
+    history = row.pop("history", None)
+    cases_dir = out / "cases"
+    cases_dir.mkdir(parents=True, exist_ok=True)
+    tmp = cases_dir / f".{row['key']}.json.tmp"
+    tmp.write_text(json.dumps(row, default=_json_default, indent=1, allow_nan=True))
+    tmp.replace(cases_dir / f"{row['key']}.json")
+    if want_history and history:
+        hdir = out / "histories"
+        hdir.mkdir(parents=True, exist_ok=True)
+        names = list(history)
+        data = np.column_stack([history[n] for n in names])
+        np.savetxt(hdir / f"{row['key']}.csv", data, delimiter=",", header=",".join(names),
+                   comments="", fmt="%.10g")
+        try:
+            plot_history(history, hdir / f"{row['key']}.png", title=_case_label(row))
+        except Exception as exc:  # noqa: BLE001 - a plot never stops the sweep
+            print(f"history plot of {row['key']} failed: {exc}", file=sys.stderr)
+
+
+def _case_label(row):
+    return ", ".join(f"{k[5:]}={v:g}" if isinstance(v, float) else f"{k[5:]}={v}"
+                     for k, v in row.items() if k.startswith("case."))
+
+
+def load_done(out: Path, want_history=False) -> dict:
+    done = {}
+    cases_dir = Path(out) / "cases"
+    if not cases_dir.is_dir():
+        return done
+    for f in cases_dir.glob("*.json"):
+        try:
+            row = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if want_history and not (Path(out) / "histories" / f"{row['key']}.csv").exists():
+            continue
+        done[row["key"]] = row
+    return done
+
+
+def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_workers=None,
+              histories=False, progress=True, client=None, plot=True):
+    """Run `cases` (list of case dicts) on Dask; returns the rows (one per case,
+    in the order of `cases`). Cases whose result is in ``out/cases`` are skipped.
+    `runner`: "fmu" (needs `fmu_path`, an .fmu file) or "core"."""
+    from distributed import Client, LocalCluster, as_completed
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    keys = [case_key(c) for c in cases]
+    done = load_done(out, histories)
+    todo = {}
+    for k, c in zip(keys, cases):
+        if k not in done and k not in todo:
+            todo[k] = c
+    stats = {"total": len(set(keys)), "skipped": len(set(keys)) - len(todo), "ran": 0, "failed": 0}
+    if todo:
+        own_cluster = None
+        if client is None:
+            if scheduler:
+                client = Client(scheduler)
+            else:
+                n = n_workers or os.cpu_count() or 1
+                own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                           dashboard_address=None)
+                client = Client(own_cluster)
+            own_client = True
+        else:
+            own_client = False
+        try:
+            blob = None
+            if runner == "fmu":
+                if fmu_path is None:
+                    raise ValueError("runner 'fmu' needs an FMU file")
+                data = Path(fmu_path).read_bytes()
+                blob = client.scatter((hashlib.sha256(data).hexdigest(), data), broadcast=True)
+            futures = [client.submit(dask_task, blob, c, histories, key=f"case-{k}", pure=False)
+                       for k, c in todo.items()]
+            bar = None
+            if progress:
+                from tqdm import tqdm
+                bar = tqdm(total=len(futures), desc="sweep", unit="case")
+            for fut in as_completed(futures):
+                try:
+                    row = fut.result()
+                except Exception as exc:  # noqa: BLE001 - worker died, etc.
+                    k = fut.key[5:] if isinstance(fut.key, str) else str(fut.key)
+                    row = {"key": k, "status": "failed", "message": f"task error: {type(exc).__name__}: {exc}",
+                           "runner": runner}
+                    row.update({f"case.{p}": v for p, v in sorted(todo[k]["params"].items())})
+                _write_case(out, row, histories)
+                stats["ran"] += 1
+                stats["failed"] += row["status"] != "ok"
+                done[row["key"]] = row
+                if bar is not None:
+                    bar.update(1)
+                    if row["status"] != "ok":
+                        bar.write(f"case {row['key']} failed: {row['message'][:200]}")
+            if bar is not None:
+                bar.close()
+        finally:
+            if own_client:
+                client.close()
+            if own_cluster is not None:
+                own_cluster.close()
+    rows = [done[k] for k in keys]
+    write_summary(rows, out / "summary.csv")
+    if plot:
+        try:
+            plot_heatmap(rows, out / "heatmap_max_YQ.png")
+        except Exception as exc:  # noqa: BLE001
+            print(f"heat map failed: {exc}", file=sys.stderr)
+    run_sweep.last_stats = stats
+    return rows
+
+
+def write_summary(rows, path):
+    columns = []
+    for r in rows:
+        for k in r:
+            if k != "history" and k not in columns:
+                columns.append(k)
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
+        w.writeheader()
+        seen = set()
+        for r in rows:
+            if r["key"] in seen:
+                continue
+            seen.add(r["key"])
+            w.writerow({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in r.items()})
+
+
+# ------------------------------------------------------------------ plots
+def plot_heatmap(rows, path):
+    """Max Y/Q (of both wheels) over speed x radius; other axes: the max over them."""
+    rows = [r for r in rows if "case.speed_kmh" in r and "case.radius_m" in r]
+    if not rows:
+        return None
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    speeds = sorted({float(r["case.speed_kmh"]) for r in rows})
+    radii = sorted({float(r["case.radius_m"]) for r in rows})
+    grid = np.full((len(radii), len(speeds)), np.nan)
+    failed = np.zeros_like(grid, dtype=bool)
+    for r in rows:
+        i, j = radii.index(float(r["case.radius_m"])), speeds.index(float(r["case.speed_kmh"]))
+        if r.get("status") != "ok":
+            failed[i, j] = True
+        v = max(float(r.get("max_YQ_left", np.nan)), float(r.get("max_YQ_right", np.nan)))
+        if math.isfinite(v):
+            grid[i, j] = v if math.isnan(grid[i, j]) else max(grid[i, j], v)
+    fig = Figure(figsize=(1.4 + 1.1 * len(speeds), 1.2 + 0.8 * len(radii)))
+    ax = fig.add_subplot()
+    im = ax.imshow(grid, origin="lower", aspect="auto", cmap="viridis")
+    ax.set_xticks(range(len(speeds)), [f"{s:g}" for s in speeds])
+    ax.set_yticks(range(len(radii)), [f"{r:g}" for r in radii])
+    ax.set_xlabel("speed (km/h)")
+    ax.set_ylabel("curve radius (m)")
+    ax.set_title("max Y/Q (both wheels)")
+    for i in range(len(radii)):
+        for j in range(len(speeds)):
+            text = "n/a" if math.isnan(grid[i, j]) else f"{grid[i, j]:.2f}"
+            if failed[i, j]:
+                text += "\nfailed"
+            ax.text(j, i, text, ha="center", va="center", color="w", fontsize=8)
+    fig.colorbar(im, ax=ax, label="Y/Q")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return path
+
+
+def plot_history(history, path, title=""):
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    t = np.asarray(history["time"])
+    fig = Figure(figsize=(8, 7))
+    axes = fig.subplots(3, 1, sharex=True)
+    axes[0].plot(t, np.asarray(history["wheelset.y"]) * 1e3)
+    axes[0].set_ylabel("y (mm)")
+    for side in SIDES:
+        axes[1].plot(t, history[f"wheel.{side}.Y_over_Q"], label=side)
+        for k in range(1, POINTS + 1):
+            axes[2].plot(t, np.asarray(history[f"contact.{side}.point[{k}].normal_force"]) / 1e3,
+                         label=f"{side} p{k}")
+    axes[1].set_ylabel("Y/Q")
+    axes[1].legend(fontsize=7)
+    axes[2].set_ylabel("normal force (kN)")
+    axes[2].legend(fontsize=7, ncol=3)
+    axes[2].set_xlabel("time (s)")
+    axes[0].set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    return path
