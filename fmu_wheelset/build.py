@@ -7,7 +7,7 @@ enabled) and then post-processes ``modelDescription.xml`` in the zip, since
 pythonfmu 0.7.0 writes no units, no min/max and no InitialUnknowns:
 
 * ``UnitDefinitions`` for every unit used (m, rad, N, N.m, m/s, rad/s, s, kg,
-  kg.m2, Pa, 1, 1/m, N.s/m), with SI base-unit exponents;
+  kg.m2, Pa, 1, 1/m, N.s/m, N/m), with SI base-unit exponents;
 * ``TypeDefinitions``: one Real SimpleType per quantity (Length, Angle, Force,
   ...) and the Enumerations CreepModel, ContactModel, Integrator;
 * ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; the enumeration
@@ -48,6 +48,7 @@ UNITS = {
     "1": ("Dimensionless", "Dimensionless", {}),
     "1/m": ("Curvature", "Curvature", {"m": -1}),
     "N.s/m": ("DampingCoefficient", "DampingCoefficient", {"kg": 1, "s": -1}),
+    "N/m": ("Stiffness", "Stiffness", {"kg": 1, "s": -2}),
 }
 
 

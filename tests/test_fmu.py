@@ -109,6 +109,7 @@ def md(fmu):
 def core_parameters(md, values=PARAMS):
     """WheelsetParameters with the FMU's start values overridden by `values`."""
     kwargs = {}
+    by = {v.name: v for v in md.modelVariables}
     for v in md.modelVariables:
         if v.causality != "parameter":
             continue
@@ -122,6 +123,8 @@ def core_parameters(md, values=PARAMS):
         elif v.name in ENUMS:
             field, names = ENUMS[v.name]
             kwargs[field] = names[int(raw)]
+    kwargs["suspension_stiffness"] = tuple(float(values.get(f"suspension.stiffness.{a}", by[f"suspension.stiffness.{a}"].start)) for a in "xyz")
+    kwargs["suspension_damping"] = tuple(float(values.get(f"suspension.damping.{a}", by[f"suspension.damping.{a}"].start)) for a in "xyz")
     return WheelsetParameters(**kwargs)
 
 

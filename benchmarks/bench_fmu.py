@@ -1,0 +1,188 @@
+"""Benchmark of the wheelset FMU through FMPy.
+
+* instantiate + initialize in a NEW process with a NEW extraction directory:
+  cold (empty numba cache), warm (cache filled), and without the stable solver
+  copy (WHEELSET_FMU_CACHE=off: numba's cache is keyed by the source path, so
+  every fresh extraction compiles again);
+* the Ren & Jin scenario (track ren-jin-r400, LMA-worn on CHN60, 100 km/h,
+  the vehicle of solver.scenarios 'ren-jin-r400-100') for 10 s with 1 ms
+  communication steps through fmpy.simulate_fmu: wall time, real-time factor;
+* the same steps on the core directly (WheelsetModel.advance), hence the share
+  of the FMI layer (pythonfmu + FMPy + the slave's conversions);
+* the per-doStep overhead with the core disabled (benchmark.skip_core).
+
+usage: python benchmarks/bench_fmu.py [--fmu dist/Wheelset.fmu] [--duration 10]
+       [--no-instantiation]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+H = 1e-3
+SPEED = 100.0 / 3.6
+# the vehicle of solver.scenarios 'ren-jin-r400-100', as FMU parameters
+REN_JIN = {
+    "wheel.profile": "LMA-worn", "rail.profile": "CHN60", "track.gauge": 1.435,
+    "rail.inclination": math.atan(1.0 / 40.0), "wheelset.back_to_back": 1.353,
+    "wheel.nominal_rolling_radius": 0.43, "wheelset.mass": 1600.0,
+    "wheelset.inertia.x": 660.0, "wheelset.inertia.y": 160.0, "wheelset.inertia.z": 600.0,
+    "contact.friction_coefficient": 0.3, "contact.creep_model": 2, "contact.model": 1,
+    "wheelset.speed": SPEED, "track.scenario": "ren-jin-r400", "suspension.builtin": True,
+    "suspension.stiffness.x": 8.0e6, "suspension.stiffness.y": 0.0,
+    "suspension.stiffness.z": 1.22e6, "suspension.damping.x": 15e3,
+    "suspension.damping.y": 20e3, "suspension.damping.z": 4e3,
+    "suspension.suspended_mass": 12400.0, "contact.damping": 1e5,
+}
+
+INSTANTIATE = r"""
+import json, shutil, sys, tempfile, time, zipfile
+fmu, params = sys.argv[1], json.loads(sys.argv[2])
+t0 = time.perf_counter()
+from fmpy import read_model_description
+from fmpy.fmi2 import FMU2Slave
+md = read_model_description(fmu)
+by = {v.name: v for v in md.modelVariables}
+d = tempfile.mkdtemp(prefix="wheelset_bench_")
+zipfile.ZipFile(fmu).extractall(d)
+t1 = time.perf_counter()
+s = FMU2Slave(guid=md.guid, unzipDirectory=d, modelIdentifier="Wheelset", instanceName="bench")
+s.instantiate()
+for name, value in params.items():
+    v = by[name]
+    if v.type == "Real": s.setReal([v.valueReference], [float(value)])
+    elif v.type in ("Integer", "Enumeration"): s.setInteger([v.valueReference], [int(value)])
+    elif v.type == "Boolean": s.setBoolean([v.valueReference], [bool(value)])
+    else: s.setString([v.valueReference], [str(value)])
+s.setupExperiment(startTime=0.0); s.enterInitializationMode(); s.exitInitializationMode()
+t2 = time.perf_counter()
+s.doStep(0.0, 1e-3)
+t3 = time.perf_counter()
+print(json.dumps({"prepare": t1 - t0, "init": t2 - t1, "first_step": t3 - t2}))
+s.terminate(); s.freeInstance(); shutil.rmtree(d, ignore_errors=True)
+"""
+
+
+def instantiate_once(fmu: str, cache: str | None) -> dict:
+    import json
+    env = dict(os.environ)
+    if cache is not None:
+        env["WHEELSET_FMU_CACHE"] = cache
+    out = subprocess.run([sys.executable, "-c", INSTANTIATE, fmu, json.dumps(REN_JIN)],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bench_instantiation(fmu: str):
+    print("instantiate + initialize (new process, new extraction directory each time)")
+    with tempfile.TemporaryDirectory(prefix="wheelset_cache_") as cache:
+        cold = instantiate_once(fmu, cache)
+        warm = [instantiate_once(fmu, cache) for _ in range(2)]
+    best = min(warm, key=lambda r: r["init"])
+    print(f"  cold (empty numba cache)        : {cold['init']:6.2f} s  "
+          f"(+ first doStep {cold['first_step']:.2f} s)")
+    print(f"  warm (stable per-version cache) : {best['init']:6.2f} s  "
+          f"(+ first doStep {best['first_step']:.3f} s; runs: "
+          + ", ".join(f"{r['init']:.2f}" for r in warm) + ")")
+    off = instantiate_once(fmu, "off")
+    print(f"  without the stable copy (WHEELSET_FMU_CACHE=off, fresh extraction): "
+          f"{off['init']:6.2f} s (+ first doStep {off['first_step']:.2f} s)")
+
+
+def simulate(fmu: str, duration: float, extra=None, output=None):
+    import fmpy
+    t0 = time.perf_counter()
+    result = fmpy.simulate_fmu(fmu, stop_time=duration, output_interval=H,
+                               start_values={**REN_JIN, **(extra or {})}, output=output)
+    return time.perf_counter() - t0, result
+
+
+def core_run(duration: float):
+    from solver.wheelset import WheelsetInputs, WheelsetModel
+    params = _core_parameters()
+    model = WheelsetModel(params)
+    model.initialize()
+    n = int(round(duration / H))
+    inputs = WheelsetInputs()
+    t, t0 = 0.0, time.perf_counter()
+    for k in range(n):
+        t_next = (k + 1) * H
+        r = model.advance(t_next - t, inputs)
+        if r.status != "ok":
+            raise RuntimeError(f"core discarded the step at t = {t:g} s: {r.message}")
+        t = t_next
+        model.outputs()
+    return time.perf_counter() - t0, model
+
+
+def _core_parameters():
+    from solver.wheelset import WheelsetParameters
+    p = REN_JIN
+    return WheelsetParameters(
+        wheel_profile=p["wheel.profile"], rail_profile=p["rail.profile"], gauge=p["track.gauge"],
+        rail_inclination=p["rail.inclination"], back_to_back=p["wheelset.back_to_back"],
+        nominal_radius=p["wheel.nominal_rolling_radius"], mass=p["wheelset.mass"],
+        inertia_roll=p["wheelset.inertia.x"], inertia_spin=p["wheelset.inertia.y"],
+        inertia_yaw=p["wheelset.inertia.z"], friction=p["contact.friction_coefficient"],
+        creep_model="polach", contact_model="multipoint", speed=p["wheelset.speed"],
+        track=p["track.scenario"], bogie=True,
+        suspension_stiffness=tuple(p[f"suspension.stiffness.{a}"] for a in "xyz"),
+        suspension_damping=tuple(p[f"suspension.damping.{a}"] for a in "xyz"),
+        suspended_mass=p["suspension.suspended_mass"], contact_damping=p["contact.damping"])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fmu", help="an FMU to use (default: build one in a temporary folder)")
+    parser.add_argument("--duration", type=float, default=10.0, help="simulated time (s)")
+    parser.add_argument("--no-instantiation", action="store_true",
+                        help="skip the cold/warm instantiation measurements")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="wheelset_bench_fmu_") as tmp:
+        fmu = args.fmu
+        if fmu is None:
+            from fmu_wheelset.build import build_fmu
+            fmu = str(build_fmu(Path(tmp) / "Wheelset.fmu", quiet=True))
+        print(f"FMU: {fmu}")
+        if not args.no_instantiation:
+            bench_instantiation(fmu)
+
+        n = int(round(args.duration / H))
+        print(f"\nRen & Jin: ren-jin-r400, LMA-worn/CHN60, 100 km/h, {args.duration:g} s, "
+              f"{n} communication steps of 1 ms (fmpy.simulate_fmu, all outputs recorded)")
+        simulate(fmu, 0.01)                                    # warm-up (imports, compile)
+        wall, result = simulate(fmu, args.duration)
+        print(f"  FMU through FMPy : {wall:7.2f} s wall, real-time factor "
+              f"{wall / args.duration:.2f} (wall/simulated; {args.duration / wall:.2f}x real time)")
+        print(f"    end: y = {result['wheelset.y'][-1] * 1e3:.2f} mm, "
+              f"Y/Q right {result['wheel.right.Y_over_Q'][-1]:.3f}, "
+              f"left {result['wheel.left.Y_over_Q'][-1]:.3f}, contact points "
+              f"{result['wheel.left.active_points'][-1]} / {result['wheel.right.active_points'][-1]}")
+        core_wall, model = core_run(args.duration)
+        print(f"  core directly    : {core_wall:7.2f} s wall ({core_wall / n * 1e3:.2f} ms/step; "
+              f"advance + outputs)")
+        share = (wall - core_wall) / wall
+        print(f"  FMI layer share  : {100 * share:5.1f} % of the FMU wall time "
+              f"({(wall - core_wall) / n * 1e6:.0f} us/step: pythonfmu, FMPy, slave conversions)")
+
+        skip_wall, _ = simulate(fmu, args.duration, extra={"benchmark.skip_core": True})
+        few_wall, _ = simulate(fmu, args.duration, extra={"benchmark.skip_core": True},
+                               output=["wheelset.y"])
+        print(f"  per-doStep overhead, core disabled (benchmark.skip_core):")
+        print(f"    all {sum(1 for _ in result.dtype.names) - 1} outputs recorded: "
+              f"{skip_wall / n * 1e6:7.0f} us/step")
+        print(f"    one output recorded    : {few_wall / n * 1e6:7.0f} us/step")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
