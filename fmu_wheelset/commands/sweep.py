@@ -1,0 +1,52 @@
+"""`wheelset-fmu sweep`: parameter sweeps of the FMU on Dask (fmu_wheelset.sweep)."""
+from __future__ import annotations
+
+
+def register(subparsers):
+    p = subparsers.add_parser("sweep", help="parameter sweep of the FMU on a Dask cluster")
+    p.add_argument("sweep_file", help="sweep TOML (base scenario + [grid] or [random])")
+    p.add_argument("--out", default="results", help="results directory (cases/, summary.csv)")
+    p.add_argument("--fmu", help="FMU to run (default: build one into <out>/Wheelset.fmu "
+                                 "unless it exists)")
+    p.add_argument("--rebuild", action="store_true", help="build the FMU even if <out>/Wheelset.fmu exists")
+    p.add_argument("--runner", choices=("fmu", "core"), default="fmu",
+                   help="fmu (FMPy, default) or core (solver without the FMU)")
+    p.add_argument("--scheduler", help="address of an existing Dask scheduler, tcp://HOST:PORT "
+                                       "(default: a local cluster)")
+    p.add_argument("--workers", type=int, help="local cluster: worker processes (default: one per core)")
+    p.add_argument("--histories", action="store_true",
+                   help="also write per-case time histories (histories/<key>.csv and .png)")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+    from fmu_wheelset.sweep import load_sweep, run_sweep
+    sweep = load_sweep(args.sweep_file)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    fmu = None
+    if args.runner == "fmu":
+        fmu = Path(args.fmu) if args.fmu else out / "Wheelset.fmu"
+        if args.rebuild or not fmu.exists():
+            if args.fmu and not args.rebuild:
+                print(f"no FMU at {fmu}")
+                return 2
+            from fmu_wheelset.build import build_fmu
+            build_fmu(fmu, quiet=True)
+            print(f"built {fmu}")
+    print(f"{sweep.source}: {len(sweep.cases)} cases of {sweep.scenario}, "
+          f"{sweep.duration:g} s each -> {out}")
+    rows = run_sweep(sweep.cases, out, fmu_path=fmu, runner=args.runner,
+                     scheduler=args.scheduler, n_workers=args.workers,
+                     histories=args.histories, progress=not args.no_progress)
+    stats = run_sweep.last_stats
+    failed = [r for r in rows if r.get("status") != "ok"]
+    print(f"{stats['total']} cases: {stats['skipped']} already done, {stats['ran']} run, "
+          f"{len(failed)} failed in total")
+    for r in failed:
+        print(f"  failed {r['key']}: {str(r.get('message', ''))[:300]}")
+    print(f"wrote {out / 'summary.csv'}" + (f", {out / 'heatmap_max_YQ.png'}"
+                                           if (out / 'heatmap_max_YQ.png').exists() else ""))
+    return 0
