@@ -54,7 +54,7 @@ MAX_POINTS = 3          # contact points per wheel
 MAX_MINIMA = 24         # local minima of the distance function examined per wheel
 HUMP_MIN = 1e-7         # numerical margin on the intermediate maximum (m)
 VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008)
-COARSE_STRIDE = 8       # first pass of the distance function every 8th profile point (0.8 mm)
+COARSE_STRIDE = 10      # first pass of the distance function every 10th profile point (1 mm)
 
 # Columns of the per-point output array of the kernel.
 P_S_WHEEL = 0       # lateral coordinate on the wheel profile s (m)
