@@ -1,0 +1,71 @@
+"""Real-time factor of the wheelset core (issue 4).
+
+Runs the Ren & Jin R = 400 m, 100 km/h scenario (LMA-worn/CHN60, online
+multipoint geometry, Polach creep, RK4) for its full 12 s and prints the
+simulated seconds per wall second, the internal step and the number of
+right-hand-side evaluations, plus the cost of one RHS evaluation and of one
+contact-geometry evaluation inside numba. Target: >= 20x real time.
+"""
+import time
+
+import numpy as np
+from numba import njit
+
+from solver import geometry as geo
+from solver.scenarios import load_scenario, simulate
+from solver.wheelset import WheelsetModel, wheelset_rhs
+
+
+@njit
+def _rhs_loop(n, state, wt, rt, gp, model, zero, work, pts, cnt, con, summ, d):
+    for _ in range(n):
+        wheelset_rhs(state, 1.0 / 400.0, 0.0, -0.08, wt, rt, gp, model, zero, zero, zero, zero, 0.0,
+                     work, pts, cnt, con, summ, d)
+
+
+@njit
+def _geometry_loop(n, wt, rt, gp, y, z, roll, yaw, zero, work, pts, cnt):
+    for _ in range(n):
+        geo.wheelset_contact_kernel(wt, rt, gp, y, z, roll, yaw, zero, -1.0, work, pts, cnt)
+
+
+def main():
+    scenario = load_scenario("ren-jin-r400-100")
+    simulate(load_scenario("ren-jin-r400-100", duration=0.05))      # compile / load the cache
+    best = None
+    for _ in range(3):
+        result = simulate(scenario)
+        if best is None or result.wall_time < best.wall_time:
+            best = result
+    simulated = best.columns["time_s"][-1]
+    print(f"scenario ren-jin-r400-100: {simulated:.1f} s simulated, internal step "
+          f"{scenario.params.internal_step * 1e3:g} ms (RK4), output every "
+          f"{scenario.output_interval * 1e3:g} ms")
+    print(f"  wall time {best.wall_time:.2f} s, real-time factor {simulated / best.wall_time:.1f}x "
+          f"(target >= 20x), {best.rhs_evaluations} RHS evaluations "
+          f"({best.wall_time / best.rhs_evaluations * 1e6:.1f} us per RHS incl. Python overhead)")
+    model = WheelsetModel(scenario.params)
+    model.initialize()
+    for _ in range(900):
+        model.advance(0.01)
+    su = model.setup
+    zero = np.zeros((2, 3))
+    state = model.state.copy()
+    args = (state, su.wheel_table, su.rail_table, su.params, model.model, zero, model._work,
+            model._points, model._counts, model._contact, model._summary, model._deriv)
+    _rhs_loop(2, *args)
+    gargs = (su.wheel_table, su.rail_table, su.params, state[1], state[2], state[3], state[4], zero,
+             model._work, model._points, model._counts)
+    _geometry_loop(2, *gargs)
+    n = 20000
+    t0 = time.perf_counter()
+    _rhs_loop(n, *args)
+    t1 = time.perf_counter()
+    _geometry_loop(n, *gargs)
+    t2 = time.perf_counter()
+    print(f"  in the curve (outer wheel {int(model._counts[1])} points): one RHS {(t1 - t0) / n * 1e6:.1f} us, "
+          f"of which contact geometry {(t2 - t1) / n * 1e6:.1f} us")
+
+
+if __name__ == "__main__":
+    main()
