@@ -332,82 +332,11 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
     deriv[S_SPIN_RATE] = my_tot / jy
 
 
-@njit(cache=True)
-def integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail, gparams,
-                  model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
-                  work, points, counts, contact, summary, k1, k2, k3, k4, tmp):
-    """n_sub classical RK4 steps of size dt (track values per substep in arrays).
-
-    Returns the number of right-hand-side evaluations, or -1 if the state
-    became non-finite (the caller restores the state and reports it)."""
-    n_rhs = 0
-    for step in range(n_sub):
-        kap = curvature[step]
-        kap_r = curvature_rate[step]
-        ct = cant[step]
-        wheelset_rhs(state, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k1)
-        for j in range(N_STATE):
-            tmp[j] = state[j] + 0.5 * dt * k1[j]
-        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k2)
-        for j in range(N_STATE):
-            tmp[j] = state[j] + 0.5 * dt * k2[j]
-        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k3)
-        for j in range(N_STATE):
-            tmp[j] = state[j] + dt * k3[j]
-        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k4)
-        for j in range(N_STATE):
-            state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
-        n_rhs += 4
-        for j in range(N_STATE):
-            if not math.isfinite(state[j]):
-                return -1
-    # contact results at the final state
-    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
-                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
-                 box_moment, axle_torque, work, points, counts, contact, summary, k1)
-    return n_rhs + 1
-
-
-@njit(cache=True)
-def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail,
-                            gparams, model, rail_motion, rail_velocity, box_force, box_moment,
-                            axle_torque, work, points, counts, contact, summary, k1, k2, k3, k4,
-                            tmp):
-    """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
-    positions with the new velocities. One RHS evaluation per step; stable for
-    stiff contact springs at steps where explicit Euler is not."""
-    n_rhs = 0
-    for step in range(n_sub):
-        wheelset_rhs(state, curvature[step], curvature_rate[step], cant[step], wheel, rail,
-                     gparams, model, rail_motion, rail_velocity, box_force, box_moment,
-                     axle_torque, work, points, counts, contact, summary, k1)
-        for j in range(6):
-            state[6 + j] += dt * k1[6 + j]
-        for j in range(6):
-            state[j] += dt * state[6 + j]
-        n_rhs += 1
-        for j in range(N_STATE):
-            if not math.isfinite(state[j]):
-                return -1
-    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
-                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
-                 box_moment, axle_torque, work, points, counts, contact, summary, k1)
-    return n_rhs + 1
-
-
 # ---------------------------------------------------------------------------
 # Python API
 # ---------------------------------------------------------------------------
 
-INTEGRATORS = {"rk4": integrate_rk4, "semi-implicit": integrate_semi_implicit}
+INTEGRATOR_NAMES = ("rk4", "semi-implicit")
 
 
 @dataclass
@@ -487,8 +416,8 @@ class WheelsetParameters:
             raise WheelsetError(f"creep_model must be one of {sorted(MODEL_IDS)}, got {self.creep_model!r}")
         if self.contact_model not in ("multipoint", "single"):
             raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
-        if self.integrator not in INTEGRATORS:
-            raise WheelsetError(f"integrator must be one of {sorted(INTEGRATORS)}, got {self.integrator!r}")
+        if self.integrator not in INTEGRATOR_NAMES:
+            raise WheelsetError(f"integrator must be one of {INTEGRATOR_NAMES}, got {self.integrator!r}")
         if self.internal_step > 0.01:
             raise WheelsetError(f"internal_step {self.internal_step} s is too large (<= 0.01 s)")
         for name in ("suspension_stiffness", "suspension_damping"):
@@ -788,8 +717,8 @@ class WheelsetModel:
         if inputs is not None:
             self._inputs = inputs
         motion, velocity, force, moment, torque = self._input_arrays(self._inputs)
-        n_sub = max(1, int(math.ceil(h / self.params.internal_step - 1e-9)))
-        dt = h / n_sub
+        from solver.integrate import INTEGRATORS, substeps
+        n_sub, dt = substeps(h, self.params.internal_step)
         s_sub = self.distance + self.params.speed * dt * np.arange(n_sub)
         kap, rate, cant = self._track_at(s_sub, self._inputs)
         saved_state = self.state.copy()

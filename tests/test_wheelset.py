@@ -150,3 +150,12 @@ def test_wheel_lift_is_a_discarded_step_with_the_state_kept():
     # the step that lifted the wheels was not taken: the state is the last good one
     assert np.array_equal(model.state, before)
     assert model.time == 0.0
+
+
+def test_semi_implicit_integrator_gives_the_same_wavelength():
+    model = free_wheelset(integrator="semi-implicit", internal_step=1e-4)
+    model.initialize(lateral=0.001)
+    t, y = run(model, 8.0)
+    up = t[1:][(y[:-1] < 0) & (y[1:] >= 0)]
+    wavelength = np.diff(up).mean() * model.params.speed
+    assert wavelength == pytest.approx(2 * math.pi * math.sqrt(R0 * L0 / CONICITY), rel=0.03)
