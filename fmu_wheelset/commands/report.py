@@ -1,0 +1,35 @@
+"""`wheelset-fmu report`: run the validation suite and write one HTML page."""
+from __future__ import annotations
+
+
+def register(subparsers):
+    p = subparsers.add_parser("report", help="run the validation suite (FMU through FMPy) and "
+                                             "write a self-contained HTML report")
+    p.add_argument("--out", default="report", help="output directory (CSV, PNG, FMU cache, "
+                                                   "report.html)")
+    p.add_argument("--backend", choices=("fmu", "core"), default="fmu",
+                   help="run the dynamic cases through the FMU (FMPy) or the core")
+    p.add_argument("--no-progress", action="store_true")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    return run_report(args.out, args.backend, progress=not args.no_progress)
+
+
+def run_report(out, backend="fmu", progress=True, title="Wheelset FMU validation") -> int:
+    import time
+    from pathlib import Path
+
+    from fmu_wheelset.validation import markdown_table, run_suite
+    from fmu_wheelset.validation.report import all_rows, write_markdown, write_report
+    t0 = time.perf_counter()
+    results = run_suite(out, backend=backend, progress=progress)
+    html = write_report(results, Path(out) / "report.html", title=title)
+    md = write_markdown(results, Path(out) / "validation_table.md")
+    rows = all_rows(results)
+    print(markdown_table(rows))
+    failed = [r for r in rows if not r.passed]
+    print(f"\n{len(rows) - len(failed)} of {len(rows)} checks pass "
+          f"({time.perf_counter() - t0:.0f} s); wrote {html} and {md}")
+    return 1 if failed else 0

@@ -1,0 +1,312 @@
+"""Shared pieces of the validation suite: building/caching the FMU, running a
+scenario through the FMU (FMPy) or the core, table rows and figure helpers.
+
+`run_case(scenario, out_dir, backend="fmu"|"core", **overrides)` returns a
+`Run` whose `columns` use the core's column names (solver.scenarios), whatever
+the backend, and whose `backend` / `note` say which one produced it.
+
+FMU backend: the scenario's WheelsetParameters are turned into FMI start
+values with the FMU's variable names (fmu_wheelset/slave.py); FMPy's
+`simulate_fmu` drives it in co-simulation with the communication step =
+`output_interval`. A scenario parameter the FMU cannot express (e.g. the
+built-in bogie's suspension stiffness when the model description has no
+variable for it, or a synthetic in-memory profile) makes the case run on the
+core instead, and the note says why: the report never labels a core result as
+an FMU result.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+SIDES = ("left", "right")
+POINTS = 3
+
+# WheelsetParameters field -> FMI variable (fmu_wheelset/slave.py)
+FMU_REAL = {
+    "gauge": "track.gauge", "rail_inclination": "rail.inclination",
+    "back_to_back": "wheelset.back_to_back", "nominal_radius": "wheel.nominal_rolling_radius",
+    "mass": "wheelset.mass", "inertia_roll": "wheelset.inertia.x",
+    "inertia_spin": "wheelset.inertia.y", "inertia_yaw": "wheelset.inertia.z",
+    "young": "material.youngs_modulus", "poisson": "material.poisson_ratio",
+    "friction": "contact.friction_coefficient", "separation_min": "contact.multipoint.min_separation",
+    "slope_difference_min": "contact.multipoint.min_slope_difference",
+    "contact_damping": "contact.damping", "max_penetration": "contact.max_penetration",
+    "lift_tolerance": "contact.lift_tolerance", "speed": "wheelset.speed",
+    "internal_step": "solver.internal_step", "axle_box_semi_spacing": "wheelset.axle_box_semi_spacing",
+    "suspended_mass": "suspension.suspended_mass", "initial_lateral": "wheelset.initial_lateral",
+    "initial_yaw": "wheelset.initial_yaw",
+}
+FMU_ENUM = {"creep_model": ("contact.creep_model", ("kalker", "she", "polach", "fastsim")),
+            "contact_model": ("contact.model", ("single", "multipoint")),
+            "integrator": ("solver.integrator", ("rk4", "semi-implicit"))}
+# vector parameters: names the FMU would use if it exposes them (checked
+# against the model description; absent -> the case runs on the core)
+FMU_VECTOR = {"suspension_stiffness": tuple(f"suspension.stiffness.{a}" for a in "xyz"),
+              "suspension_damping": tuple(f"suspension.damping.{a}" for a in "xyz")}
+
+POINT_FIELDS = (("active", "active"), ("wheel_lateral", "y_wheel_m"), ("rail_lateral", "y_rail_m"),
+                ("contact_angle", "contact_angle_rad"), ("rolling_radius", "rolling_radius_m"),
+                ("normal_force", "normal_force_N"), ("longitudinal_force", "creep_long_N"),
+                ("lateral_force", "creep_lat_N"))
+
+
+def fmu_to_core_columns():
+    """FMI output name -> core column name."""
+    m = {"time": "time_s", "wheelset.distance": "distance_m", "wheelset.y": "y_m",
+         "wheelset.z": "z_m", "wheelset.roll": "roll_rad", "wheelset.yaw": "yaw_rad",
+         "wheelset.spin_rate": "spin_rate_rad_s"}
+    for side in SIDES:
+        m[f"wheel.{side}.Y"] = f"{side}_Y_N"
+        m[f"wheel.{side}.Q"] = f"{side}_Q_N"
+        m[f"wheel.{side}.Y_over_Q"] = f"{side}_Y_over_Q"
+        m[f"wheel.{side}.active_points"] = f"{side}_contacts"
+        for k in range(1, POINTS + 1):
+            for fmi, core in POINT_FIELDS:
+                m[f"contact.{side}.point[{k}].{fmi}"] = f"{side}_p{k}_{core}"
+    return m
+
+
+# ---------------------------------------------------------------------------
+@dataclass
+class Row:
+    case: str
+    quantity: str
+    published: str           # published value (text, with unit)
+    value: float             # this model's value
+    unit: str
+    reference: float         # number the difference is taken against (nan: none)
+    tolerance: float         # |difference| <= tolerance passes (nan: pass/fail by `passed`)
+    backend: str
+    passed: bool | None = None
+    note: str = ""
+
+    def __post_init__(self):
+        if self.passed is None:
+            self.passed = bool(abs(self.value - self.reference) <= self.tolerance)
+
+    @property
+    def difference(self) -> float:
+        return self.value - self.reference if math.isfinite(self.reference) else float("nan")
+
+    def cells(self):
+        def num(x):
+            return "" if not math.isfinite(x) else f"{x:.3g}"
+        diff = num(self.difference)
+        if diff and math.isfinite(self.reference) and self.reference != 0:
+            diff += f" ({100 * self.difference / abs(self.reference):+.0f} %)"
+        tol = ("±" + num(self.tolerance)) if math.isfinite(self.tolerance) else ""
+        return [self.case, self.quantity + (f" [{self.unit}]" if self.unit else ""), self.published,
+                num(self.value), diff, tol, "pass" if self.passed else "FAIL", self.backend]
+
+
+TABLE_HEADER = ["case", "quantity", "published", "this FMU / core", "difference", "tolerance",
+                "result", "backend"]
+
+
+def markdown_table(rows) -> str:
+    lines = ["| " + " | ".join(TABLE_HEADER) + " |", "|" + "---|" * len(TABLE_HEADER)]
+    for r in rows:
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r.cells()) + " |")
+    return "\n".join(lines)
+
+
+@dataclass
+class CaseResult:
+    name: str
+    title: str
+    rows: list
+    figures: list = field(default_factory=list)     # (caption, path)
+    csv: list = field(default_factory=list)
+    backend: str = ""
+    notes: list = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+def fmu_path(out_dir) -> Path:
+    """The FMU cached under the output directory, built if missing or older than
+    its sources (fmu_wheelset/slave.py, solver/)."""
+    from fmu_wheelset.build import ROOT, build_fmu
+    target = Path(out_dir) / "fmu" / "Wheelset.fmu"
+    sources = [ROOT / "fmu_wheelset" / "slave.py", ROOT / "fmu_wheelset" / "build.py"]
+    sources += list((ROOT / "solver").glob("*.py"))
+    newest = max(p.stat().st_mtime for p in sources if p.exists())
+    if not target.exists() or target.stat().st_mtime < newest:
+        build_fmu(target, quiet=True)
+    return target
+
+
+_MD_CACHE = {}
+
+
+def fmu_variables(fmu) -> set:
+    key = str(fmu)
+    if key not in _MD_CACHE:
+        from fmpy import read_model_description
+        _MD_CACHE[key] = {v.name: v for v in read_model_description(key).modelVariables}
+    return _MD_CACHE[key]
+
+
+def fmu_start_values(params, variables) -> tuple[dict, list]:
+    """FMI start values for WheelsetParameters `params`, and the list of what the
+    FMU cannot express."""
+    from solver.wheelset import WheelsetParameters
+    default = WheelsetParameters()
+    start, missing = {}, []
+    for name in ("wheel_profile", "rail_profile"):
+        spec = getattr(params, name)
+        fmi = "wheel.profile" if name == "wheel_profile" else "rail.profile"
+        if isinstance(spec, (str, os.PathLike)):
+            start[fmi] = os.fspath(spec)
+        else:
+            missing.append(f"{name} is an in-memory profile object")
+    for f, fmi in FMU_REAL.items():
+        value = float(getattr(params, f))
+        if fmi in variables:
+            start[fmi] = value
+        elif value != float(getattr(default, f)):
+            missing.append(f"no FMI variable for {f}")
+    for f, (fmi, names) in FMU_ENUM.items():
+        start[fmi] = names.index(getattr(params, f))
+    for f, names in FMU_VECTOR.items():
+        value = tuple(getattr(params, f))
+        if all(n in variables for n in names):
+            start.update({n: float(x) for n, x in zip(names, value)})
+        elif params.bogie and value != tuple(getattr(default, f)):
+            missing.append(f"the FMU has no {f} parameters ({', '.join(names)})")
+    if params.creep_options:
+        missing.append("creep_options")
+    track = params.track
+    if isinstance(track, str):
+        start["track.scenario"] = track
+    else:
+        missing.append("track is an in-memory object")
+    start["suspension.builtin"] = bool(params.bogie)
+    return start, missing
+
+
+@dataclass
+class Run:
+    name: str
+    columns: dict
+    backend: str             # "fmu" | "core"
+    note: str
+    wall_time: float
+    status: str = "ok"
+
+
+def run_case(scenario, out_dir, backend: str = "fmu", **overrides) -> Run:
+    """Run a scenario (name or solver.scenarios.Scenario) through the FMU with FMPy
+    (backend "fmu") or through the core (backend "core"). Falls back to the core,
+    with a note, when the FMU cannot take the scenario's parameters."""
+    from solver.scenarios import Scenario, load_scenario, simulate
+    if isinstance(scenario, Scenario):
+        sc = scenario
+        if overrides:
+            for key in ("duration", "output_interval"):
+                if key in overrides:
+                    setattr(sc, key, float(overrides.pop(key)))
+            sc.params = dataclasses.replace(sc.params, **overrides)
+    else:
+        sc = load_scenario(scenario, **overrides)
+    note = ""
+    if backend == "fmu":
+        fmu = fmu_path(out_dir)
+        variables = fmu_variables(fmu)
+        start, missing = fmu_start_values(sc.params, variables)
+        if missing:
+            note = "core: " + "; ".join(missing)
+            backend = "core"
+        else:
+            import fmpy
+            names = fmu_to_core_columns()
+            outputs = [n for n in names if n != "time" and n in variables]
+            t0 = time.perf_counter()
+            result = quiet_simulate(fmpy, str(fmu), start_time=0.0, stop_time=sc.duration,
+                                    output_interval=sc.output_interval,
+                                    start_values=start, output=outputs)
+            wall = time.perf_counter() - t0
+            cols = {names[n]: np.asarray(result[n], dtype=float) for n in result.dtype.names}
+            status = "ok" if abs(cols["time_s"][-1] - sc.duration) < 0.5 * sc.output_interval \
+                else f"stopped at t = {cols['time_s'][-1]:.3f} s"
+            return Run(sc.name, cols, "fmu", "FMPy simulate_fmu, co-simulation, "
+                       f"communication step {sc.output_interval:g} s", wall, status)
+    elif backend != "core":
+        raise ValueError(f"backend must be 'fmu' or 'core', got {backend!r}")
+    r = simulate(sc)
+    cols = {k: np.asarray(v, dtype=float) for k, v in r.columns.items()}
+    return Run(sc.name, cols, "core", note or "solver.scenarios.simulate", r.wall_time,
+               r.status if r.status == "ok" else f"{r.status}: {r.message}")
+
+
+def quiet_simulate(fmpy, *args, **kwargs):
+    """fmpy.simulate_fmu without FMPy's 'missing input' chatter on stdout."""
+    import contextlib
+    import io
+    with contextlib.redirect_stdout(io.StringIO()):
+        return fmpy.simulate_fmu(*args, **kwargs)
+
+
+def write_csv(columns: dict, path) -> Path:
+    names = list(columns)
+    data = np.column_stack([np.asarray(columns[n], dtype=float) for n in names])
+    np.savetxt(path, data, delimiter=",", header=",".join(names), comments="", fmt="%.8g")
+    return Path(path)
+
+
+def figure(nrows=2, ncols=1, size=(7.5, 6.0)):
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=size)
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, axes
+
+
+def save(fig, path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=80)
+    return Path(path)
+
+
+def backend_label(run: Run) -> str:
+    return "FMU (FMPy)" if run.backend == "fmu" else "core"
+
+
+# -- per-point helpers over a run's columns ------------------------------------
+def point_array(c, side, field):
+    return np.stack([c[f"{side}_p{k}_{field}"] for k in range(1, POINTS + 1)], axis=1)
+
+
+def zone_points(c, side, lo, hi):
+    """Per time: normal force and contact angle of the active points whose wheel
+    lateral position s lies in [lo, hi) (m); NaN where none (summed force, max angle)."""
+    act = point_array(c, side, "active") > 0.5
+    s = point_array(c, side, "y_wheel_m")
+    n = point_array(c, side, "normal_force_N")
+    ang = point_array(c, side, "contact_angle_rad")
+    inzone = act & (s >= lo) & (s < hi)
+    force = np.where(inzone, n, 0.0).sum(axis=1)
+    angle = np.where(inzone, ang, -np.inf).max(axis=1)
+    has = inzone.any(axis=1)
+    return np.where(has, force, np.nan), np.where(has, angle, np.nan), has
+
+
+_RUNS = {}
+
+
+def cached_run(name, out_dir, backend="fmu", **overrides) -> Run:
+    """run_case, memoised per (scenario, overrides, backend, out_dir) in this process."""
+    key = (name, tuple(sorted(overrides.items())), backend, str(out_dir))
+    if key not in _RUNS:
+        _RUNS[key] = run_case(name, out_dir, backend, **overrides)
+    return _RUNS[key]
+
+
+def first_index(mask):
+    mask = np.asarray(mask, dtype=bool)
+    return int(np.argmax(mask)) if mask.any() else None

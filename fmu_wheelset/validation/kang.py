@@ -1,0 +1,89 @@
+"""Kang (2012): wheelset 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 at 1:20,
+track R = [inf, inf, 320, 320, 320] m at 80 km/h, Polach creep (scenario
+kang-r320). Published: flange contact limits the lateral displacement at about
+7.6 mm. Our S1002/UIC60 1:20 pair (gauge 1435 mm at 14 mm, back-to-back
+1360 mm) reaches flange contact earlier; the row against the geometric flange
+clearance of the same pair checks that the dynamic limit is the flange."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from fmu_wheelset.validation.common import (CaseResult, Row, backend_label, cached_run, figure,
+                                            point_array, save, write_csv, zone_points)
+
+OUTER = "right"
+FLANGE = (-1.0, -0.025)
+TREAD = (-0.025, 1.0)
+PUBLISHED_LIMIT = 7.6e-3
+LIMIT_TOLERANCE = 1.6e-3     # profile/gauge differences to Kang's set-up (stated, not fitted)
+
+
+def flange_clearance():
+    from solver.geometry import ContactSetup
+    from solver.geometry_analysis import flange_contact_clearance
+    setup = ContactSetup.from_names("S1002", "UIC60", inclination_ratio=20, gauge=1.435,
+                                    back_to_back=1.360, nominal_radius=0.46)
+    return flange_contact_clearance(setup, "right", y_max=0.012, step=2e-4, tolerance=1e-5)
+
+
+def plot_fig11(run, path):
+    c = run.columns
+    x = c["distance_m"]
+    fig, ax = figure(2, 2, size=(9.0, 5.6))
+    ax[0, 0].plot(x, c["y_m"] * 1e3)
+    ax[0, 0].set_ylabel("lateral displacement (mm)")
+    ax[0, 1].plot(x, c["yaw_rad"] * 1e3)
+    ax[0, 1].set_ylabel("yaw angle (mrad)")
+    ft, _, _ = zone_points(c, OUTER, *TREAD)
+    ff, _, _ = zone_points(c, OUTER, *FLANGE)
+    ax[1, 0].plot(x, np.nan_to_num(ft) / 1e3, label="tread")
+    ax[1, 0].plot(x, np.nan_to_num(ff) / 1e3, label="flange")
+    ax[1, 0].set_ylabel("outer wheel normal force (kN)")
+    ax[1, 0].legend(fontsize=7)
+    lat = point_array(c, OUTER, "creep_lat_N").sum(axis=1)
+    ax[1, 1].plot(x, lat / 1e3)
+    ax[1, 1].set_ylabel("outer wheel lateral creep force (kN)")
+    for a in ax[1]:
+        a.set_xlabel("distance (m)")
+    fig.suptitle(f"Kang 2012, S1002/UIC60 1:20, R 320 m, 80 km/h (backend: {backend_label(run)})",
+                 fontsize=9)
+    return save(fig, path)
+
+
+def case_kang(out, backend="fmu") -> CaseResult:
+    out = Path(out)
+    run = cached_run("kang-r320", out, backend)
+    c = run.columns
+    csv = write_csv(c, out / "kang_r320.csv")
+    name = "4 Kang R320"
+    steady = c["time_s"] >= c["time_s"][-1] - 3.0
+    y_lim = float(np.max(np.abs(c["y_m"])))
+    clearance = flange_clearance()
+    rows = [Row(name, "lateral displacement limit |y|", "7.6 mm", y_lim * 1e3, "mm",
+                PUBLISHED_LIMIT * 1e3, LIMIT_TOLERANCE * 1e3, run.backend,
+                note="S1002/UIC60 1:20 here; Kang's profile pair has a wider flange clearance"),
+            Row(name, "|y| limit vs flange clearance of S1002/UIC60 1:20 (geometry)",
+                f"{clearance * 1e3:.2f} mm (static, this pair)", y_lim * 1e3, "mm",
+                clearance * 1e3, 0.5, run.backend)]
+    ff, _, _ = zone_points(c, OUTER, *FLANGE)
+    ft, _, _ = zone_points(c, OUTER, *TREAD)
+    flange = float(np.nanmean(ff[steady])) if np.isfinite(ff[steady]).any() else 0.0
+    tread = float(np.nanmean(ft[steady]))
+    yaw = float(np.mean(c["yaw_rad"][steady]))
+    lat = float(np.mean(point_array(c, OUTER, "creep_lat_N").sum(axis=1)[steady]))
+    rows += [Row(name, "steady yaw angle", "small, flange-limited (Fig.)", yaw * 1e3, "mrad",
+                 float("nan"), float("nan"), run.backend, passed=bool(abs(yaw) < 5e-3)),
+             Row(name, "outer flange normal force (steady)", "flange in contact", flange / 1e3, "kN",
+                 float("nan"), float("nan"), run.backend, passed=bool(flange > 1e3)),
+             Row(name, "outer tread normal force (steady)", "carries the load", tread / 1e3, "kN",
+                 float("nan"), float("nan"), run.backend, passed=bool(tread > 0)),
+             Row(name, "outer lateral creep force (steady)", "(shape, Fig.)", lat / 1e3, "kN",
+                 float("nan"), float("nan"), run.backend, passed=bool(math.isfinite(lat)))]
+    fig = plot_fig11(run, out / "kang_fig11.png")
+    return CaseResult("kang", "Kang 2012, R = 320 m, 80 km/h", rows,
+                      [(f"Kang 2012: lateral displacement, yaw, outer tread/flange normal force, "
+                        f"lateral creep force [{backend_label(run)}]", fig)], [csv], run.backend,
+                      [run.note])
