@@ -343,7 +343,7 @@ def _fmu_run(fmu_path, case, want_history):
 
     def logger(component, instance, status, category, message):
         text = message.decode(errors="replace") if isinstance(message, bytes) else str(message)
-        if status >= 3 or len(messages) < 20:      # fmi2Error and worse, or the first ones
+        if status >= 3:                            # fmi2Error and fmi2Fatal
             messages.append(text)
 
     holder = {}
@@ -358,7 +358,7 @@ def _fmu_run(fmu_path, case, want_history):
             result = fmpy.simulate_fmu(fmu_path, start_time=0.0, stop_time=stop, output_interval=dt,
                                        start_values=values, input=table, output=output_names(),
                                        logger=logger, step_finished=step_finished,
-                                       model_description=md, validate=False)
+                                       model_description=md, validate=False, debug_logging=True)
     except Exception as exc:  # noqa: BLE001 - recorded with the case
         status = "failed"
         errors = [m for m in messages if m]
@@ -368,6 +368,13 @@ def _fmu_run(fmu_path, case, want_history):
     columns = {}
     if result is not None:
         columns = {name: np.asarray(result[name], dtype=float) for name in result.dtype.names}
+    reached = float(columns["time"][-1]) if columns and len(columns["time"]) else 0.0
+    if status == "ok" and reached < stop - 0.5 * dt:
+        # fmi2Discard: FMPy ends the simulation early without an exception
+        errors = [m for m in messages if m]
+        status = "failed"
+        message = (f"FMU stopped at t = {reached:.3f} s (fmi2Discard): "
+                   + (errors[-1] if errors else "no message"))
     return status, message, columns, missing, track
 
 
