@@ -455,6 +455,8 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
                                    step=step, method=method, flange_back_to_taping_line=flange_back)
     except ProfileError as exc:
         raise ProfileError(exc.reason, path_str) from None
+    except ValueError as exc:       # grid too fine for the span (e.g. a file in the wrong unit)
+        raise ProfileError(str(exc), path_str) from None
 
 
 # ---------------------------------------------------------------------------
