@@ -1,0 +1,96 @@
+"""Key figures of the validation suite (fmu_wheelset.validation), so that a
+regression in any layer (profiles, geometry, contact, dynamics, FMU) fails.
+
+The Ren & Jin and Kang scenarios run in full through the core (~1.5-2.5 s
+each); the FMU layer is checked on a shortened run against the core and on the
+80 km/h case through FMPy, and the Klingel case through the FMU."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fmu_wheelset.validation import common, fmu_check, geometry, kang, klingel, ren_jin
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory):
+    return tmp_path_factory.mktemp("validation")
+
+
+def rows_by_quantity(result):
+    return {r.quantity: r for r in result.rows}
+
+
+def test_static_two_point_onset_and_worn_tread_points(out):
+    res = geometry.case_geometry(out)
+    rows = rows_by_quantity(res)
+    onset = rows["LMA/CHN60 flange-root + flange two-point onset"]
+    assert abs(onset.value - 9.4) <= 0.7
+    assert rows["LMA-worn/CHN60 contact points per wheel at y = 1 mm"].passed
+    assert all(r.passed for r in res.rows)
+
+
+def test_ren_jin_100_multipoint_dynamic_onset_and_root_force(out):
+    res = ren_jin.case_multipoint_100(out, backend="core")
+    rows = rows_by_quantity(res)
+    onset = rows["flange-root + flange two-point onset |y|"]
+    assert abs(onset.value - 10.2) <= 1.0, onset.value
+    assert rows["flange-root / flange normal force (curve)"].value > 1.0
+    assert all(r.passed for r in res.rows)
+
+
+def test_ren_jin_100_single_point_jumps(out):
+    res = ren_jin.case_single_100(out, backend="core")
+    rows = rows_by_quantity(res)
+    assert rows["jumps flange root <-> flange (outer wheel)"].value >= 2
+    assert all(r.passed for r in res.rows)
+
+
+@pytest.mark.parametrize("backend", ["core", "fmu"])
+def test_ren_jin_80_no_flange_two_point_and_q_within_2_percent(out, backend):
+    res = ren_jin.case_80(out, backend=backend)
+    assert res.backend == backend
+    rows = rows_by_quantity(res)
+    assert rows["samples with flange-root + flange two-point contact"].value == 0
+    q = [r for r in res.rows if r.quantity.startswith("max 0.2 s running mean")][0]
+    assert q.value <= 2.0
+    assert all(r.passed for r in res.rows)
+
+
+def test_kang_flange_limit(out):
+    res = kang.case_kang(out, backend="core")
+    rows = rows_by_quantity(res)
+    limit = rows["lateral displacement limit |y|"]
+    assert abs(limit.value - 7.6) <= 1.6
+    clearance = [r for r in res.rows if r.quantity.startswith("|y| limit vs flange clearance")][0]
+    assert abs(clearance.difference) <= 0.5
+    assert all(r.passed for r in res.rows)
+
+
+def test_fmu_matches_core_on_a_short_run(out):
+    res = fmu_check.case_fmu_check(out, duration=5.0)
+    assert res.backend == "fmu"
+    assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
+
+
+def test_klingel_through_the_fmu(out):
+    res = klingel.case_klingel(out, backend="fmu")
+    assert res.backend == "fmu"
+    assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
+
+
+def test_report_is_self_contained(out):
+    from fmu_wheelset.validation.report import write_report
+    res = [geometry.case_geometry(out)]
+    page = write_report(res, out / "report.html").read_text()
+    assert "data:image/png;base64," in page and "<table>" in page
+    assert "src=\"http" not in page and "9.4 mm" in page
+
+
+def test_fmu_start_values_name_every_scenario_parameter(out):
+    from solver.scenarios import load_scenario
+    variables = common.fmu_variables(common.fmu_path(out))
+    for name in ("ren-jin-r400-100", "kang-r320"):
+        start, missing = common.fmu_start_values(load_scenario(name).params, variables)
+        assert not missing, missing
+        assert set(start) <= set(variables)
