@@ -68,9 +68,11 @@ def main(argv=None) -> int:
                 client.close()
                 cluster.close()
             failed = sum(r["status"] != "ok" for r in rows)
+            per_case = sum(float(r.get("wall_s", 0.0)) for r in rows) / max(len(rows), 1)
             rates[n_workers] = len(cases) / wall * 60.0
             print(f"{n_workers} worker process(es): {len(cases)} cases x {args.duration:g} s "
-                  f"({args.runner}) in {wall:.1f} s wall -> {rates[n_workers]:.1f} cases/min"
+                  f"({args.runner}) in {wall:.1f} s wall -> {rates[n_workers]:.1f} cases/min "
+                  f"(mean {per_case:.2f} s per case inside the task)"
                   + (f" ({failed} failed)" if failed else ""))
         print(f"scaling ratio 2/1 workers: {rates[2] / rates[1]:.2f}")
     return 0
