@@ -243,6 +243,8 @@ def _variables() -> Tuple[Var, ...]:
     v += [
         _o("wheelset.distance", "Real", 0.0, "travelled distance s along the track", "m",
            -BIG_LENGTH, BIG_LENGTH),
+        _o("wheelset.x", "Real", 0.0, "longitudinal displacement of the wheelset centre "
+           "relative to the frame moving along the track at wheelset.speed", "m", -10.0, 10.0),
         _o("wheelset.y", "Real", 0.0, "lateral displacement of the wheelset centre "
            "relative to the track centreline (+ left)", "m", -1.0, 1.0),
         _o("wheelset.z", "Real", 0.0, "vertical displacement of the wheelset centre (+ up)",
@@ -253,8 +255,8 @@ def _variables() -> Tuple[Var, ...]:
            -math.pi, math.pi),
         _o("wheelset.pitch", "Real", 0.0, "rotation angle of the axle about y (spin angle)",
            "rad", -1.0e9, 1.0e9),
-        _o("wheelset.velocity.x", "Real", 0.0, "forward velocity along the track", "m/s",
-           -1000.0, 1000.0),
+        _o("wheelset.velocity.x", "Real", 0.0, "longitudinal velocity relative to the frame "
+           "moving at wheelset.speed", "m/s", -1000.0, 1000.0),
         _o("wheelset.velocity.y", "Real", 0.0, "lateral velocity", "m/s", -1000.0, 1000.0),
         _o("wheelset.velocity.z", "Real", 0.0, "vertical velocity", "m/s", -1000.0, 1000.0),
         _o("wheelset.roll_rate", "Real", 0.0, "roll rate", "rad/s", -1.0e4, 1.0e4),
@@ -519,6 +521,7 @@ class Wheelset(Fmi2Slave):
             self._failed = f"initialization failed: {exc}"
             self._error(f"{self.instance_name}: {self._failed}")
             return
+        self.log(f"{self.instance_name}: solver imported from {where}", Fmi2Status.ok)
         self._model = model
         self._failed = None
         self._initialized = True
@@ -718,6 +721,7 @@ class _Adapter:
     def store_outputs(self, v, out, result=None):
         pos, ori, vel, ang = out.position, out.orientation, out.velocity, out.angular_velocity
         v["wheelset.distance"] = float(out.distance)
+        v["wheelset.x"] = float(pos[0])
         v["wheelset.y"] = float(pos[1])
         v["wheelset.z"] = float(pos[2])
         v["wheelset.roll"] = float(ori[0])

@@ -123,8 +123,10 @@ def core_parameters(md, values=PARAMS):
         elif v.name in ENUMS:
             field, names = ENUMS[v.name]
             kwargs[field] = names[int(raw)]
-    kwargs["suspension_stiffness"] = tuple(float(values.get(f"suspension.stiffness.{a}", by[f"suspension.stiffness.{a}"].start)) for a in "xyz")
-    kwargs["suspension_damping"] = tuple(float(values.get(f"suspension.damping.{a}", by[f"suspension.damping.{a}"].start)) for a in "xyz")
+    for field, prefix in (("suspension_stiffness", "suspension.stiffness"),
+                          ("suspension_damping", "suspension.damping")):
+        kwargs[field] = tuple(float(values.get(f"{prefix}.{a}", by[f"{prefix}.{a}"].start))
+                              for a in "xyz")
     return WheelsetParameters(**kwargs)
 
 
