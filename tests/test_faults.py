@@ -1,0 +1,475 @@
+"""Fault handling of the wheelset FMU through fmpy's low-level API (issue 8).
+
+Every fault must give a status above fmi2Warning (fmpy raises FMICallException;
+the status is asserted), a logged message (captured with a logger callback), and
+leave the instance consistent: rolled back with fmi2GetFMUstate/fmi2SetFMUstate
+(or reset) it steps again and gives the same result as an instance that never
+saw the fault.
+
+pythonfmu 0.7.0 cannot return fmi2Error from Python (a Python exception gives
+fmi2Fatal); the slave returns fmi2Discard for a step it refuses. Both
+fmi2Discard (2) and fmi2Error (3) are accepted as "an error status" here;
+fmi2Warning (1) and fmi2OK (0) are not.
+
+Physical limits (wheel lift, flange climb, excessive penetration) must be
+discarded (fmi2Discard), logged, flagged in an output, and the host must be able
+to roll back and retry with a smaller load.
+
+Long runs: 200 instantiate/free cycles with bounded RSS growth
+(RSS_BOUND_MB after a warm-up of WARMUP_CYCLES), and two instances stepping in
+two threads give the same results as one after the other.
+"""
+from __future__ import annotations
+
+import math
+import resource
+import threading
+import zipfile
+from ctypes import byref, c_double, c_uint
+
+import numpy as np
+import pytest
+
+fmpy = pytest.importorskip("fmpy")
+from fmpy import read_model_description  # noqa: E402
+from fmpy.fmi1 import FMICallException  # noqa: E402
+from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noqa: E402
+                       fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
+                       fmi2CallbackLoggerTYPE, free)
+
+from fmu_wheelset.build import build_fmu  # noqa: E402
+
+OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
+ERROR_STATUSES = (DISCARD, ERROR)
+H = 1e-3
+# cheap configuration: S1002/UIC60, Kalker, single point, straight track
+CHEAP = {"contact.creep_model": 0, "contact.model": 0}
+LOADED = {**CHEAP}                   # a static load on the boxes comes through the inputs
+BOX_LOAD = -6.0e4                    # N per axle box (downwards): ~70 kN wheel load
+WARMUP_CYCLES = 20
+CYCLES = 200
+RSS_BOUND_MB = 30.0                  # growth allowed over the 180 cycles after the warm-up
+
+
+@pytest.fixture(scope="module")
+def unzipped(tmp_path_factory):
+    d = tmp_path_factory.mktemp("faults")
+    fmu = build_fmu(d / "Wheelset.fmu", quiet=True)
+    with zipfile.ZipFile(str(fmu)) as z:
+        z.extractall(d / "unzipped")
+    return str(d / "unzipped")
+
+
+@pytest.fixture(scope="module")
+def md(unzipped):
+    return read_model_description(unzipped)
+
+
+class Log:
+    """fmi2 callbacks recording (status, message)."""
+
+    def __init__(self):
+        self.messages = []
+
+        def logger(component, instance, status, category, message):
+            self.messages.append((status, message.decode(errors="replace")))
+
+        self.callbacks = fmi2CallbackFunctions()
+        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        from fmpy.logging import addLoggerProxy
+        addLoggerProxy(byref(self.callbacks))
+
+    def since(self, n):
+        return self.messages[n:]
+
+
+class Host:
+    """One FMU instance with a log, value references by name and helpers."""
+
+    def __init__(self, md, unzipped, name="faults", params=CHEAP, initialize=True):
+        self.md = md
+        self.log = Log()
+        self.vr = {v.name: v.valueReference for v in md.modelVariables}
+        self.type = {v.name: v.type for v in md.modelVariables}
+        self.s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
+                           instanceName=name)
+        self.s.instantiate(loggingOn=True, callbacks=self.log.callbacks)
+        self.params = params
+        self.t = 0.0
+        if initialize:
+            self.initialize()
+
+    def initialize(self):
+        self.set(self.params)
+        self.s.setupExperiment(startTime=0.0)
+        self.s.enterInitializationMode()
+        self.s.exitInitializationMode()
+        self.t = 0.0
+
+    def set(self, values):
+        for name, value in values.items():
+            kind = self.type[name]
+            if kind == "Real":
+                self.s.setReal([self.vr[name]], [float(value)])
+            elif kind in ("Integer", "Enumeration"):
+                self.s.setInteger([self.vr[name]], [int(value)])
+            elif kind == "Boolean":
+                self.s.setBoolean([self.vr[name]], [bool(value)])
+            else:
+                self.s.setString([self.vr[name]], [str(value)])
+
+    def real(self, names):
+        return self.s.getReal([self.vr[n] for n in names])
+
+    def boolean(self, name):
+        return bool(self.s.getBoolean([self.vr[name]])[0])
+
+    def box_force(self, fy=0.0, fz=BOX_LOAD):
+        self.set({"axlebox.left.force.y": fy, "axlebox.right.force.y": fy,
+                  "axlebox.left.force.z": fz, "axlebox.right.force.z": fz})
+
+    def step(self, h=H):
+        self.s.doStep(currentCommunicationPoint=self.t, communicationStepSize=h)
+        self.t += h
+
+    def fault(self, call, *args, **kwargs):
+        """Run a call that must fail: returns (status, logged messages)."""
+        n = len(self.log.messages)
+        with pytest.raises(FMICallException) as info:
+            call(*args, **kwargs)
+        return info.value.status, self.log.since(n)
+
+    def close(self):
+        try:
+            self.s.terminate()
+        finally:
+            self.s.freeInstance()
+
+
+OBSERVED = ["wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw", "wheelset.velocity.z",
+            "wheel.left.Q", "wheel.right.Q", "wheel.left.Y", "contact.left.point[1].normal_force"]
+
+
+@pytest.fixture
+def host(md, unzipped):
+    h = Host(md, unzipped)
+    h.box_force()
+    yield h
+    h.close()
+
+
+@pytest.fixture(scope="module")
+def reference(md, unzipped):
+    """OBSERVED after 3 and 6 clean steps under the static box load."""
+    h = Host(md, unzipped, name="reference")
+    try:
+        h.box_force()
+        for _ in range(3):
+            h.step()
+        three = h.real(OBSERVED)
+        for _ in range(3):
+            h.step()
+        return three, h.real(OBSERVED)
+    finally:
+        h.close()
+
+
+def assert_error(status, messages, *words):
+    assert status in ERROR_STATUSES, f"status {status}, expected fmi2Discard or fmi2Error"
+    errors = [m for st, m in messages if st >= ERROR]
+    assert errors, f"no message logged with status >= fmi2Error: {messages}"
+    text = " ".join(errors).lower()
+    for w in words:
+        assert w.lower() in text, f"{w!r} not in the logged message(s): {errors}"
+
+
+def assert_consistent(h, reference):
+    """After 3 clean steps (h.t = 3 H) and a fault: roll back/go on and match the reference."""
+    three, six = reference
+    assert h.real(OBSERVED) == three
+    for _ in range(3):
+        h.step()
+    assert h.real(OBSERVED) == six
+
+
+# ---------------------------------------------------------------------------
+# bad inputs and bad step sizes
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["axlebox.left.force.y", "axlebox.right.moment.z", "axle.torque",
+                                  "rail.left.vertical_displacement", "track.irregularity.gauge"])
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_non_finite_input(host, reference, name, bad):
+    for _ in range(3):
+        host.step()
+    state = host.s.getFMUstate()
+    good = host.real([name])[0]
+    host.set({name: bad})
+    status, messages = host.fault(host.s.doStep, currentCommunicationPoint=host.t, communicationStepSize=H)
+    assert_error(status, messages, name, "not finite")
+    host.s.setFMUstate(state)
+    host.s.freeFMUstate(state)
+    assert host.real([name])[0] == good
+    assert_consistent(host, reference)
+
+
+@pytest.mark.parametrize("h", [0.0, -1e-3, math.nan, math.inf])
+def test_bad_step_size(host, reference, h):
+    for _ in range(3):
+        host.step()
+    status, messages = host.fault(host.s.doStep, currentCommunicationPoint=host.t, communicationStepSize=h)
+    assert_error(status, messages, "step size")
+    assert_consistent(host, reference)        # nothing changed: it goes on without a rollback
+
+
+@pytest.mark.parametrize("offset", [H, -H])
+def test_communication_point_mismatch(host, reference, offset):
+    """A doStep whose currentCommunicationPoint is not the end of the previous step
+    (FMI 2.0 section 4.2.2: must equal the previous point + step size)."""
+    for _ in range(3):
+        host.step()
+    state = host.s.getFMUstate()
+    status, messages = host.fault(host.s.doStep, currentCommunicationPoint=host.t + offset,
+                                  communicationStepSize=H)
+    assert_error(status, messages, "communication point")
+    host.s.setFMUstate(state)
+    host.s.freeFMUstate(state)
+    assert_consistent(host, reference)
+
+
+# ---------------------------------------------------------------------------
+# calls out of FMI order
+# ---------------------------------------------------------------------------
+
+def test_do_step_before_initialization(md, unzipped, reference):
+    h = Host(md, unzipped, name="early", initialize=False)
+    try:
+        status, messages = h.fault(h.s.doStep, currentCommunicationPoint=0.0, communicationStepSize=H)
+        assert_error(status, messages, "before initialization")
+        h.s.setupExperiment(startTime=0.0)
+        h.s.enterInitializationMode()
+        status, messages = h.fault(h.s.doStep, currentCommunicationPoint=0.0, communicationStepSize=H)
+        assert_error(status, messages, "initialization")
+        h.set(CHEAP)
+        h.s.exitInitializationMode()
+        h.box_force()
+        for _ in range(3):
+            h.step()
+        assert_consistent(h, reference)
+    finally:
+        h.close()
+
+
+def test_set_parameter_after_initialization(host, reference):
+    """fmi2SetReal on a fixed parameter after initialization is not allowed (FMI 2.0
+    Table 3.?: variability fixed, set only before fmi2ExitInitializationMode):
+    an error status, a message, and the parameter keeps its value."""
+    for _ in range(3):
+        host.step()
+    vr = (c_uint * 1)(host.vr["wheelset.mass"])
+    n = len(host.log.messages)
+    # the raw call: fmpy raises only above fmi2Warning, so read the status itself
+    try:
+        status = host.s.fmi2SetReal(host.s.component, vr, 1, (c_double * 1)(3000.0))
+    except FMICallException as exc:
+        status = exc.status
+    messages = host.log.since(n)
+    assert host.real(["wheelset.mass"])[0] == 1813.0, "the parameter must keep its value"
+    assert_error(status, messages, "wheelset.mass")
+    assert_consistent(host, reference)
+
+
+def test_reset_and_reinitialize(host, reference):
+    for _ in range(2):
+        host.step()
+    host.s.reset()
+    host.initialize()
+    host.box_force()
+    for _ in range(3):
+        host.step()
+    assert_consistent(host, reference)
+
+
+# ---------------------------------------------------------------------------
+# physical limits: discard, log, flag, roll back and retry smaller
+# ---------------------------------------------------------------------------
+
+def _run_until_discard(host, fy=0.0, fz=BOX_LOAD, h=H, max_steps=400):
+    """Apply the load and step until a step is refused. Returns (status, messages,
+    the FMU state from before the load was applied, steps completed)."""
+    before_load = host.s.getFMUstate()
+    host.t_before_load = host.t
+    host.box_force(fy, fz)
+    for k in range(max_steps):
+        n = len(host.log.messages)
+        try:
+            host.s.doStep(currentCommunicationPoint=host.t, communicationStepSize=h)
+        except FMICallException as exc:
+            return exc.status, host.log.since(n), before_load, k
+        host.t += h
+    host.s.freeFMUstate(before_load)
+    pytest.fail(f"no discard within {max_steps} steps (fy={fy}, fz={fz})")
+
+
+def _retry_smaller(host, state, fy, fz, steps=20):
+    """Roll back to `state` (before the load) and go on with a smaller load."""
+    host.s.setFMUstate(state)
+    host.t = host.t_before_load
+    host.s.freeFMUstate(state)
+    host.box_force(fy, fz)
+    for _ in range(steps):
+        host.step()
+    y, z = host.real(["wheelset.y", "wheelset.z"])
+    assert math.isfinite(y) and math.isfinite(z)
+    assert not host.boolean("status.derailment")
+
+
+def test_wheel_lift(host):
+    """A large upward axle-box force lifts both wheels: discard, 'lifted' logged,
+    status.wheel_lift set; rolled back and retried with the static load it goes on."""
+    host.step()
+    status, messages, state, k = _run_until_discard(host, fz=+1.0e6)
+    assert status == DISCARD
+    assert_error(status, messages, "lifted")
+    assert host.boolean("status.wheel_lift"), "status.wheel_lift not set after the lift discard"
+    _retry_smaller(host, state, 0.0, BOX_LOAD)
+
+
+def test_wheel_lift_in_the_first_step(host):
+    """The flag must describe the fault even when the step before was in full
+    contact (a single large step straight into the lift)."""
+    host.step()
+    status, messages, state, k = _run_until_discard(host, fz=+1.0e6, h=0.01)
+    assert k == 0
+    assert_error(status, messages, "lifted")
+    assert host.boolean("status.wheel_lift"), (
+        "status.wheel_lift is False after a discard for 'both wheels lifted off the rails'")
+    _retry_smaller(host, state, 0.0, BOX_LOAD)
+
+
+FINE = {**CHEAP, "solver.internal_step": 2e-4}   # resolves the flange impact (see below)
+
+
+@pytest.fixture
+def fine_host(md, unzipped):
+    h = Host(md, unzipped, name="fine", params=FINE)
+    h.box_force()
+    yield h
+    h.close()
+
+
+def test_flange_climb(fine_host):
+    """A large lateral force (150 kN per box against ~70 kN wheel loads) pushes
+    the left flange over the rail: discard, 'derailment' logged, status.derailment
+    set; the host rolls back and retries with a smaller lateral force.
+    (With the default internal step of 1 ms the flange impact is resolved too
+    coarsely and the same run is discarded for 'excessive penetration' first.)"""
+    host = fine_host
+    host.step()
+    status, messages, state, k = _run_until_discard(host, fy=1.5e5)
+    assert status == DISCARD
+    assert_error(status, messages, "derailment", "climbing")
+    assert host.boolean("status.derailment"), f"status.derailment not set; logged: {messages}"
+    _retry_smaller(host, state, 1.0e4, BOX_LOAD)
+
+
+def test_excessive_penetration(fine_host):
+    """A vertical load of 8 MN per box presses the wheels more than
+    contact.max_penetration (2 mm) into the rails in the first step: discard,
+    logged; the host rolls back and retries with the static load."""
+    host = fine_host
+    host.step()
+    status, messages, state, k = _run_until_discard(host, fz=-8.0e6)
+    assert status == DISCARD
+    assert_error(status, messages, "excessive penetration")
+    _retry_smaller(host, state, 0.0, BOX_LOAD)
+
+
+def test_excessive_penetration_flagged(fine_host, md):
+    """... and flagged through an output (a status.* Boolean naming penetration)."""
+    flags = [v.name for v in md.modelVariables
+             if v.causality == "output" and v.name.startswith("status.") and "penetration" in v.name]
+    assert flags, ("no output flag for excessive penetration (status.* outputs: "
+                   + ", ".join(v.name for v in md.modelVariables if v.name.startswith("status.")) + ")")
+    host = fine_host
+    host.step()
+    status, messages, state, k = _run_until_discard(host, fz=-8.0e6)
+    host.s.freeFMUstate(state)
+    assert any(host.boolean(f) for f in flags)
+
+
+# ---------------------------------------------------------------------------
+# instances: cycles and threads
+# ---------------------------------------------------------------------------
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+        return pages * resource.getpagesize() / 2 ** 20
+    except OSError:                                        # not Linux: peak RSS
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def test_instantiate_free_cycles_bounded_rss(md, unzipped):
+    """200 instantiate / initialize / 1 doStep / free cycles: the resident set may
+    grow by at most RSS_BOUND_MB over the 180 cycles after a 20-cycle warm-up."""
+    samples = []
+    for k in range(CYCLES):
+        h = Host(md, unzipped, name=f"cycle{k}")
+        h.box_force()
+        h.step()
+        h.close()
+        if k == WARMUP_CYCLES - 1 or k == CYCLES - 1 or k % 50 == 0:
+            samples.append((k + 1, _rss_mb()))
+    base = dict(samples)[WARMUP_CYCLES]
+    growth = samples[-1][1] - base
+    print(f"RSS after cycles (cycle, MB): {samples}; growth over {CYCLES - WARMUP_CYCLES} cycles "
+          f"after warm-up: {growth:.1f} MB")
+    assert growth <= RSS_BOUND_MB, f"RSS grew by {growth:.1f} MB over {CYCLES - WARMUP_CYCLES} cycles"
+
+
+def _trajectory(h, fy, steps):
+    h.box_force(fy)
+    rows = []
+    for _ in range(steps):
+        h.step()
+        rows.append(h.real(OBSERVED))
+    return np.array(rows)
+
+
+def test_two_threads_same_as_sequential(md, unzipped):
+    steps = 150
+    loads = (5.0e3, -8.0e3)
+    sequential = []
+    for i, fy in enumerate(loads):
+        h = Host(md, unzipped, name=f"seq{i}")
+        try:
+            sequential.append(_trajectory(h, fy, steps))
+        finally:
+            h.close()
+    hosts = [Host(md, unzipped, name=f"thr{i}") for i in range(2)]
+    results = [None, None]
+    errors = []
+
+    def work(i):
+        try:
+            results[i] = _trajectory(hosts[i], loads[i], steps)
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=600)
+    finally:
+        for h in hosts:
+            h.close()
+    assert not errors, errors
+    for i in range(2):
+        np.testing.assert_array_equal(results[i], sequential[i])
+    assert not np.array_equal(sequential[0], sequential[1])
