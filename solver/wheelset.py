@@ -332,6 +332,70 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
     deriv[S_SPIN_RATE] = my_tot / jy
 
 
+# Layout of the derived-output vector of `derived_outputs`.
+D_BOX_POS, D_BOX_VEL, D_WHEEL_RAIL = 0, 6, 12      # (2, 3) each
+D_Y, D_Q, D_YQ = 18, 20, 22                        # (2,) each
+D_PY, D_PQ, D_PYQ, D_WEAR = 24, 30, 36, 42         # (2, MAX_POINTS) each
+D_ENERGY = 48
+N_DERIVED = 49
+
+
+@njit(cache=True)
+def derived_outputs(state, contact, box_semi_spacing, out):
+    """Axle-box kinematics, wheel-rail forces, Y, Q, Y/Q (per wheel and per
+    point) and the wear number T gamma = |Fx xi| + |Fy eta| per point.
+
+    Forces on the rail are those of the wheel on the rail (minus the contact
+    forces on the wheel). Y is positive towards the field side of each wheel
+    (left: +y, right: -y), Q positive downwards; Y/Q is 0 where Q < 1 N."""
+    roll = state[S_ROLL]
+    yaw = state[S_YAW]
+    ex = -math.sin(yaw) * math.cos(roll)
+    ey = math.cos(yaw) * math.cos(roll)
+    ez = math.sin(roll)
+    energy = 0.0
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        rx = sign * box_semi_spacing * ex
+        ry = sign * box_semi_spacing * ey
+        rz = sign * box_semi_spacing * ez
+        out[D_BOX_POS + 3 * side] = state[S_X] + rx
+        out[D_BOX_POS + 3 * side + 1] = state[S_Y] + ry
+        out[D_BOX_POS + 3 * side + 2] = state[S_Z] + rz
+        wx = state[S_ROLL_RATE]
+        wz = state[S_YAW_RATE]
+        out[D_BOX_VEL + 3 * side] = state[S_VX] - wz * ry
+        out[D_BOX_VEL + 3 * side + 1] = state[S_VY] + wz * rx - wx * rz
+        out[D_BOX_VEL + 3 * side + 2] = state[S_VZ] + wx * ry
+        fx = 0.0
+        fy = 0.0
+        fz = 0.0
+        for i in range(contact.shape[1]):
+            row = contact[side, i]
+            j = side * contact.shape[1] + i
+            py = -row[C_FY] * sign
+            pq = row[C_FZ]
+            active = row[C_ACTIVE] > 0.5
+            fx -= row[C_FX]
+            fy -= row[C_FY]
+            fz -= row[C_FZ]
+            energy += row[C_ELASTIC_ENERGY]
+            out[D_PY + j] = py if active else 0.0
+            out[D_PQ + j] = pq if active else 0.0
+            out[D_PYQ + j] = py / pq if (active and pq > 1.0) else 0.0
+            out[D_WEAR + j] = (abs(row[C_CREEP_LONG] * row[C_XI]) + abs(row[C_CREEP_LAT] * row[C_ETA])
+                               if active else 0.0)
+        out[D_WHEEL_RAIL + 3 * side] = fx
+        out[D_WHEEL_RAIL + 3 * side + 1] = fy
+        out[D_WHEEL_RAIL + 3 * side + 2] = fz
+        y_force = fy * sign
+        q_force = -fz
+        out[D_Y + side] = y_force
+        out[D_Q + side] = q_force
+        out[D_YQ + side] = y_force / q_force if q_force > 1.0 else 0.0
+    out[D_ENERGY] = energy
+
+
 # ---------------------------------------------------------------------------
 # Python API
 # ---------------------------------------------------------------------------
@@ -766,47 +830,32 @@ class WheelsetModel:
 
     # -- outputs -------------------------------------------------------------------
     def outputs(self) -> WheelsetOutputs:
+        """The outputs at the current state (derived quantities by the numba kernel
+        `derived_outputs`; the arrays are fresh copies, safe to keep)."""
+        c = self._contact.copy()
+        d = np.empty(N_DERIVED)
+        derived_outputs(self.state, c, self.params.axle_box_semi_spacing, d)
         st = self.state
-        c = self._contact
         active = c[..., C_ACTIVE] > 0.5
-        b = self.params.axle_box_semi_spacing
-        roll, yaw = st[S_ROLL], st[S_YAW]
-        e = np.array([-math.sin(yaw) * math.cos(roll), math.cos(yaw) * math.cos(roll), math.sin(roll)])
-        centre = np.array([st[S_X], st[S_Y], st[S_Z]])
-        vel = np.array([st[S_VX], st[S_VY], st[S_VZ]])
-        w_body = np.array([st[S_ROLL_RATE], 0.0, st[S_YAW_RATE]])
-        box_pos = np.stack([centre + b * e, centre - b * e])
-        box_vel = np.stack([vel + np.cross(w_body, b * e), vel + np.cross(w_body, -b * e)])
-        f_on_rail = -np.stack([c[..., C_FX], c[..., C_FY], c[..., C_FZ]], axis=-1)   # (2, 3, 3)
-        wheel_rail = f_on_rail.sum(axis=1)
-        outward = np.array([1.0, -1.0])
-        y_force = wheel_rail[:, 1] * outward
-        q_force = -wheel_rail[:, 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            yq = np.where(q_force > 1.0, y_force / np.where(q_force > 1.0, q_force, 1.0), 0.0)
-            py = f_on_rail[..., 1] * outward[:, None]
-            pq = -f_on_rail[..., 2]
-            pyq = np.where(pq > 1.0, py / np.where(pq > 1.0, pq, 1.0), 0.0)
-        wear = np.abs(c[..., C_CREEP_LONG] * c[..., C_XI]) + np.abs(c[..., C_CREEP_LAT] * c[..., C_ETA])
         return WheelsetOutputs(
-            time=self.time, distance=self.distance, position=centre,
-            orientation=np.array([roll, yaw, st[S_SPIN_ANGLE]]), velocity=vel,
-            angular_velocity=np.array([st[S_ROLL_RATE], st[S_YAW_RATE], st[S_SPIN_RATE]]),
-            axle_box_position=box_pos, axle_box_velocity=box_vel,
-            wheel_rail_force=wheel_rail, lateral_force=y_force, vertical_force=q_force,
-            derailment_quotient=yq, contact_count=active.sum(axis=1), contact_active=active,
-            contact_y_wheel=c[..., C_S_WHEEL].copy(), contact_y_rail=c[..., C_U_RAIL].copy(),
-            contact_position=np.stack([c[..., C_X], c[..., C_Y], c[..., C_Z]], axis=-1),
-            contact_angle=c[..., C_ANGLE].copy(), rolling_radius=c[..., C_RADIUS].copy(),
-            creepage_longitudinal=c[..., C_XI].copy(), creepage_lateral=c[..., C_ETA].copy(),
-            creepage_spin=c[..., C_SPIN].copy(), normal_force=c[..., C_NORMAL].copy(),
-            creep_force_longitudinal=c[..., C_CREEP_LONG].copy(),
-            creep_force_lateral=c[..., C_CREEP_LAT].copy(), spin_moment=c[..., C_SPIN_MOMENT].copy(),
-            semi_axis_a=c[..., C_A].copy(), semi_axis_b=c[..., C_B].copy(),
-            point_lateral_force=np.where(active, py, 0.0), point_vertical_force=np.where(active, pq, 0.0),
-            point_derailment_quotient=np.where(active, pyq, 0.0), wear_number=np.where(active, wear, 0.0),
-            penetration=c[..., C_PENETRATION].copy(), elastic_energy=float(c[..., C_ELASTIC_ENERGY].sum()),
-            wheel_lift=self._summary[:2] > 0.5, derailment=False,
+            time=self.time, distance=self.distance, position=st[0:3].copy(),
+            orientation=st[3:6].copy(), velocity=st[6:9].copy(), angular_velocity=st[9:12].copy(),
+            axle_box_position=d[D_BOX_POS:D_BOX_POS + 6].reshape(2, 3),
+            axle_box_velocity=d[D_BOX_VEL:D_BOX_VEL + 6].reshape(2, 3),
+            wheel_rail_force=d[D_WHEEL_RAIL:D_WHEEL_RAIL + 6].reshape(2, 3),
+            lateral_force=d[D_Y:D_Y + 2], vertical_force=d[D_Q:D_Q + 2], derailment_quotient=d[D_YQ:D_YQ + 2],
+            contact_count=active.sum(axis=1), contact_active=active,
+            contact_y_wheel=c[..., C_S_WHEEL], contact_y_rail=c[..., C_U_RAIL],
+            contact_position=c[..., C_X:C_Z + 1], contact_angle=c[..., C_ANGLE],
+            rolling_radius=c[..., C_RADIUS], creepage_longitudinal=c[..., C_XI],
+            creepage_lateral=c[..., C_ETA], creepage_spin=c[..., C_SPIN], normal_force=c[..., C_NORMAL],
+            creep_force_longitudinal=c[..., C_CREEP_LONG], creep_force_lateral=c[..., C_CREEP_LAT],
+            spin_moment=c[..., C_SPIN_MOMENT], semi_axis_a=c[..., C_A], semi_axis_b=c[..., C_B],
+            point_lateral_force=d[D_PY:D_PY + 6].reshape(2, 3),
+            point_vertical_force=d[D_PQ:D_PQ + 6].reshape(2, 3),
+            point_derailment_quotient=d[D_PYQ:D_PYQ + 6].reshape(2, 3),
+            wear_number=d[D_WEAR:D_WEAR + 6].reshape(2, 3), penetration=c[..., C_PENETRATION],
+            elastic_energy=float(d[D_ENERGY]), wheel_lift=self._summary[:2] > 0.5, derailment=False,
             rhs_evaluations=self.rhs_evaluations)
 
     def mechanical_energy(self) -> float:
