@@ -568,7 +568,7 @@ def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_work
                 if fmu_path is None:
                     raise ValueError("runner 'fmu' needs an FMU file")
                 data = Path(fmu_path).read_bytes()
-                blob = client.scatter((hashlib.sha256(data).hexdigest(), data), broadcast=True)
+                blob = client.scatter((hashlib.sha256(data).hexdigest(), data), broadcast=True, hash=False)
             futures = [client.submit(dask_task, blob, c, histories, key=f"case-{k}", pure=False)
                        for k, c in todo.items()]
             bar = None
