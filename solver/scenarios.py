@@ -101,20 +101,25 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
         try:
             with open(name_or_path, "rb") as fh:
                 data = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError) as exc:
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise WheelsetError(f"scenario file {name_or_path}: {exc}") from exc
         known = {f.name for f in dataclasses.fields(WheelsetParameters)}
+        if not isinstance(data.get("wheelset", {}), dict):
+            raise WheelsetError(f"scenario file {name_or_path}: [wheelset] must be a table")
         wheelset = dict(data.get("wheelset", {}))
         unknown = set(wheelset) - known
         if unknown:
             raise WheelsetError(f"scenario file {name_or_path}: unknown wheelset keys {sorted(unknown)}")
-        for key in ("suspension_stiffness", "suspension_damping"):
-            if key in wheelset:
-                wheelset[key] = tuple(wheelset[key])
-        scenario = Scenario(os.path.basename(name_or_path), WheelsetParameters(**wheelset),
-                            duration=float(data.get("duration", 10.0)),
-                            output_interval=float(data.get("output_interval", 0.01)),
-                            description=str(data.get("description", "")))
+        try:
+            for key in ("suspension_stiffness", "suspension_damping"):
+                if key in wheelset:
+                    wheelset[key] = tuple(wheelset[key])
+            scenario = Scenario(os.path.basename(name_or_path), WheelsetParameters(**wheelset),
+                                duration=float(data.get("duration", 10.0)),
+                                output_interval=float(data.get("output_interval", 0.01)),
+                                description=str(data.get("description", "")))
+        except (TypeError, ValueError) as exc:
+            raise WheelsetError(f"scenario file {name_or_path}: {exc}") from exc
     else:
         raise WheelsetError(f"unknown scenario {name_or_path!r}: not built in "
                             f"({', '.join(BUILTIN_SCENARIOS)}) and no such file")

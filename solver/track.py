@@ -506,8 +506,10 @@ class Track:
                 data = tomllib.load(fh)
         except FileNotFoundError:
             raise TrackError(f"{path}: no such track file") from None
-        except tomllib.TOMLDecodeError as exc:
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise TrackError(f"{path}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise TrackError(f"{path}: cannot be read ({exc.strerror})") from None
         return cls.from_mapping(data, where=path)
 
     @classmethod

@@ -476,7 +476,7 @@ class WheelsetParameters:
             raise WheelsetError(f"speed must be >= 0 (m/s), got {self.speed}")
         if self.suspended_mass < 0 or self.contact_damping < 0:
             raise WheelsetError("suspended_mass and contact_damping must be >= 0")
-        if self.creep_model not in MODEL_IDS:
+        if not isinstance(self.creep_model, str) or self.creep_model not in MODEL_IDS:
             raise WheelsetError(f"creep_model must be one of {sorted(MODEL_IDS)}, got {self.creep_model!r}")
         if self.contact_model not in ("multipoint", "single"):
             raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
@@ -486,7 +486,8 @@ class WheelsetParameters:
             raise WheelsetError(f"internal_step {self.internal_step} s is too large (<= 0.01 s)")
         for name in ("suspension_stiffness", "suspension_damping"):
             vals = getattr(self, name)
-            if len(vals) != 3 or any((not math.isfinite(v)) or v < 0 for v in vals):
+            if (not isinstance(vals, (tuple, list)) or len(vals) != 3
+                    or any(not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 for v in vals)):
                 raise WheelsetError(f"{name} must be three finite values >= 0")
 
 
