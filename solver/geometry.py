@@ -335,7 +335,8 @@ def wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
     Fills work[0] = u on the rail, work[1] = distance (m; +inf where not over
     the rail or not evaluated), work[2:5] = trace-line point x, y, z in the
     track frame, at every `stride`-th grid index of the part of the wheel that
-    can be over the rail. Returns (k0, k1), the index range examined.
+    can be over the rail. Returns (k0, k1), the index range examined; entries
+    outside it are left as they were (not meaningful).
     """
     n_w = wheel.shape[0]
     yc = params[G_RAIL_CENTRE_Y] + rail_dy
@@ -343,9 +344,10 @@ def wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
     ct = np.cos(theta)
     st = np.sin(theta)
     frame = _axle_frame(roll, yaw)
-    for k in range(n_w):
-        work[1, k] = np.inf
     k0, k1 = _wheel_range(wheel, rail, params, y, rail_dy)
+    # only [k0, k1) is ever read: reset it (the rest of the wheel is off the rail)
+    for k in range(k0, k1):
+        work[1, k] = np.inf
     for k in range(k0, k1, stride):
         _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
     return k0, k1
@@ -457,7 +459,7 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
     # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
     if n_min == 0:
         best = -1
-        for k in range(n_w):
+        for k in range(k0, k1):
             if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
                 best = k
         min_pos[0] = best

@@ -664,15 +664,20 @@ class WheelsetModel:
         curvature = np.empty(s.size)
         rate = np.empty(s.size)
         cant = np.empty(s.size)
-        if s.size <= 8:
+        if s.size <= 2:
             for i, si in enumerate(s):
                 st = self.track.evaluate(float(si))
                 curvature[i], rate[i], cant[i] = st.curvature, st.curvature_rate, st.cant_angle
         else:
-            st = self.track.evaluate(s)
-            curvature[:] = st.curvature
-            rate[:] = st.curvature_rate
-            cant[:] = st.cant_angle
+            # Within one host step (a fraction of a metre) the track's curvature
+            # and cant are linear in s (clothoids, linear cant ramps): evaluate
+            # both ends and interpolate the substeps in between.
+            a = self.track.evaluate(float(s[0]))
+            b = self.track.evaluate(float(s[-1]))
+            w = (s - s[0]) / (s[-1] - s[0]) if s[-1] != s[0] else np.zeros(s.size)
+            curvature[:] = a.curvature + w * (b.curvature - a.curvature)
+            rate[:] = a.curvature_rate + w * (b.curvature_rate - a.curvature_rate)
+            cant[:] = a.cant_angle + w * (b.cant_angle - a.cant_angle)
         if math.isfinite(inputs.curvature):
             curvature = np.full_like(curvature, inputs.curvature)
             rate = np.zeros_like(rate)
