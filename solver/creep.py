@@ -394,41 +394,8 @@ def _polach_ref(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b
     the published formulas slightly past it); Mz is scaled with it.
     """
     c11, c22, c23, c33 = kalker_coefficients(a / b, nu)
-    sy_c = eta + phi * a
-    if not abs(sy_c) > abs(eta):
-        sy_c = eta
-    s_c = math.hypot(xi, sy_c)
-    if s_c <= 0.0:
-        return 0.0, 0.0, 0.0
-    w = abs(speed) * s_c
-    mu = mu0 * ((1.0 - big_a) * math.exp(-big_b * w) + big_a)
-    if mu <= 0.0:
-        return 0.0, 0.0, 0.0
-    s = math.hypot(xi, eta)
-    if s > 0.0:
-        c_jj = math.sqrt((c11 * xi / s) ** 2 + (c22 * eta / s) ** 2)
-    else:
-        c_jj = c22
-    f_lin = g * a * b * c_jj * s_c
-    eps = math.pi * f_lin / (4.0 * n * mu)
-    ka_eps = k_a * eps
-    f_res = 2.0 * n * mu / math.pi * (ka_eps / (1.0 + ka_eps * ka_eps) + math.atan(k_s * eps))
-    spin_factor = 1.0 + 6.3 * (1.0 - math.exp(-a / b))
-    eps_m = 8.0 / 3.0 * g * b * math.sqrt(a * b) / (n * mu) * c23 * abs(sy_c) / spin_factor
-    k_m = -2.0 / 3.0 * eps_m / (1.0 + eps_m * eps_m) ** 2
-    f_spin = -9.0 / 16.0 * a * n * mu * k_m * spin_factor * phi / s_c
-    fx = -f_res * xi / s_c
-    fy = -(f_res * eta / s_c + f_spin)
-    ab = a * b
-    mz = (g * ab ** 1.5 * c23 * eta - g * ab * ab * c33 * phi) * (f_res / f_lin)
-    total = math.hypot(fx, fy)
-    limit = mu * n
-    if total > limit:
-        r = limit / total
-        fx *= r
-        fy *= r
-        mz *= r
-    return fx, fy, mz
+    return _polach_from_coefficients.py_func(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g,
+                                             speed, k_a, k_s, big_a, big_b)
 
 
 # ----------------------------------------------------------------------------
@@ -458,8 +425,10 @@ def _she_nb(xi, eta, phi, a, b, n, mu, g, nu):
 
 
 @njit(cache=True)
-def _polach_nb(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
-    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, nu)
+def _polach_from_coefficients(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g, speed,
+                              k_a, k_s, big_a, big_b):
+    """Polach's formulas (see _polach_ref) for given Kalker coefficients; one body
+    for the numba kernel and the plain-Python reference (its .py_func)."""
     sy_c = eta + phi * a
     if not abs(sy_c) > abs(eta):
         sy_c = eta
@@ -495,6 +464,13 @@ def _polach_nb(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b)
         fy *= r
         mz *= r
     return fx, fy, mz
+
+
+@njit(cache=True)
+def _polach_nb(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
+    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, nu)
+    return _polach_from_coefficients(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g, speed,
+                                     k_a, k_s, big_a, big_b)
 
 
 # ----------------------------------------------------------------------------
