@@ -33,6 +33,17 @@ def substeps(h: float, internal_step: float):
 
 
 @njit(cache=True)
+def _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
+                            model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
+                            work, points, counts, contact, summary, deriv):
+    """One RHS evaluation at the end of the step, so that the contact results
+    (the outputs) belong to the final state."""
+    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
+                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
+                 box_moment, axle_torque, work, points, counts, contact, summary, deriv)
+
+
+@njit(cache=True)
 def integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail, gparams,
                   model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
                   work, points, counts, contact, summary, k1, k2, k3, k4, tmp):
@@ -69,10 +80,9 @@ def integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail
         for j in range(N_STATE):
             if not math.isfinite(state[j]):
                 return -1
-    # contact results at the final state
-    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
-                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
-                 box_moment, axle_torque, work, points, counts, contact, summary, k1)
+    _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
+                            model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
+                            work, points, counts, contact, summary, k1)
     return n_rhs + 1
 
 
@@ -97,9 +107,9 @@ def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, w
         for j in range(N_STATE):
             if not math.isfinite(state[j]):
                 return -1
-    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
-                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
-                 box_moment, axle_torque, work, points, counts, contact, summary, k1)
+    _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
+                            model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
+                            work, points, counts, contact, summary, k1)
     return n_rhs + 1
 
 
