@@ -333,7 +333,12 @@ def _variables() -> Tuple[Var, ...]:
     v += [
         _o("status.derailment", "Boolean", False,
            "derailment: a flange has climbed over its rail (the step was discarded)"),
-        _o("status.wheel_lift", "Boolean", False, "at least one wheel has lost contact"),
+        _o("status.wheel_lift", "Boolean", False,
+           "at least one wheel has lost contact (or, after a discarded step, both wheels "
+           "lifted off the rails)"),
+        _o("status.excessive_penetration", "Boolean", False,
+           "the last step was discarded: penetration above contact.max_penetration "
+           "(impact or instability)"),
     ]
     return tuple(v)
 
@@ -485,8 +490,10 @@ class Wheelset(Fmi2Slave):
 
     def _set_parameter(self, name: str, value):
         if self._initialized:
-            self.log(f"parameter {name} cannot be changed after initialization; ignored",
-                     Fmi2Status.warning)
+            # pythonfmu 0.7.0 cannot return fmi2Error from fmi2SetReal (an exception
+            # would be fmi2Fatal): the value is refused and the error logged.
+            self._error(f"parameter {name} cannot be changed after initialization "
+                        f"(fixed variability); the new value {value!r} is ignored")
             return
         self._values[name] = value
 
@@ -505,6 +512,10 @@ class Wheelset(Fmi2Slave):
         return None
 
     # -- FMI ---------------------------------------------------------------
+    def setup_experiment(self, start_time, stop_time=None, tolerance=None):
+        # the first doStep must start here (FMI 2.0 fmi2SetupExperiment)
+        self._time = float(start_time) if start_time is not None and math.isfinite(start_time) else 0.0
+
     def exit_initialization_mode(self):
         # Never raise here: a Python exception makes pythonfmu 0.7.0 return
         # fmi2Fatal and release the instance's Python objects, and the host's
@@ -543,6 +554,12 @@ class Wheelset(Fmi2Slave):
                 return False
         if not (step_size > 0.0 and math.isfinite(step_size)):
             self._error(f"communication step size {step_size!r} must be > 0 and finite")
+            return False
+        if not (math.isfinite(current_time)
+                and abs(current_time - self._time) <= 1e-9 * max(1.0, abs(self._time))):
+            self._error(f"doStep at communication point {current_time!r} s, but the FMU is "
+                        f"at t = {self._time!r} s (FMI 2.0: the previous point + step size; "
+                        "roll back with fmi2SetFMUstate to repeat a step); step discarded")
             return False
         try:
             if key != self._last_key:
@@ -760,9 +777,10 @@ class _Adapter:
                 v[pre + "position.z"] = cpos[i][k][2] if on else 0.0
                 for suffix, arr in per_point:
                     v[pre + suffix] = arr[i][k] if on else 0.0
-        message = getattr(result, "message", "") if result is not None else ""
-        v["status.derailment"] = bool(out.derailment) or message.startswith("derailment")
-        v["status.wheel_lift"] = any(lift)
+        reason = getattr(result, "reason", "") if result is not None else ""
+        v["status.derailment"] = bool(out.derailment) or reason == "derailment"
+        v["status.wheel_lift"] = any(lift) or reason == "contact_lost"
+        v["status.excessive_penetration"] = reason == "excessive_penetration"
 
 
 def _np_array(x):

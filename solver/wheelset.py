@@ -539,6 +539,8 @@ class StepResult:
     status: str          # "ok" or "discard"
     message: str = ""
     rhs_evaluations: int = 0
+    reason: str = ""     # for a discard: "non_finite", "excessive_penetration",
+                         # "contact_lost" or "derailment"
 
 
 @dataclass
@@ -806,22 +808,24 @@ class WheelsetModel:
             self.state[:] = saved_state
             self._contact[:] = saved_contact
             self._summary[:] = saved_summary
-            return StepResult("discard", problem, 0)
+            return StepResult("discard", problem[1], 0, problem[0])
         self.time += h
         self.distance += self.params.speed * h
         self.rhs_evaluations += n_rhs
         return StepResult("ok", "", n_rhs)
 
-    def _check_step(self, n_rhs) -> str:
+    def _check_step(self, n_rhs):
+        """(reason, message) of a step that cannot be accepted, or None."""
         if n_rhs < 0 or not np.all(np.isfinite(self.state)):
-            return "the wheelset state became non-finite (numerical instability: reduce the internal step)"
+            return ("non_finite", "the wheelset state became non-finite (numerical instability: "
+                    "reduce the internal step)")
         pen = self._summary[O_MAX_PENETRATION]
         if pen > self.params.max_penetration:
-            return (f"excessive penetration {pen * 1e3:.2f} mm > {self.params.max_penetration * 1e3:.2f} mm "
+            return ("excessive_penetration", f"excessive penetration {pen * 1e3:.2f} mm > {self.params.max_penetration * 1e3:.2f} mm "
                     "(impact or instability)")
         gaps = self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]
         if np.all(gaps > self.params.lift_tolerance):
-            return (f"loss of all wheel-rail contact: both wheels lifted off the rails "
+            return ("contact_lost", f"loss of all wheel-rail contact: both wheels lifted off the rails "
                     f"(gaps {gaps[0] * 1e3:.2f} and {gaps[1] * 1e3:.2f} mm)")
         # Derailment: a loaded contact point within 3 mm of the flange tip, i.e.
         # the wheel is climbing over the rail.
@@ -830,9 +834,9 @@ class WheelsetModel:
         if climbing.any():
             side = int(np.argwhere(climbing)[0, 0])
             name = ("left", "right")[side]
-            return (f"derailment: the {name} wheel is climbing over the rail "
+            return ("derailment", f"derailment: the {name} wheel is climbing over the rail "
                     "(contact within 3 mm of the flange tip)")
-        return ""
+        return None
 
     # -- outputs -------------------------------------------------------------------
     def outputs(self) -> WheelsetOutputs:
