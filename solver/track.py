@@ -152,6 +152,9 @@ SECTION_TYPES = ("straight", "transition", "curve")
 DIRECTIONS = ("left", "right")
 
 
+MAX_CURVATURE = 1.0      # 1/m: radius >= 1 m (the FMU input range of track.curvature)
+
+
 class TrackError(ValueError):
     """Bad track, irregularity or rail-motion input (the message names it)."""
 
@@ -362,6 +365,9 @@ class Track:
             raise TrackError("track knots must be finite")
         if np.any(np.abs(e) >= self.rail_distance):
             raise TrackError("superelevation must be smaller than the rail distance")
+        if np.any(np.abs(k) > MAX_CURVATURE):
+            raise TrackError(f"curvature above {MAX_CURVATURE:g} 1/m (radius below "
+                             f"{1 / MAX_CURVATURE:g} m)")
         s0, s1 = s[0::2], s[1::2]
         if abs(s0[0]) > 0.0 or np.any(s1 <= s0) or np.any(np.abs(s0[1:] - s1[:-1]) > 1e-9):
             raise TrackError("track segments must start at s = 0, have positive lengths "
