@@ -86,12 +86,18 @@ class Log:
         return self.messages[n:]
 
 
+# pythonfmu calls the logger of an instance after fmi2FreeInstance: the callbacks
+# must outlive the instance (else a call into freed ctypes thunks), so keep them all.
+_CALLBACKS_ALIVE = []
+
+
 class Host:
     """One FMU instance with a log, value references by name and helpers."""
 
     def __init__(self, md, unzipped, name="faults", params=CHEAP, initialize=True):
         self.md = md
         self.log = Log()
+        _CALLBACKS_ALIVE.append(self.log)
         self.vr = {v.name: v.valueReference for v in md.modelVariables}
         self.type = {v.name: v.type for v in md.modelVariables}
         self.s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
