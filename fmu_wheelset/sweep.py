@@ -141,9 +141,17 @@ def _axis(values, key):
 
 
 def load_sweep(path) -> Sweep:
-    """Read a sweep TOML (format in the module docstring)."""
+    """Read a sweep TOML (format in the module docstring); ValueError naming the
+    file for anything malformed (not TOML, wrong types, missing keys)."""
     with open(path, "rb") as fh:
-        data = tomllib.load(fh)
+        data = tomllib.load(fh)      # TOMLDecodeError is a ValueError
+    try:
+        return _parse_sweep(data, path)
+    except (TypeError, KeyError, AttributeError, OverflowError) as exc:
+        raise ValueError(f"{path}: malformed sweep file: {type(exc).__name__}: {exc}") from exc
+
+
+def _parse_sweep(data: dict, path) -> Sweep:
     scenario = str(data.get("scenario", "kang-r320"))
     if not os.path.isabs(scenario) and not scenario.replace("-", "").isalnum():
         # a relative scenario file: relative to the sweep file
