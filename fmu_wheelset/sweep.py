@@ -82,27 +82,11 @@ FLANGE_ANGLE = math.radians(20.0)   # a contact point steeper than this is a fla
 SIDES = ("left", "right")
 POINTS = 3
 
-# WheelsetParameters field -> FMI parameter (fmu_wheelset.slave names)
-TO_FMI = {
-    "wheel_profile": "wheel.profile", "rail_profile": "rail.profile", "gauge": "track.gauge",
-    "rail_inclination": "rail.inclination", "back_to_back": "wheelset.back_to_back",
-    "nominal_radius": "wheel.nominal_rolling_radius", "mass": "wheelset.mass",
-    "inertia_roll": "wheelset.inertia.x", "inertia_spin": "wheelset.inertia.y",
-    "inertia_yaw": "wheelset.inertia.z", "young": "material.youngs_modulus",
-    "poisson": "material.poisson_ratio", "friction": "contact.friction_coefficient",
-    "separation_min": "contact.multipoint.min_separation",
-    "slope_difference_min": "contact.multipoint.min_slope_difference",
-    "contact_damping": "contact.damping", "max_penetration": "contact.max_penetration",
-    "lift_tolerance": "contact.lift_tolerance", "speed": "wheelset.speed",
-    "internal_step": "solver.internal_step",
-    "axle_box_semi_spacing": "wheelset.axle_box_semi_spacing",
-    "bogie": "suspension.builtin", "suspended_mass": "suspension.suspended_mass",
-    "initial_lateral": "wheelset.initial_lateral", "initial_yaw": "wheelset.initial_yaw",
-    "track": "track.scenario",
-}
-ENUM_FMI = {"creep_model": ("contact.creep_model", ("kalker", "she", "polach", "fastsim")),
-            "contact_model": ("contact.model", ("single", "multipoint")),
-            "integrator": ("solver.integrator", ("rk4", "semi-implicit"))}
+# WheelsetParameters field -> FMI parameter (fmu_wheelset/parameter_names.py)
+from fmu_wheelset.parameter_names import ENUM_PARAMETERS, SCALAR_PARAMETERS  # noqa: E402
+
+TO_FMI = SCALAR_PARAMETERS
+ENUM_FMI = ENUM_PARAMETERS
 TUPLE_FMI = {"suspension_stiffness": "suspension.stiffness", "suspension_damping": "suspension.damping"}
 
 SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration")

@@ -27,6 +27,7 @@ from fmpy.validation import validate_fmu  # noqa: E402
 from fmu_wheelset.build import build_fmu  # noqa: E402
 from fmu_wheelset.commands.env import host_environment  # noqa: E402
 from solver.track import RailMotion  # noqa: E402
+from fmu_wheelset.parameter_names import ENUM_PARAMETERS, SCALAR_PARAMETERS  # noqa: E402
 from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,25 +37,8 @@ PARAMS = {"wheel.profile": "LMA-worn", "rail.profile": "CHN60", "wheelset.speed"
           "track.scenario": "straight", "track.curvature_from_input": True,
           "track.cant_from_input": True}
 # FMI parameter -> WheelsetParameters field (the core run takes the FMU's values)
-TO_CORE = {"wheel.profile": "wheel_profile", "rail.profile": "rail_profile",
-           "track.gauge": "gauge", "rail.inclination": "rail_inclination",
-           "wheelset.back_to_back": "back_to_back", "wheel.nominal_rolling_radius": "nominal_radius",
-           "wheelset.mass": "mass", "wheelset.inertia.x": "inertia_roll",
-           "wheelset.inertia.y": "inertia_spin", "wheelset.inertia.z": "inertia_yaw",
-           "material.youngs_modulus": "young", "material.poisson_ratio": "poisson",
-           "contact.friction_coefficient": "friction",
-           "contact.multipoint.min_separation": "separation_min",
-           "contact.multipoint.min_slope_difference": "slope_difference_min",
-           "contact.damping": "contact_damping", "contact.max_penetration": "max_penetration",
-           "contact.lift_tolerance": "lift_tolerance", "wheelset.speed": "speed",
-           "solver.internal_step": "internal_step",
-           "wheelset.axle_box_semi_spacing": "axle_box_semi_spacing",
-           "suspension.builtin": "bogie", "suspension.suspended_mass": "suspended_mass",
-           "wheelset.initial_lateral": "initial_lateral", "wheelset.initial_yaw": "initial_yaw",
-           "track.scenario": "track"}
-ENUMS = {"contact.creep_model": ("creep_model", ("kalker", "she", "polach", "fastsim")),
-         "contact.model": ("contact_model", ("single", "multipoint")),
-         "solver.integrator": ("integrator", ("rk4", "semi-implicit"))}
+TO_CORE = {fmi: field for field, fmi in SCALAR_PARAMETERS.items()}
+ENUMS = {fmi: (field, names) for field, (fmi, names) in ENUM_PARAMETERS.items()}
 COMPARED = ["wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw", "wheelset.velocity.y",
             "wheel.left.Q", "wheel.right.Q", "wheel.left.Y", "wheel.right.Y",
             "wheel.left.force_on_rail.y", "contact.left.point[1].normal_force",

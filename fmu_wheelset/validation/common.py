@@ -28,28 +28,14 @@ import numpy as np
 SIDES = ("left", "right")
 POINTS = 3
 
-# WheelsetParameters field -> FMI variable (fmu_wheelset/slave.py)
-FMU_REAL = {
-    "gauge": "track.gauge", "rail_inclination": "rail.inclination",
-    "back_to_back": "wheelset.back_to_back", "nominal_radius": "wheel.nominal_rolling_radius",
-    "mass": "wheelset.mass", "inertia_roll": "wheelset.inertia.x",
-    "inertia_spin": "wheelset.inertia.y", "inertia_yaw": "wheelset.inertia.z",
-    "young": "material.youngs_modulus", "poisson": "material.poisson_ratio",
-    "friction": "contact.friction_coefficient", "separation_min": "contact.multipoint.min_separation",
-    "slope_difference_min": "contact.multipoint.min_slope_difference",
-    "contact_damping": "contact.damping", "max_penetration": "contact.max_penetration",
-    "lift_tolerance": "contact.lift_tolerance", "speed": "wheelset.speed",
-    "internal_step": "solver.internal_step", "axle_box_semi_spacing": "wheelset.axle_box_semi_spacing",
-    "suspended_mass": "suspension.suspended_mass", "initial_lateral": "wheelset.initial_lateral",
-    "initial_yaw": "wheelset.initial_yaw",
-}
-FMU_ENUM = {"creep_model": ("contact.creep_model", ("kalker", "she", "polach", "fastsim")),
-            "contact_model": ("contact.model", ("single", "multipoint")),
-            "integrator": ("solver.integrator", ("rk4", "semi-implicit"))}
+# WheelsetParameters field -> FMI variable (fmu_wheelset/parameter_names.py)
+from fmu_wheelset.parameter_names import ENUM_PARAMETERS, REAL_PARAMETERS, VECTOR_PARAMETERS  # noqa: E402
+
+FMU_REAL = REAL_PARAMETERS
+FMU_ENUM = ENUM_PARAMETERS
 # vector parameters: names the FMU would use if it exposes them (checked
 # against the model description; absent -> the case runs on the core)
-FMU_VECTOR = {"suspension_stiffness": tuple(f"suspension.stiffness.{a}" for a in "xyz"),
-              "suspension_damping": tuple(f"suspension.damping.{a}" for a in "xyz")}
+FMU_VECTOR = VECTOR_PARAMETERS
 
 POINT_FIELDS = (("active", "active"), ("wheel_lateral", "y_wheel_m"), ("rail_lateral", "y_rail_m"),
                 ("contact_angle", "contact_angle_rad"), ("rolling_radius", "rolling_radius_m"),
