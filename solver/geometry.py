@@ -54,6 +54,7 @@ MAX_POINTS = 3          # contact points per wheel
 MAX_MINIMA = 24         # local minima of the distance function examined per wheel
 HUMP_MIN = 1e-7         # numerical margin on the intermediate maximum (m)
 VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008)
+UPDATE_HALF_WINDOW = 12  # contact update: +-1.2 mm around the previous point
 COARSE_STRIDE = 10      # first pass of the distance function every 10th profile point (1 mm)
 
 # Columns of the per-point output array of the kernel.
@@ -569,6 +570,92 @@ def wheelset_contact_kernel(wheel, rail, params, y, z, roll, yaw, rail_motion, e
     counts[1] = wheel_distance_minima(wheel, rail, params, -y, z, -roll, -yaw,
                                       -rail_motion[1, 0], rail_motion[1, 1], -rail_motion[1, 2],
                                       epsilon, work, out[1])
+    for i in range(counts[1]):
+        out[1, i, P_Y] = -out[1, i, P_Y]
+
+
+@njit(cache=True)
+def wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz, rail_roll,
+                         count, work, out):
+    """Re-locate the contact points already in `out` (side-local frame) at a new pose.
+
+    For each of the `count` points the distance function is evaluated on the
+    full profile grid within +-UPDATE_HALF_WINDOW points of its previous
+    position and its minimum (parabola-refined) replaces the row. The set of
+    contact points is kept: the integrator uses this for the intermediate
+    stages of one step, the full search (`wheel_distance_minima`) at its start.
+    """
+    n_w = wheel.shape[0]
+    yc = params[G_RAIL_CENTRE_Y] + rail_dy
+    theta = params[G_INCLINATION] + rail_roll
+    ct = np.cos(theta)
+    st = np.sin(theta)
+    frame = _axle_frame(roll, yaw)
+    s0 = params[G_WHEEL_S0]
+    ds = params[G_WHEEL_DS]
+    u0 = params[G_RAIL_U0]
+    du = params[G_RAIL_DU]
+    tan_theta = np.tan(theta)
+    gu = work[0]
+    gg = work[1]
+    gx = work[2]
+    gy = work[3]
+    gz = work[4]
+    for i in range(count):
+        row = out[i]
+        kc = int(round((row[P_S_WHEEL] - s0) / ds))
+        lo = max(kc - UPDATE_HALF_WINDOW, 1)
+        hi = min(kc + UPDATE_HALF_WINDOW + 1, n_w - 1)
+        for k in range(lo - 1, hi + 1):
+            _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
+        best = -1
+        for k in range(lo, hi):
+            if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
+                best = k
+        if best < 0:
+            row[P_GAP] = np.inf
+            continue
+        g0 = gg[best - 1]
+        g1 = gg[best]
+        g2 = gg[best + 1]
+        t = 0.0
+        gmin = g1
+        if g0 != np.inf and g2 != np.inf:
+            curv = g0 - 2.0 * g1 + g2
+            if curv > 0.0:
+                t = 0.5 * (g0 - g2) / curv
+                gmin = g1 - 0.25 * (g0 - g2) * t
+        k = best
+        if t < 0.0:
+            k -= 1
+            t += 1.0
+        u = gu[k] * (1.0 - t) + gu[k + 1] * t
+        zp = _interp_column(rail, u0, du, u, T_SLOPE)
+        s = s0 + (k + t) * ds
+        row[P_S_WHEEL] = s
+        row[P_U_RAIL] = u
+        row[P_X] = gx[k] * (1.0 - t) + gx[k + 1] * t
+        row[P_Y] = gy[k] * (1.0 - t) + gy[k + 1] * t
+        row[P_Z] = gz[k] * (1.0 - t) + gz[k + 1] * t
+        row[P_GAP] = gmin
+        row[P_TAN_CONTACT] = (zp + tan_theta) / (1.0 - zp * tan_theta)
+        row[P_WHEEL_SLOPE] = _interp_column(wheel, s0, ds, s, T_SLOPE)
+        row[P_WHEEL_F2] = _interp_column(wheel, s0, ds, s, T_D2)
+        row[P_RAIL_SLOPE] = zp
+        row[P_RAIL_Z2] = _interp_column(rail, u0, du, u, T_D2)
+        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(wheel, s0, ds, s, T_H)
+
+
+@njit(cache=True)
+def wheelset_contact_update(wheel, rail, params, y, z, roll, yaw, rail_motion, work, out, counts):
+    """Both wheels: `wheel_contact_update` of the points in `out` (track frame, as
+    left by `wheelset_contact_kernel`)."""
+    wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_motion[0, 0], rail_motion[0, 1],
+                         rail_motion[0, 2], counts[0], work, out[0])
+    for i in range(counts[1]):
+        out[1, i, P_Y] = -out[1, i, P_Y]
+    wheel_contact_update(wheel, rail, params, -y, z, -roll, -yaw, -rail_motion[1, 0],
+                         rail_motion[1, 1], -rail_motion[1, 2], counts[1], work, out[1])
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
 

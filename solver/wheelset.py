@@ -106,12 +106,15 @@ def _cross(ax, ay, az, bx, by, bz):
 @njit(cache=True)
 def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, model,
                  rail_motion, rail_velocity, box_force, box_moment, axle_torque,
-                 work, points, counts, contact, summary, deriv):
+                 work, points, counts, contact, summary, deriv, update_only=False):
     """Time derivative of the wheelset state (deriv, 12) and the contact results.
 
     rail_motion, rail_velocity: (2, 3) lateral, vertical, roll per rail and their
     rates; box_force, box_moment: (2, 3) external loads at the left/right axle
     boxes (track frame); contact: (2, MAX_POINTS, N_CONTACT) filled; summary (N_SUMMARY,).
+    update_only: keep the contact points found by the last full search in
+    `points` and only re-locate them at this state (geometry.wheelset_contact_update);
+    the integrator does so at the intermediate stages of a step.
     """
     V = model[M_SPEED]
     g = model[M_GRAVITY]
@@ -127,8 +130,12 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
     yaw_rate = state[S_YAW_RATE]
     spin_rate = state[S_SPIN_RATE]
     epsilon = -1.0   # elastic mode: every penetrating minimum is a candidate
-    geo.wheelset_contact_kernel(wheel, rail, gparams, y, z, roll, yaw, rail_motion, epsilon,
-                                work, points, counts)
+    if update_only:
+        geo.wheelset_contact_update(wheel, rail, gparams, y, z, roll, yaw, rail_motion,
+                                    work, points, counts)
+    else:
+        geo.wheelset_contact_kernel(wheel, rail, gparams, y, z, roll, yaw, rail_motion, epsilon,
+                                    work, points, counts)
     if model[M_MULTIPOINT] < 0.5:
         for side in range(2):
             if counts[side] > 1:
