@@ -339,6 +339,32 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
     deriv[S_SPIN_RATE] = my_tot / jy
 
 
+PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_PENETRATION, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT = 0, 1, 2, 3, 4
+CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the wheel climbs
+
+
+@njit(cache=True)
+def step_problem(state, n_rhs, summary, contact, max_penetration, lift_tolerance, flange_tip):
+    """Why a step cannot be accepted: (PROBLEM_* code, side). Checked in this order:
+    non-finite state, penetration above max_penetration, both wheels further than
+    lift_tolerance off the rails, a loaded contact point within CLIMB_MARGIN of
+    the flange tip (derailment: the wheel is climbing over the rail)."""
+    if n_rhs < 0:
+        return PROBLEM_NON_FINITE, -1
+    for j in range(state.shape[0]):
+        if not math.isfinite(state[j]):
+            return PROBLEM_NON_FINITE, -1
+    if summary[O_MAX_PENETRATION] > max_penetration:
+        return PROBLEM_PENETRATION, -1
+    if summary[O_GAP_LEFT] > lift_tolerance and summary[O_GAP_RIGHT] > lift_tolerance:
+        return PROBLEM_CONTACT_LOST, -1
+    for side in range(2):
+        for i in range(contact.shape[1]):
+            if contact[side, i, C_ACTIVE] > 0.5 and contact[side, i, C_S_WHEEL] < flange_tip + CLIMB_MARGIN:
+                return PROBLEM_DERAILMENT, side
+    return PROBLEM_NONE, -1
+
+
 # Layout of the derived-output vector of `derived_outputs`.
 D_BOX_POS, D_BOX_VEL, D_WHEEL_RAIL = 0, 6, 12      # (2, 3) each
 D_Y, D_Q, D_YQ = 18, 20, 22                        # (2,) each
@@ -823,27 +849,25 @@ class WheelsetModel:
 
     def _check_step(self, n_rhs):
         """(reason, message) of a step that cannot be accepted, or None."""
-        if n_rhs < 0 or not np.all(np.isfinite(self.state)):
+        tip = self.setup.wheel_table[0, geo.T_LAT]
+        code, side = step_problem(self.state, n_rhs, self._summary, self._contact,
+                                  self.params.max_penetration, self.params.lift_tolerance, tip)
+        if code == PROBLEM_NONE:
+            return None
+        if code == PROBLEM_NON_FINITE:
             return ("non_finite", "the wheelset state became non-finite (numerical instability: "
                     "reduce the internal step)")
-        pen = self._summary[O_MAX_PENETRATION]
-        if pen > self.params.max_penetration:
-            return ("excessive_penetration", f"excessive penetration {pen * 1e3:.2f} mm > {self.params.max_penetration * 1e3:.2f} mm "
-                    "(impact or instability)")
-        gaps = self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]
-        if np.all(gaps > self.params.lift_tolerance):
-            return ("contact_lost", f"loss of all wheel-rail contact: both wheels lifted off the rails "
+        if code == PROBLEM_PENETRATION:
+            pen = self._summary[O_MAX_PENETRATION]
+            return ("excessive_penetration", f"excessive penetration {pen * 1e3:.2f} mm > "
+                    f"{self.params.max_penetration * 1e3:.2f} mm (impact or instability)")
+        if code == PROBLEM_CONTACT_LOST:
+            gaps = self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]
+            return ("contact_lost", "loss of all wheel-rail contact: both wheels lifted off the rails "
                     f"(gaps {gaps[0] * 1e3:.2f} and {gaps[1] * 1e3:.2f} mm)")
-        # Derailment: a loaded contact point within 3 mm of the flange tip, i.e.
-        # the wheel is climbing over the rail.
-        tip = self.setup.wheel_table[0, geo.T_LAT]
-        climbing = (self._contact[..., C_ACTIVE] > 0.5) & (self._contact[..., C_S_WHEEL] < tip + 0.003)
-        if climbing.any():
-            side = int(np.argwhere(climbing)[0, 0])
-            name = ("left", "right")[side]
-            return ("derailment", f"derailment: the {name} wheel is climbing over the rail "
-                    "(contact within 3 mm of the flange tip)")
-        return None
+        name = ("left", "right")[side]
+        return ("derailment", f"derailment: the {name} wheel is climbing over the rail "
+                "(contact within 3 mm of the flange tip)")
 
     # -- outputs -------------------------------------------------------------------
     def outputs(self) -> WheelsetOutputs:
