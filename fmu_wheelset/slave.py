@@ -457,6 +457,7 @@ class Wheelset(Fmi2Slave):
         super().__init__(**kwargs)
         # everything per instance; __init__ is cheap (no solver import)
         self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES}
+        self._real_names: Dict[int, str] = {}   # value reference -> name, Reals only
         self._model = None
         self._core = None           # (wheelset module, track module)
         self._initialized = False
@@ -486,7 +487,10 @@ class Wheelset(Fmi2Slave):
             kwargs["variability"] = (Fmi2Variability.continuous if var.kind == "Real"
                                      else Fmi2Variability.discrete)
             kwargs["initial"] = Fmi2Initial.approx
-        self.register_variable(cls(name, **kwargs), nested=False)
+        variable = cls(name, **kwargs)
+        self.register_variable(variable, nested=False)
+        if var.kind == "Real":
+            self._real_names[variable.value_reference] = name
 
     def _set_parameter(self, name: str, value):
         if self._initialized:
@@ -590,6 +594,20 @@ class Wheelset(Fmi2Slave):
         _adapter.store_outputs(values, self._model.outputs(), result)
         self._time = current_time + step_size
         return True
+
+    def get_real(self, vrs):
+        # One list comprehension over the values instead of pythonfmu's getter per
+        # variable (the FMI layer's largest per-step cost). A value reference that
+        # is not a Real is logged and read as 0.0: pythonfmu would turn the
+        # TypeError into fmi2Fatal.
+        names = self._real_names
+        values = self._values
+        try:
+            return [float(values[names[vr]]) for vr in vrs]
+        except KeyError:
+            bad = [vr for vr in vrs if vr not in names]
+            self._error(f"fmi2GetReal: value reference(s) {bad} are not Real variables; read as 0.0")
+            return [float(values[names[vr]]) if vr in names else 0.0 for vr in vrs]
 
     def terminate(self):
         pass
@@ -755,28 +773,29 @@ class _Adapter:
         Y, Q, YQ = out.lateral_force.tolist(), out.vertical_force.tolist(), \
             out.derailment_quotient.tolist()
         count, lift = out.contact_count.tolist(), out.wheel_lift.tolist()
-        for i, side in enumerate(SIDES):
-            for j, ax in enumerate("xyz"):
-                v[f"axlebox.{side}.position.{ax}"] = box_p[i][j]
-                v[f"axlebox.{side}.velocity.{ax}"] = box_v[i][j]
-                v[f"wheel.{side}.force_on_rail.{ax}"] = wr[i][j]
-            v[f"wheel.{side}.Y"] = Y[i]
-            v[f"wheel.{side}.Q"] = Q[i]
-            v[f"wheel.{side}.Y_over_Q"] = YQ[i]
-            v[f"wheel.{side}.active_points"] = int(count[i])
-            v[f"wheel.{side}.lift"] = bool(lift[i])
-        per_point = [(suffix, getattr(out, attr).tolist()) for suffix, attr in _POINT_FIELDS]
+        for i in range(2):
+            names = _WHEEL_NAMES[i]
+            for j in range(3):
+                v[names[0][j]] = box_p[i][j]
+                v[names[1][j]] = box_v[i][j]
+                v[names[2][j]] = wr[i][j]
+            v[names[3]] = Y[i]
+            v[names[4]] = Q[i]
+            v[names[5]] = YQ[i]
+            v[names[6]] = int(count[i])
+            v[names[7]] = bool(lift[i])
+        per_point = [getattr(out, attr).tolist() for _, attr in _POINT_FIELDS]
         active = out.contact_active.tolist()
         cpos = out.contact_position.tolist()
-        for i, side in enumerate(SIDES):
+        for i in range(2):
             for k in range(POINTS_PER_WHEEL):
-                pre = _POINT_PREFIX[i][k]
+                active_name, y_name, z_name, field_names = _POINT_NAMES[i][k]
                 on = bool(active[i][k])
-                v[pre + "active"] = on
-                v[pre + "position.y"] = cpos[i][k][1] if on else 0.0
-                v[pre + "position.z"] = cpos[i][k][2] if on else 0.0
-                for suffix, arr in per_point:
-                    v[pre + suffix] = arr[i][k] if on else 0.0
+                v[active_name] = on
+                v[y_name] = cpos[i][k][1] if on else 0.0
+                v[z_name] = cpos[i][k][2] if on else 0.0
+                for name, arr in zip(field_names, per_point):
+                    v[name] = arr[i][k] if on else 0.0
         reason = getattr(result, "reason", "") if result is not None else ""
         v["status.derailment"] = bool(out.derailment) or reason == "derailment"
         v["status.wheel_lift"] = any(lift) or reason == "contact_lost"
@@ -807,4 +826,18 @@ _POINT_FIELDS = (("wheel_lateral", "contact_y_wheel"), ("rail_lateral", "contact
                  ("normal_force", "normal_force"),
                  ("longitudinal_force", "creep_force_longitudinal"),
                  ("lateral_force", "creep_force_lateral"), ("spin_moment", "spin_moment"))
+
+# Output names per wheel and per contact slot, built once (store_outputs runs every step).
+_WHEEL_NAMES = tuple(
+    (tuple(f"axlebox.{sd}.position.{ax}" for ax in "xyz"),
+     tuple(f"axlebox.{sd}.velocity.{ax}" for ax in "xyz"),
+     tuple(f"wheel.{sd}.force_on_rail.{ax}" for ax in "xyz"),
+     f"wheel.{sd}.Y", f"wheel.{sd}.Q", f"wheel.{sd}.Y_over_Q", f"wheel.{sd}.active_points",
+     f"wheel.{sd}.lift")
+    for sd in SIDES)
+_POINT_NAMES = tuple(
+    tuple((pre + "active", pre + "position.y", pre + "position.z",
+           tuple(pre + suffix for suffix, _ in _POINT_FIELDS))
+          for pre in _POINT_PREFIX[i])
+    for i in range(len(SIDES)))
 _adapter = _Adapter()
