@@ -371,6 +371,26 @@ def _patch_level(gap_a, gap_b, gap_min, epsilon):
 
 
 @njit(cache=True)
+def _fill_point_row(row, wheel, rail, params, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
+    """One contact point's output row, at the fractional wheel grid index k + t."""
+    s0 = params[G_WHEEL_S0]
+    ds = params[G_WHEEL_DS]
+    s = s0 + (k + t) * ds
+    row[P_S_WHEEL] = s
+    row[P_U_RAIL] = u
+    row[P_X] = gx[k] * (1.0 - t) + gx[k + 1] * t
+    row[P_Y] = py
+    row[P_Z] = gz[k] * (1.0 - t) + gz[k + 1] * t
+    row[P_GAP] = gap
+    row[P_TAN_CONTACT] = tan_contact
+    row[P_WHEEL_SLOPE] = _interp_column(wheel, s0, ds, s, T_SLOPE)
+    row[P_WHEEL_F2] = _interp_column(wheel, s0, ds, s, T_D2)
+    row[P_RAIL_SLOPE] = rail_slope
+    row[P_RAIL_Z2] = _interp_column(rail, params[G_RAIL_U0], params[G_RAIL_DU], u, T_D2)
+    row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(wheel, s0, ds, s, T_H)
+
+
+@njit(cache=True)
 def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz, rail_roll,
                           epsilon, work, out):
     """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
@@ -537,21 +557,7 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
         acc_z[n_acc] = pz
         acc_gap[n_acc] = min_gap[i]
         acc_tan[n_acc] = tan_c
-        row = out[n_acc]
-        s = params[G_WHEEL_S0] + (k + t) * params[G_WHEEL_DS]
-        row[P_S_WHEEL] = s
-        row[P_U_RAIL] = u
-        row[P_X] = gx[k] * (1.0 - t) + gx[k + 1] * t
-        row[P_Y] = py
-        row[P_Z] = gz[k] * (1.0 - t) + gz[k + 1] * t
-        row[P_GAP] = min_gap[i]
-        row[P_TAN_CONTACT] = tan_c
-        row[P_WHEEL_SLOPE] = _interp_column(wheel, params[G_WHEEL_S0], params[G_WHEEL_DS], s, T_SLOPE)
-        row[P_WHEEL_F2] = _interp_column(wheel, params[G_WHEEL_S0], params[G_WHEEL_DS], s, T_D2)
-        row[P_RAIL_SLOPE] = zp
-        row[P_RAIL_Z2] = _interp_column(rail, u0, du, u, T_D2)
-        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(
-            wheel, params[G_WHEEL_S0], params[G_WHEEL_DS], s, T_H)
+        _fill_point_row(out[n_acc], wheel, rail, params, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
         n_acc += 1
     return n_acc
 
@@ -631,19 +637,8 @@ def wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz,
             t += 1.0
         u = gu[k] * (1.0 - t) + gu[k + 1] * t
         zp = _interp_column(rail, u0, du, u, T_SLOPE)
-        s = s0 + (k + t) * ds
-        row[P_S_WHEEL] = s
-        row[P_U_RAIL] = u
-        row[P_X] = gx[k] * (1.0 - t) + gx[k + 1] * t
-        row[P_Y] = gy[k] * (1.0 - t) + gy[k + 1] * t
-        row[P_Z] = gz[k] * (1.0 - t) + gz[k + 1] * t
-        row[P_GAP] = gmin
-        row[P_TAN_CONTACT] = (zp + tan_theta) / (1.0 - zp * tan_theta)
-        row[P_WHEEL_SLOPE] = _interp_column(wheel, s0, ds, s, T_SLOPE)
-        row[P_WHEEL_F2] = _interp_column(wheel, s0, ds, s, T_D2)
-        row[P_RAIL_SLOPE] = zp
-        row[P_RAIL_Z2] = _interp_column(rail, u0, du, u, T_D2)
-        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(wheel, s0, ds, s, T_H)
+        _fill_point_row(row, wheel, rail, params, gx, gz, k, t, u, gy[k] * (1.0 - t) + gy[k + 1] * t,
+                        gmin, (zp + tan_theta) / (1.0 - zp * tan_theta), zp)
 
 
 @njit(cache=True)
@@ -806,7 +801,7 @@ class ContactPoints:
         return self.position[..., 0]
 
 
-def points_from_kernel(out: np.ndarray, counts: np.ndarray, roll: float) -> ContactPoints:
+def points_from_kernel(out: np.ndarray, counts: np.ndarray) -> ContactPoints:
     """Convert the kernel's (2, MAX_POINTS, N_POINT_FIELDS) output to ContactPoints."""
     active = np.arange(MAX_POINTS)[None, :] < counts[:, None]
     o = np.where(active[..., None], out, 0.0)
@@ -865,7 +860,7 @@ def contact_points(setup: ContactSetup, y: float, z: float, roll: float, yaw: fl
     wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
                             float(y), float(z), float(roll), float(yaw), motion,
                             float(epsilon), work, out, counts)
-    return points_from_kernel(out, counts, roll)
+    return points_from_kernel(out, counts)
 
 
 @dataclass
@@ -943,4 +938,4 @@ def static_contact(setup: ContactSetup, y: float, yaw: float = 0.0, rail_motion=
         raise GeometryError(f"rigid contact did not converge at y = {y * 1e3:.3f} mm")
     wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
                             y, z, roll, yaw, motion, float(epsilon), work, out, counts)
-    return StaticContact(y=y, yaw=yaw, z=z, roll=roll, points=points_from_kernel(out, counts, roll))
+    return StaticContact(y=y, yaw=yaw, z=z, roll=roll, points=points_from_kernel(out, counts))
