@@ -440,6 +440,22 @@ def _material_ok_kernel(young, poisson):
 
 
 @njit(cache=True)
+def _ellipse_constants_kernel(A, B, young, poisson):
+    """Load-independent Hertz constants for curvature sums A, B (convex, clamped):
+    E*, the axis ratio kc = minor/major, K(e), E(e), the coefficients m, n of the
+    major and minor semi-axes, and the stiffness K of N = K delta^1.5."""
+    e_star = young / (2.0 * (1.0 - poisson * poisson))
+    if A <= B:
+        kc, K, E = _shape_kernel(B / A)
+    else:
+        kc, K, E = _shape_kernel(A / B)
+    m_major = (2.0 * E / (math.pi * kc * kc)) ** (1.0 / 3.0)
+    n_minor = kc * m_major
+    stiffness = 4.0 * e_star / (3.0 * math.sqrt(A + B)) * (E / (n_minor * n_minor * K)) ** 1.5
+    return e_star, kc, K, E, m_major, n_minor, stiffness
+
+
+@njit(cache=True)
 def hertz_ellipse_kernel(normal_force, A, B, young, poisson):
     """numba Hertz ellipse: (a, b, peak_pressure, approach, stiffness, flag).
 
@@ -453,14 +469,7 @@ def hertz_ellipse_kernel(normal_force, A, B, young, poisson):
     if (flag == FLAG_INVALID_INPUT or not _material_ok_kernel(young, poisson)
             or not (math.isfinite(normal_force) and normal_force >= 0.0)):
         return 0.0, 0.0, 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
-    e_star = young / (2.0 * (1.0 - poisson * poisson))
-    if A <= B:
-        kc, K, E = _shape_kernel(B / A)
-    else:
-        kc, K, E = _shape_kernel(A / B)
-    m_major = (2.0 * E / (math.pi * kc * kc)) ** (1.0 / 3.0)
-    n_minor = kc * m_major
-    stiffness = 4.0 * e_star / (3.0 * math.sqrt(A + B)) * (E / (n_minor * n_minor * K)) ** 1.5
+    e_star, kc, K, E, m_major, n_minor, stiffness = _ellipse_constants_kernel(A, B, young, poisson)
     if normal_force == 0.0:
         if not math.isfinite(stiffness):
             return 0.0, 0.0, 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
@@ -493,14 +502,7 @@ def hertz_from_penetration_kernel(penetration, A, B, young, poisson):
         return 0.0, 0.0, 0.0, FLAG_INVALID_INPUT
     if penetration <= 0.0:
         return 0.0, 0.0, 0.0, flag
-    e_star = young / (2.0 * (1.0 - poisson * poisson))
-    if A <= B:
-        kc, K, E = _shape_kernel(B / A)
-    else:
-        kc, K, E = _shape_kernel(A / B)
-    m_major = (2.0 * E / (math.pi * kc * kc)) ** (1.0 / 3.0)
-    n_minor = kc * m_major
-    stiffness = 4.0 * e_star / (3.0 * math.sqrt(A + B)) * (E / (n_minor * n_minor * K)) ** 1.5
+    e_star, kc, K, E, m_major, n_minor, stiffness = _ellipse_constants_kernel(A, B, young, poisson)
     minor = math.sqrt(penetration * E / ((A + B) * K))
     major = minor / kc
     force = stiffness * penetration * math.sqrt(penetration)
