@@ -174,9 +174,8 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
             delta = math.atan(tan_c)
             cd = math.cos(delta)
             sd = math.sin(delta)
-            # contact frame (track axes): n normal rail->wheel, t2 lateral (+y), t1 = t2 x n
+            # contact frame (track axes): n normal rail->wheel, t1 rolling, t2 = n x t1 lateral (+y)
             nx, ny, nz = 0.0, -sign * sd, cd
-            t2x, t2y, t2z = 0.0, cd, sign * sd
             # rolling direction along the wheelset's heading, projected into the contact plane
             t1x = math.cos(yaw)
             t1y = math.sin(yaw)
@@ -659,6 +658,11 @@ class WheelsetModel:
         m[M_SPEED] = params.speed
         m[M_GRAVITY] = GRAVITY
         self.model = m
+        # the integrator layer sits below this one (solver/integrate.py calls
+        # wheelset_rhs): resolved once here, not on every advance()
+        from solver.integrate import INTEGRATORS, substeps
+        self._integrator = INTEGRATORS[params.integrator]
+        self._substeps = substeps
         n_w = self.setup.wheel_table.shape[0]
         self._work = np.empty((5, n_w))
         self._points = np.zeros((2, geo.MAX_POINTS, geo.N_POINT_FIELDS))
@@ -822,14 +826,13 @@ class WheelsetModel:
         if inputs is not None:
             self._inputs = inputs
         motion, velocity, force, moment, torque = self._input_arrays(self._inputs)
-        from solver.integrate import INTEGRATORS, substeps
-        n_sub, dt = substeps(h, self.params.internal_step)
+        n_sub, dt = self._substeps(h, self.params.internal_step)
         s_sub = self.distance + self.params.speed * dt * np.arange(n_sub)
         kap, rate, cant = self._track_at(s_sub, self._inputs)
         saved_state = self.state.copy()
         saved_contact = self._contact.copy()
         saved_summary = self._summary.copy()
-        integrator = INTEGRATORS[self.params.integrator]
+        integrator = self._integrator
         k = self._k
         n_rhs = integrator(self.state, n_sub, dt, np.ascontiguousarray(kap), np.ascontiguousarray(rate),
                            np.ascontiguousarray(cant), self.setup.wheel_table, self.setup.rail_table,
