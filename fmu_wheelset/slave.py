@@ -1,14 +1,24 @@
 """pythonfmu slave of the wheelset FMU (FMI 2.0 co-simulation).
 
 No physics here: this module only converts FMI variables to the core's
-``WheelsetParameters`` / ``WheelsetInputs`` and ``WheelsetOutputs`` back to FMI
-variables (``docs/CONVENTIONS.md``, "Wheelset core").
+``WheelsetParameters``, its input vector and its output record
+(``docs/CONVENTIONS.md``, "Wheelset core").
 
 Inside the FMU this file is ``resources/wheelset_slave.py`` beside a copy of the
-``solver`` package; it imports nothing but the standard library and pythonfmu
-at module level, so that pythonfmu can instantiate it cheaply at build time to
-read the start values. The core is imported and the model created in
+``solver`` package; it imports nothing but the standard library, NumPy and
+pythonfmu at module level, so that pythonfmu can instantiate it cheaply at build
+time to read the start values. The core is imported and the model created in
 ``exit_initialization_mode``.
+
+Per-step data path (one communication step costs ~one numba call plus a few
+NumPy operations, see benchmarks/bench_fmu.py): the inputs and outputs live in
+one float array per instance (``_io``: the Real inputs, then the outputs in
+their declaration order); ``fmi2SetReal`` writes the inputs into it,
+``fmi2DoStep`` maps them to the core's input vector with one matrix product
+(plus the cross-level roll, which is not linear), calls
+``WheelsetModel.advance_vector`` and copies the outputs from the core's record
+with one ``numpy.take``; ``fmi2GetReal/Integer/Boolean`` read the array through
+an index built once per list of value references.
 
 Variable names follow the FMI 2.0 "structured" convention: dots for the
 hierarchy, ``[i]`` (1-based) for the contact slots, ``left`` / ``right`` for the
@@ -43,6 +53,7 @@ import sys
 import tempfile
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
+import numpy as np
 from pythonfmu import Fmi2Slave
 from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
 from pythonfmu.variables import Boolean, Integer, Real, String
@@ -345,6 +356,8 @@ def _variables() -> Tuple[Var, ...]:
 
 VARIABLES: Tuple[Var, ...] = _variables()
 INPUT_NAMES = tuple(var.name for var in VARIABLES if var.causality == "input")
+OUTPUT_NAMES = tuple(var.name for var in VARIABLES if var.causality == "output")
+STATUS_NAMES = ("status.derailment", "status.wheel_lift", "status.excessive_penetration")
 
 _FMI_CLASS = {"Real": Real, "Integer": Integer, "Enumeration": Integer,
               "Boolean": Boolean, "String": String}
@@ -456,33 +469,48 @@ class Wheelset(Fmi2Slave):
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         # everything per instance; __init__ is cheap (no solver import)
-        self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES}
-        self._real_names: Dict[int, str] = {}   # value reference -> name, Reals only
+        self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES
+                                        if var.causality == "parameter"}
+        # inputs then outputs, in declaration order (the FMU state copies this array)
+        self._io = np.array([float(var.start) for var in VARIABLES if var.causality != "parameter"])
+        self._u = self._io[:len(INPUT_NAMES)]          # views, never rebound
+        self._y = self._io[len(INPUT_NAMES):]
+        self._io_slot: Dict[int, Tuple[str, int]] = {}  # value reference -> (kind, slot in _io)
+        self._index_cache: Dict[Any, Any] = {}          # (kind, vrs) -> index array or None
+        self._real_names: Dict[int, str] = {}           # value reference -> name, Reals only
         self._model = None
         self._core = None           # (wheelset module, track module)
         self._initialized = False
         self._failed: Optional[str] = None
         self._time = 0.0
-        self._last_key = None       # input values of the last converted WheelsetInputs
-        self._last_inputs = None
-        self._skip_outputs = None   # benchmark.skip_core: outputs reused every step
+        self._skip_core = False
+        self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs
+        self._record_index = None   # output slot -> index in the core's record
+        slot = 0
         for var in VARIABLES:
-            self._register(var)
+            self._register(var, None if var.causality == "parameter" else slot)
+            if var.causality != "parameter":
+                slot += 1
 
     # -- registration ------------------------------------------------------
-    def _register(self, var: Var):
-        values = self._values
+    def _register(self, var: Var, slot: Optional[int]):
         name = var.name
         cls = _FMI_CLASS[var.kind]
+        io = self._io
+        if slot is None:
+            values = self._values
+            getter = lambda: values[name]                       # noqa: E731
+        else:
+            getter = lambda: io[slot]                           # noqa: E731
         kwargs = dict(causality=_CAUSALITY[var.causality], description=var.description,
-                      getter=lambda: values[name])
+                      getter=getter)
         if var.causality == "parameter":
             kwargs["variability"] = Fmi2Variability.fixed
             kwargs["initial"] = Fmi2Initial.exact
             kwargs["setter"] = lambda value: self._set_parameter(name, value)
         elif var.causality == "input":
             kwargs["variability"] = Fmi2Variability.continuous
-            kwargs["setter"] = lambda value: values.__setitem__(name, value)
+            kwargs["setter"] = lambda value: io.__setitem__(slot, value)
         else:
             kwargs["variability"] = (Fmi2Variability.continuous if var.kind == "Real"
                                      else Fmi2Variability.discrete)
@@ -491,6 +519,8 @@ class Wheelset(Fmi2Slave):
         self.register_variable(variable, nested=False)
         if var.kind == "Real":
             self._real_names[variable.value_reference] = name
+        if slot is not None:
+            self._io_slot[variable.value_reference] = (var.kind, slot)
 
     def _set_parameter(self, name: str, value):
         if self._initialized:
@@ -540,74 +570,117 @@ class Wheelset(Fmi2Slave):
         self._model = model
         self._failed = None
         self._initialized = True
-        _adapter.store_outputs(self._values, model.outputs())
+        self._skip_core = bool(self._values["benchmark.skip_core"])
+        self._input_map = _adapter.input_map(self._values, wheelset, track)
+        self._record_index = _adapter.record_index(wheelset)
+        self._store_outputs()
 
     def do_step(self, current_time: float, step_size: float) -> bool:
-        if self._model is None:
+        model = self._model
+        if model is None:
             self._error(f"{self.instance_name}: " + (self._failed or "doStep before "
                         "initialization") + "; step discarded")
             return False
-        values = self._values
-        key = tuple([values[n] for n in INPUT_NAMES])
-        if key != self._last_key:
-            bad = [n for n in INPUT_NAMES if not _is_finite(values[n])]
-            if bad:
-                self._error(f"t = {current_time:g} s: input(s) not finite: "
-                            + ", ".join(f"{n} = {values[n]!r}" for n in bad)
-                            + "; step discarded, state unchanged")
-                return False
-        if not (step_size > 0.0 and math.isfinite(step_size)):
+        if not 0.0 < step_size < INF:
             self._error(f"communication step size {step_size!r} must be > 0 and finite")
             return False
-        if not (math.isfinite(current_time)
-                and abs(current_time - self._time) <= 1e-9 * max(1.0, abs(self._time))):
+        if not abs(current_time - self._time) <= 1e-9 * max(1.0, abs(self._time)):
             self._error(f"doStep at communication point {current_time!r} s, but the FMU is "
                         f"at t = {self._time!r} s (FMI 2.0: the previous point + step size; "
                         "roll back with fmi2SetFMUstate to repeat a step); step discarded")
             return False
+        u = self._u
+        if not np.isfinite(u).all():
+            bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
+                   if not math.isfinite(x)]
+            self._error(f"t = {current_time:g} s: input(s) not finite: " + ", ".join(bad)
+                        + "; step discarded, state unchanged")
+            return False
         try:
-            if key != self._last_key:
-                # inputs changed: convert them (else reuse the WheelsetInputs, which the
-                # core does not modify)
-                self._last_inputs = _adapter.make_inputs(values, *self._core)
-                self._last_key = key
-            inputs = self._last_inputs
-            if values["benchmark.skip_core"]:
+            core_inputs = _adapter.core_inputs(u, self._input_map, self._core[1])
+            if self._skip_core:
                 # benchmarking the FMI layer: conversions in and out, no core call
-                if self._skip_outputs is None:
-                    self._skip_outputs = self._model.outputs()
-                _adapter.store_outputs(values, self._skip_outputs)
+                self._store_outputs()
+                self._time = current_time + step_size
                 return True
             # the core checks its inputs before it integrates and restores its
             # state itself when it discards a step
-            result = self._model.advance(step_size, inputs)
+            result = model.advance_vector(step_size, core_inputs)
         except Exception as exc:  # noqa: BLE001 - reported to the host
-            self._last_key = None
             self._error(f"t = {current_time:g} s: step failed: {exc}; step discarded")
             return False
-        status = getattr(result, "status", "ok")
-        if status != "ok":
-            _adapter.store_outputs(values, self._model.outputs(), result)
-            message = getattr(result, "message", "") or status
-            self._error(f"t = {current_time:g} s: step cannot be completed: {message}")
+        if result.status != "ok":
+            self._store_outputs(result.reason)
+            self._error(f"t = {current_time:g} s: step cannot be completed: "
+                        f"{result.message or result.status}")
             return False
-        _adapter.store_outputs(values, self._model.outputs(), result)
+        self._store_outputs()
         self._time = current_time + step_size
         return True
 
-    def get_real(self, vrs):
-        # One list comprehension over the values instead of pythonfmu's getter per
-        # variable (the FMI layer's largest per-step cost). A value reference that
-        # is not a Real is logged and read as 0.0: pythonfmu would turn the
-        # TypeError into fmi2Fatal.
-        names = self._real_names
-        values = self._values
+    def _store_outputs(self, reason: str = ""):
+        """The outputs from the core's record; the status flags from the reason of a
+        discarded step (the record then still holds the state before the step)."""
+        record = self._model.record
+        y = self._y
+        np.take(record, self._record_index, out=y[:_N_RECORD_OUTPUTS])
+        lift = self._core[0].R_LIFT
+        y[_STATUS_SLOT[0]] = 1.0 if reason == "derailment" else 0.0
+        y[_STATUS_SLOT[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5
+                                     or reason == "contact_lost") else 0.0
+        y[_STATUS_SLOT[2]] = 1.0 if reason == "excessive_penetration" else 0.0
+
+    # -- fast access to inputs and outputs -------------------------------------
+    def _io_index(self, kind: str, vrs):
+        """Index array into _io for value references that are all inputs or outputs
+        of this kind (Real; Integer; Boolean), else None. Built once per list."""
+        key = (kind, tuple(vrs))
         try:
-            return [float(values[names[vr]]) for vr in vrs]
+            return self._index_cache[key]
         except KeyError:
-            bad = [vr for vr in vrs if vr not in names]
+            pass
+        slots = []
+        for vr in key[1]:
+            entry = self._io_slot.get(vr)
+            if entry is None or entry[0] != kind:
+                slots = None
+                break
+            slots.append(entry[1])
+        index = None if slots is None else np.array(slots, dtype=np.intp)
+        if len(self._index_cache) < 256:      # hosts use a handful of lists
+            self._index_cache[key] = index
+        return index
+
+    def get_real(self, vrs):
+        index = self._io_index("Real", vrs)
+        if index is not None:
+            return self._io[index].tolist()
+        # parameters, or a value reference that is not a Real: logged and read as 0.0
+        # (pythonfmu would turn the TypeError into fmi2Fatal)
+        names = self._real_names
+        bad = [vr for vr in vrs if vr not in names]
+        if bad:
             self._error(f"fmi2GetReal: value reference(s) {bad} are not Real variables; read as 0.0")
-            return [float(values[names[vr]]) if vr in names else 0.0 for vr in vrs]
+        return [float(self.vars[vr].getter()) if vr in names else 0.0 for vr in vrs]
+
+    def get_integer(self, vrs):
+        index = self._io_index("Integer", vrs)
+        if index is None:
+            return super().get_integer(vrs)
+        return [int(x) for x in self._io[index].tolist()]
+
+    def get_boolean(self, vrs):
+        index = self._io_index("Boolean", vrs)
+        if index is None:
+            return super().get_boolean(vrs)
+        return [x != 0.0 for x in self._io[index].tolist()]
+
+    def set_real(self, vrs, values):
+        index = self._io_index("Real", vrs)
+        if index is not None and len(values) == len(index):
+            self._io[index] = values            # inputs: no causality check needed
+        else:
+            super().set_real(vrs, values)       # parameters (and the type check)
 
     def terminate(self):
         pass
@@ -616,6 +689,7 @@ class Wheelset(Fmi2Slave):
     def _get_fmu_state(self) -> Dict[str, Any]:
         return {
             "values": dict(self._values),
+            "io": self._io.copy(),
             "model": self._model.get_state() if self._model is not None else None,
             "initialized": self._initialized,
             "time": self._time,
@@ -624,7 +698,6 @@ class Wheelset(Fmi2Slave):
     def _set_fmu_state(self, state: Dict[str, Any]):
         self._values.clear()
         self._values.update(state["values"])
-        self._last_key = None
         snap = state["model"]
         if snap is not None:
             if self._model is None:
@@ -633,6 +706,7 @@ class Wheelset(Fmi2Slave):
                 self._initialized = False
                 self.exit_initialization_mode()
             self._model.set_state(copy.deepcopy(snap))
+        self._io[:] = state["io"]
         self._initialized = state["initialized"]
         self._time = state["time"]
 
@@ -728,116 +802,105 @@ class _Adapter:
                              f"(looked in the FMU resources and the working directory)")
         return track.load_track(path)
 
-    def make_inputs(self, v, wheelset, track):
-        force = [[v[n] for n in names] for names in _FORCE_NAMES]
-        moment = [[v[n] for n in names] for names in _MOMENT_NAMES]
-        a, da, lv, dlv, g, dg, c, dc = (v[n] for n in _IRREGULARITY_NAMES)
-        rail = [[v[n] for n in names] for names in _RAIL_NAMES]   # (2 sides, 6)
-        lateral = (rail[0][0] + a + 0.5 * g, rail[1][0] + a - 0.5 * g)
-        vertical = (rail[0][1] + lv + 0.5 * c, rail[1][1] + lv - 0.5 * c)
-        lateral_velocity = (rail[0][3] + da + 0.5 * dg, rail[1][3] + da - 0.5 * dg)
-        vertical_velocity = (rail[0][4] + dlv + 0.5 * dc, rail[1][4] + dlv - 0.5 * dc)
-        roll, roll_rate = (rail[0][2], rail[1][2]), (rail[0][5], rail[1][5])
+    def input_map(self, v, wheelset, track):
+        """(matrix, offset, cross-level slots): the core's input vector is
+        matrix @ u + offset for the FMU inputs u (INPUT_NAMES order), plus the
+        roll of both rails by the cross level (`core_inputs`). The irregularities
+        add to the rail motion: alignment and level on both rails, gauge and cross
+        level by halves with opposite signs (left +, right -)."""
+        slot = {name: j for j, name in enumerate(INPUT_NAMES)}
+        matrix = np.zeros((wheelset.N_INPUT, len(INPUT_NAMES)))
+        offset = np.zeros(wheelset.N_INPUT)
+        irregular = {  # core component -> (common irregularity, split irregularity)
+            "lateral_displacement": ("alignment", "gauge"),
+            "vertical_displacement": ("level", "cross_level"),
+            "roll_angle": (None, None),
+        }
+        for i, side in enumerate(SIDES):
+            half = 0.5 if i == 0 else -0.5
+            for c, quantity in enumerate(("lateral_displacement", "vertical_displacement",
+                                          "roll_angle")):
+                common, split = irregular[quantity]
+                rate = quantity.replace("displacement", "velocity").replace("angle", "rate")
+                for base, row, suffix, name in (
+                        (wheelset.U_RAIL_MOTION, 3 * i + c, "", quantity),
+                        (wheelset.U_RAIL_VELOCITY, 3 * i + c, "_velocity", rate)):
+                    r = base + row
+                    matrix[r, slot[f"rail.{side}.{name}"]] = 1.0
+                    if common is not None:
+                        matrix[r, slot[f"track.irregularity.{common}{suffix}"]] = 1.0
+                        matrix[r, slot[f"track.irregularity.{split}{suffix}"]] = half
+            for a, ax in enumerate("xyz"):
+                matrix[wheelset.U_BOX_FORCE + 3 * i + a, slot[f"axlebox.{side}.force.{ax}"]] = 1.0
+                matrix[wheelset.U_BOX_MOMENT + 3 * i + a, slot[f"axlebox.{side}.moment.{ax}"]] = 1.0
+        matrix[wheelset.U_TORQUE, slot["axle.torque"]] = 1.0
+        for flag, name, row in (("track.curvature_from_input", "track.curvature", wheelset.U_CURVATURE),
+                                ("track.cant_from_input", "track.cant_angle", wheelset.U_CANT)):
+            if v[flag]:
+                matrix[row, slot[name]] = 1.0
+            else:
+                offset[row] = NAN                 # NaN: the core takes it from the track
+        cross = (slot["track.irregularity.cross_level"],
+                 slot["track.irregularity.cross_level_velocity"])
+        return matrix, offset, cross
+
+    def core_inputs(self, u, input_map, track):
+        """The core's input vector for the FMU inputs u (finite)."""
+        matrix, offset, (c_slot, dc_slot) = input_map
+        core = matrix @ u
+        core += offset
+        c, dc = u[c_slot], u[dc_slot]
         if c != 0.0 or dc != 0.0:
             # cross level rolls both rails with the sleeper (as solver.track does)
             d = track.DEFAULT_RAIL_DISTANCE
             if abs(c) >= d:
                 raise ValueError(f"track.irregularity.cross_level {c} m is not below {d} m")
             r, dr = math.asin(c / d), dc / math.sqrt(d * d - c * c)
-            roll, roll_rate = (roll[0] + r, roll[1] + r), (roll_rate[0] + dr, roll_rate[1] + dr)
-        motion = track.RailMotion(lateral, vertical, roll, lateral_velocity,
-                                  vertical_velocity, roll_rate)
-        return wheelset.WheelsetInputs(
-            axle_box_force=_np_array(force), axle_box_moment=_np_array(moment),
-            axle_torque=float(v["axle.torque"]), rail_motion=motion,
-            curvature=float(v["track.curvature"]) if v["track.curvature_from_input"] else NAN,
-            cant_angle=float(v["track.cant_angle"]) if v["track.cant_from_input"] else NAN)
+            for side in range(2):
+                core[3 * side + 2] += r           # U_RAIL_MOTION roll
+                core[6 + 3 * side + 2] += dr      # U_RAIL_VELOCITY roll rate
+        return core
 
-    def store_outputs(self, v, out, result=None):
-        pos, ori, vel, ang = out.position, out.orientation, out.velocity, out.angular_velocity
-        v["wheelset.distance"] = float(out.distance)
-        v["wheelset.x"] = float(pos[0])
-        v["wheelset.y"] = float(pos[1])
-        v["wheelset.z"] = float(pos[2])
-        v["wheelset.roll"] = float(ori[0])
-        v["wheelset.yaw"] = float(ori[1])
-        v["wheelset.pitch"] = float(ori[2])
-        v["wheelset.velocity.x"] = float(vel[0])
-        v["wheelset.velocity.y"] = float(vel[1])
-        v["wheelset.velocity.z"] = float(vel[2])
-        v["wheelset.roll_rate"] = float(ang[0])
-        v["wheelset.yaw_rate"] = float(ang[1])
-        v["wheelset.spin_rate"] = float(ang[2])
-        box_p, box_v, wr = (out.axle_box_position.tolist(), out.axle_box_velocity.tolist(),
-                            out.wheel_rail_force.tolist())
-        Y, Q, YQ = out.lateral_force.tolist(), out.vertical_force.tolist(), \
-            out.derailment_quotient.tolist()
-        count, lift = out.contact_count.tolist(), out.wheel_lift.tolist()
-        for i in range(2):
-            names = _WHEEL_NAMES[i]
-            for j in range(3):
-                v[names[0][j]] = box_p[i][j]
-                v[names[1][j]] = box_v[i][j]
-                v[names[2][j]] = wr[i][j]
-            v[names[3]] = Y[i]
-            v[names[4]] = Q[i]
-            v[names[5]] = YQ[i]
-            v[names[6]] = int(count[i])
-            v[names[7]] = bool(lift[i])
-        per_point = [getattr(out, attr).tolist() for _, attr in _POINT_FIELDS]
-        active = out.contact_active.tolist()
-        cpos = out.contact_position.tolist()
-        for i in range(2):
+    def record_index(self, wheelset):
+        """For each output but the status flags (OUTPUT_NAMES order), its index in
+        the core's output record (solver.wheelset R_*)."""
+        w = wheelset
+        where = {"wheelset.distance": w.R_DISTANCE}
+        for name, col in (("x", w.S_X), ("y", w.S_Y), ("z", w.S_Z), ("roll", w.S_ROLL),
+                          ("yaw", w.S_YAW), ("pitch", w.S_SPIN_ANGLE), ("velocity.x", w.S_VX),
+                          ("velocity.y", w.S_VY), ("velocity.z", w.S_VZ),
+                          ("roll_rate", w.S_ROLL_RATE), ("yaw_rate", w.S_YAW_RATE),
+                          ("spin_rate", w.S_SPIN_RATE)):
+            where[f"wheelset.{name}"] = w.R_STATE + col
+        for i, side in enumerate(SIDES):
+            for a, ax in enumerate("xyz"):
+                where[f"axlebox.{side}.position.{ax}"] = w.R_DERIVED + w.D_BOX_POS + 3 * i + a
+                where[f"axlebox.{side}.velocity.{ax}"] = w.R_DERIVED + w.D_BOX_VEL + 3 * i + a
+                where[f"wheel.{side}.force_on_rail.{ax}"] = w.R_DERIVED + w.D_WHEEL_RAIL + 3 * i + a
+            where[f"wheel.{side}.Y"] = w.R_DERIVED + w.D_Y + i
+            where[f"wheel.{side}.Q"] = w.R_DERIVED + w.D_Q + i
+            where[f"wheel.{side}.Y_over_Q"] = w.R_DERIVED + w.D_YQ + i
+            where[f"wheel.{side}.active_points"] = w.R_COUNT + i
+            where[f"wheel.{side}.lift"] = w.R_LIFT + i
             for k in range(POINTS_PER_WHEEL):
-                active_name, y_name, z_name, field_names = _POINT_NAMES[i][k]
-                on = bool(active[i][k])
-                v[active_name] = on
-                v[y_name] = cpos[i][k][1] if on else 0.0
-                v[z_name] = cpos[i][k][2] if on else 0.0
-                for name, arr in zip(field_names, per_point):
-                    v[name] = arr[i][k] if on else 0.0
-        reason = getattr(result, "reason", "") if result is not None else ""
-        v["status.derailment"] = bool(out.derailment) or reason == "derailment"
-        v["status.wheel_lift"] = any(lift) or reason == "contact_lost"
-        v["status.excessive_penetration"] = reason == "excessive_penetration"
-
-
-def _np_array(x):
-    import numpy
-    return numpy.array(x, dtype=float)
+                pre = f"contact.{side}.point[{k + 1}]."
+                for suffix, column in _POINT_COLUMNS:
+                    where[pre + suffix] = w.record_index_of_contact(i, k, getattr(w, column))
+        return np.array([where[name] for name in OUTPUT_NAMES[:_N_RECORD_OUTPUTS]], dtype=np.intp)
 
 
 NAN = float("nan")
 _BY_NAME = {var.name: var for var in VARIABLES}
-_FORCE_NAMES = tuple(tuple(f"axlebox.{s}.force.{a}" for a in "xyz") for s in SIDES)
-_MOMENT_NAMES = tuple(tuple(f"axlebox.{s}.moment.{a}" for a in "xyz") for s in SIDES)
-_RAIL_NAMES = tuple(tuple(f"rail.{s}.{q}" for q in (
-    "lateral_displacement", "vertical_displacement", "roll_angle",
-    "lateral_velocity", "vertical_velocity", "roll_rate")) for s in SIDES)
-_IRREGULARITY_NAMES = tuple(f"track.irregularity.{c}{suffix}"
-                            for c in ("alignment", "level", "gauge", "cross_level")
-                            for suffix in ("", "_velocity"))
-_POINT_PREFIX = tuple(tuple(f"contact.{s}.point[{k + 1}]." for k in range(POINTS_PER_WHEEL))
-                      for s in SIDES)
-_POINT_FIELDS = (("wheel_lateral", "contact_y_wheel"), ("rail_lateral", "contact_y_rail"),
-                 ("contact_angle", "contact_angle"), ("rolling_radius", "rolling_radius"),
-                 ("longitudinal_creepage", "creepage_longitudinal"),
-                 ("lateral_creepage", "creepage_lateral"), ("spin_creepage", "creepage_spin"),
-                 ("normal_force", "normal_force"),
-                 ("longitudinal_force", "creep_force_longitudinal"),
-                 ("lateral_force", "creep_force_lateral"), ("spin_moment", "spin_moment"))
-
-# Output names per wheel and per contact slot, built once (store_outputs runs every step).
-_WHEEL_NAMES = tuple(
-    (tuple(f"axlebox.{sd}.position.{ax}" for ax in "xyz"),
-     tuple(f"axlebox.{sd}.velocity.{ax}" for ax in "xyz"),
-     tuple(f"wheel.{sd}.force_on_rail.{ax}" for ax in "xyz"),
-     f"wheel.{sd}.Y", f"wheel.{sd}.Q", f"wheel.{sd}.Y_over_Q", f"wheel.{sd}.active_points",
-     f"wheel.{sd}.lift")
-    for sd in SIDES)
-_POINT_NAMES = tuple(
-    tuple((pre + "active", pre + "position.y", pre + "position.z",
-           tuple(pre + suffix for suffix, _ in _POINT_FIELDS))
-          for pre in _POINT_PREFIX[i])
-    for i in range(len(SIDES)))
+# output suffix of a contact slot -> contact column of solver.wheelset (C_*)
+_POINT_COLUMNS = (("active", "C_ACTIVE"), ("wheel_lateral", "C_S_WHEEL"),
+                  ("rail_lateral", "C_U_RAIL"), ("position.y", "C_Y"), ("position.z", "C_Z"),
+                  ("contact_angle", "C_ANGLE"), ("rolling_radius", "C_RADIUS"),
+                  ("longitudinal_creepage", "C_XI"), ("lateral_creepage", "C_ETA"),
+                  ("spin_creepage", "C_SPIN"), ("normal_force", "C_NORMAL"),
+                  ("longitudinal_force", "C_CREEP_LONG"), ("lateral_force", "C_CREEP_LAT"),
+                  ("spin_moment", "C_SPIN_MOMENT"))
+# the status flags come last; all outputs before them are copied from the core's record
+_N_RECORD_OUTPUTS = len(OUTPUT_NAMES) - len(STATUS_NAMES)
+assert OUTPUT_NAMES[_N_RECORD_OUTPUTS:] == STATUS_NAMES
+_STATUS_SLOT = tuple(OUTPUT_NAMES.index(n) for n in STATUS_NAMES)
 _adapter = _Adapter()

@@ -22,12 +22,23 @@ entries); the kernels update it in place.
   stiff flange contact at small steps.
 Both return the number of RHS evaluations, or -1 if the state became
 non-finite (the caller restores the state and reports a discarded step).
+
+`advance_kernel` is the whole host step in one numba call: the input check,
+the track's curvature and cant at each substep (solver.track.track_state_kernel),
+the integrator, the acceptance check (solver.wheelset.step_problem) and the
+output record (solver.wheelset.fill_record). `WheelsetModel.advance_vector`
+calls it; only the messages of a discarded step are composed in Python.
 """
 import math
 
+import numpy as np
 from numba import njit
 
-from solver.wheelset import N_STATE, wheelset_rhs
+from solver.track import track_state_kernel
+from solver.wheelset import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT,
+                             PROBLEM_NONE, U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE,
+                             U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, fill_record,
+                             step_problem, wheelset_rhs)
 
 
 def substeps(h: float, internal_step: float):
@@ -118,3 +129,68 @@ def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, w
 
 
 INTEGRATORS = {"rk4": integrate_rk4, "semi-implicit": integrate_semi_implicit}
+INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1}
+
+
+@njit(cache=True)
+def advance_kernel(state, h, n_sub, distance, inputs, track_table, rail_distance, track_length,
+                   wheel, rail, gparams, model, integrator_id, limits, work, points, counts,
+                   contact, summary, k, saved_state, saved_contact, saved_summary, derived,
+                   record):
+    """Advance the state by h in n_sub equal substeps (see the module docstring).
+
+    inputs: the input vector of solver.wheelset (U_*); limits: max penetration,
+    lift tolerance, lateral position of the flange tip on the wheel. The state,
+    contact rows and summary before the step are copied into saved_*; on a
+    problem they are NOT restored here (the caller composes its message from the
+    rejected step's values, then restores). Returns (problem code, side or the
+    index of a bad input, RHS evaluations); the record is rebuilt only for an
+    accepted step."""
+    for j in range(U_CURVATURE):
+        if not math.isfinite(inputs[j]):
+            return PROBLEM_BAD_INPUT, j, 0
+    for j in (U_CURVATURE, U_CANT):
+        if math.isinf(inputs[j]):
+            return PROBLEM_BAD_INPUT, j, 0
+    rail_motion = np.empty((2, 3))
+    rail_velocity = np.empty((2, 3))
+    box_force = np.empty((2, 3))
+    box_moment = np.empty((2, 3))
+    for side in range(2):
+        for c in range(3):
+            j = 3 * side + c
+            rail_motion[side, c] = inputs[U_RAIL_MOTION + j]
+            rail_velocity[side, c] = inputs[U_RAIL_VELOCITY + j]
+            box_force[side, c] = inputs[U_BOX_FORCE + j]
+            box_moment[side, c] = inputs[U_BOX_MOMENT + j]
+    dt = h / n_sub
+    curvature = np.empty(n_sub)
+    curvature_rate = np.empty(n_sub)
+    cant = np.empty(n_sub)
+    speed = model[M_SPEED]
+    for i in range(n_sub):
+        curvature[i], curvature_rate[i], cant[i] = track_state_kernel(
+            track_table, rail_distance, track_length, distance + speed * dt * i)
+        if math.isfinite(inputs[U_CURVATURE]):
+            curvature[i] = inputs[U_CURVATURE]
+            curvature_rate[i] = 0.0
+        if math.isfinite(inputs[U_CANT]):
+            cant[i] = inputs[U_CANT]
+    saved_state[:] = state
+    saved_contact[:] = contact
+    saved_summary[:] = summary
+    if integrator_id == 0:
+        n_rhs = integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail,
+                              gparams, model, rail_motion, rail_velocity, box_force, box_moment,
+                              inputs[U_TORQUE], work, points, counts, contact, summary,
+                              k[0], k[1], k[2], k[3], k[4])
+    else:
+        n_rhs = integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant,
+                                        wheel, rail, gparams, model, rail_motion, rail_velocity,
+                                        box_force, box_moment, inputs[U_TORQUE], work, points,
+                                        counts, contact, summary, k[0], k[1], k[2], k[3], k[4])
+    code, side = step_problem(state, n_rhs, summary, contact, limits[0], limits[1], limits[2])
+    if code != PROBLEM_NONE:
+        return code, side, n_rhs
+    fill_record(state, contact, summary, model[M_BOX_SEMI_SPACING], derived, record)
+    return PROBLEM_NONE, -1, n_rhs

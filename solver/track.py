@@ -124,6 +124,7 @@ from dataclasses import dataclass, field, fields
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
+from numba import njit
 from scipy import integrate
 from scipy.interpolate import CubicSpline
 from scipy.special import roots_legendre
@@ -320,6 +321,31 @@ def _state_of(radius_cant_direction: tuple) -> tuple:
     kappa = 0.0 if not math.isfinite(radius) else sign / radius
     # the outer rail is the right rail of a left curve: z_left - z_right = -h
     return kappa, -sign * cant
+
+
+# Rows of Track.segment_table(), read by the numba kernel track_state_kernel.
+TT_S0, TT_LENGTH, TT_K0, TT_KR, TT_E0, TT_ER = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True)
+def track_state_kernel(table, rail_distance, length, s):
+    """(curvature, curvature_rate, cant_angle) at s from a segment table: the
+    numba twin of ``Track.evaluate`` (which stays the reference; the tests
+    compare them), for the integrator's substeps."""
+    n = table.shape[1]
+    lo, hi = 0, n                     # bisect_right on the segment starts
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if s < table[TT_S0, mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    i = min(max(lo - 1, 0), n - 1)
+    ds_in = min(max(s - table[TT_S0, i], 0.0), table[TT_LENGTH, i])
+    curvature = table[TT_K0, i] + table[TT_KR, i] * ds_in
+    e = table[TT_E0, i] + table[TT_ER, i] * ds_in
+    rate = table[TT_KR, i] if 0.0 <= s < length else 0.0
+    return curvature, rate, math.asin(e / rail_distance)
 
 
 class TrackState(NamedTuple):
@@ -788,6 +814,13 @@ class Track:
         d = self.rail_distance
         return TrackState(k_in, kr if inside else 0.0, math.asin(e / d),
                           er / math.sqrt(d * d - e * e) if inside else 0.0, psi)
+
+    def segment_table(self) -> np.ndarray:
+        """The segments as a (6, n) array for `track_state_kernel`: rows TT_S0
+        (start s), TT_LENGTH, TT_K0 (curvature at the start), TT_KR (its rate),
+        TT_E0 (superelevation at the start), TT_ER (its rate)."""
+        return np.ascontiguousarray(np.stack([self._s0, self._len, self._k0, self._kr,
+                                              self._e0, self._er]))
 
     # position -------------------------------------------------------------
     def _build_position_knots(self):

@@ -31,7 +31,6 @@ with parameters, the track, inputs, outputs and state snapshots.
 """
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass, field, fields
 
@@ -41,7 +40,7 @@ from numba import njit
 from solver import geometry as geo
 from solver.creep import MODEL_IDS, creep_forces_kernel
 from solver.normal import hertz_from_penetration_kernel
-from solver.track import Track, RailMotion, builtin_track, load_track
+from solver.track import Track, RailMotion, builtin_track, load_track, track_state_kernel
 
 GRAVITY = 9.81
 
@@ -97,6 +96,15 @@ class WheelsetError(ValueError):
 # ---------------------------------------------------------------------------
 # numba kernel
 # ---------------------------------------------------------------------------
+
+def bad_input_error(u: np.ndarray):
+    """Raise WheelsetError naming the non-finite entries of an input vector
+    (curvature and cant may be NaN: taken from the track)."""
+    bad = [f"{INPUT_VECTOR_NAMES[j]} = {float(u[j])!r}" for j in range(N_INPUT)
+           if not (math.isfinite(u[j]) or (j in (U_CURVATURE, U_CANT) and math.isnan(u[j])))]
+    if bad:
+        raise WheelsetError("non-finite input: " + ", ".join(bad))
+
 
 @njit(cache=True)
 def _cross(ax, ay, az, bx, by, bz):
@@ -339,6 +347,7 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
 
 
 PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_PENETRATION, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT = 0, 1, 2, 3, 4
+PROBLEM_BAD_INPUT = 5    # a non-finite entry in the input vector (checked before integrating)
 CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the wheel climbs
 
 
@@ -426,6 +435,61 @@ def derived_outputs(state, contact, box_semi_spacing, out):
         out[D_Q + side] = q_force
         out[D_YQ + side] = y_force / q_force if q_force > 1.0 else 0.0
     out[D_ENERGY] = energy
+
+
+# Input vector of `WheelsetModel.advance_vector` (what `WheelsetInputs` holds, flat):
+# per side (left, right) lateral, vertical, roll of the rail, then their rates,
+# then the axle-box force and moment (track frame), the axle torque, and the
+# track curvature and cant angle overriding the track's (NaN: from the track).
+U_RAIL_MOTION, U_RAIL_VELOCITY, U_BOX_FORCE, U_BOX_MOMENT = 0, 6, 12, 18   # (2, 3) each
+U_TORQUE, U_CURVATURE, U_CANT = 24, 25, 26
+N_INPUT = 27
+INPUT_VECTOR_NAMES = tuple(
+    [f"rail motion ({sd} {q})" for sd in ("left", "right") for q in ("lateral", "vertical", "roll")]
+    + [f"rail velocity ({sd} {q})" for sd in ("left", "right") for q in ("lateral", "vertical", "roll")]
+    + [f"axle-box force ({sd} {a})" for sd in ("left", "right") for a in "xyz"]
+    + [f"axle-box moment ({sd} {a})" for sd in ("left", "right") for a in "xyz"]
+    + ["axle torque", "curvature", "cant angle"])
+
+# Output record (`WheelsetModel.record`, rebuilt by `fill_record` after every
+# accepted step): time and distance, the state, the derived outputs, the contact
+# rows (2, MAX_POINTS, N_CONTACT; zero for inactive points), the active points
+# and the lift flag per wheel. A host that reads many outputs every step (the
+# FMU) takes them from this one array instead of building `WheelsetOutputs`.
+R_TIME, R_DISTANCE = 0, 1
+R_STATE = 2
+R_DERIVED = R_STATE + N_STATE
+R_CONTACT = R_DERIVED + N_DERIVED
+R_COUNT = R_CONTACT + 2 * geo.MAX_POINTS * N_CONTACT     # (2,)
+R_LIFT = R_COUNT + 2                                      # (2,) 1.0 = lifted
+N_RECORD = R_LIFT + 2
+
+
+def record_index_of_contact(side: int, point: int, column: int) -> int:
+    """Index in the output record of contact column C_* of point `point` of wheel `side`."""
+    return R_CONTACT + (side * geo.MAX_POINTS + point) * N_CONTACT + column
+
+
+@njit(cache=True)
+def fill_record(state, contact, summary, box_semi_spacing, derived, record):
+    """The output record (entries from R_STATE on) at the current state."""
+    derived_outputs(state, contact, box_semi_spacing, derived)
+    for j in range(N_STATE):
+        record[R_STATE + j] = state[j]
+    for j in range(N_DERIVED):
+        record[R_DERIVED + j] = derived[j]
+    k = R_CONTACT
+    for side in range(2):
+        count = 0
+        for i in range(contact.shape[1]):
+            active = contact[side, i, C_ACTIVE] > 0.5
+            if active:
+                count += 1
+            for f in range(N_CONTACT):
+                record[k] = contact[side, i, f] if active else 0.0
+                k += 1
+        record[R_COUNT + side] = count
+        record[R_LIFT + side] = 1.0 if summary[O_LIFT_LEFT + side] > 0.5 else 0.0
 
 
 # ---------------------------------------------------------------------------
@@ -660,9 +724,14 @@ class WheelsetModel:
         self.model = m
         # the integrator layer sits below this one (solver/integrate.py calls
         # wheelset_rhs): resolved once here, not on every advance()
-        from solver.integrate import INTEGRATORS, substeps
-        self._integrator = INTEGRATORS[params.integrator]
+        from solver.integrate import INTEGRATOR_IDS, advance_kernel, substeps
+        self._advance_kernel = advance_kernel
+        self._integrator_id = INTEGRATOR_IDS[params.integrator]
         self._substeps = substeps
+        self._track_table = self.track.segment_table()
+        # limits of an accepted step: max penetration, lift tolerance, flange tip position
+        self._limits = np.array([params.max_penetration, params.lift_tolerance,
+                                 self.setup.wheel_table[0, geo.T_LAT]])
         n_w = self.setup.wheel_table.shape[0]
         self._work = np.empty((5, n_w))
         self._points = np.zeros((2, geo.MAX_POINTS, geo.N_POINT_FIELDS))
@@ -671,11 +740,14 @@ class WheelsetModel:
         self._summary = np.zeros(N_SUMMARY)
         self._k = np.zeros((5, N_STATE))
         self._deriv = np.zeros(N_STATE)
+        self._saved = (np.zeros(N_STATE), np.zeros_like(self._contact), np.zeros(N_SUMMARY))
+        self._derived = np.zeros(N_DERIVED)
         self.state = np.zeros(N_STATE)
+        self.record = np.zeros(N_RECORD)    # the outputs at the current state, flat (R_*)
         self.time = 0.0
         self.distance = 0.0
         self.rhs_evaluations = 0
-        self._inputs = WheelsetInputs()
+        self._u = self.input_vector(WheelsetInputs())   # the inputs of the last step
         self._initialized = False
 
     # -- state ---------------------------------------------------------------
@@ -683,7 +755,7 @@ class WheelsetModel:
         """A deep, picklable snapshot of everything that evolves."""
         return {"state": self.state.copy(), "time": self.time, "distance": self.distance,
                 "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
-                "summary": self._summary.copy(), "inputs": copy.deepcopy(self._inputs),
+                "summary": self._summary.copy(), "inputs": self._u.copy(),
                 "initialized": self._initialized, "model": self.model.copy()}
 
     def set_state(self, snapshot: dict):
@@ -693,71 +765,58 @@ class WheelsetModel:
         self.rhs_evaluations = int(snapshot["rhs_evaluations"])
         self._contact[:] = snapshot["contact"]
         self._summary[:] = snapshot["summary"]
-        self._inputs = copy.deepcopy(snapshot["inputs"])
+        self._u[:] = snapshot["inputs"]
         self._initialized = bool(snapshot["initialized"])
         self.model[:] = snapshot["model"]
+        self._update_record()
 
     # -- track and inputs ------------------------------------------------------
-    def _track_at(self, s, inputs: WheelsetInputs):
-        s = np.atleast_1d(np.asarray(s, dtype=float))
-        curvature = np.empty(s.size)
-        rate = np.empty(s.size)
-        cant = np.empty(s.size)
-        if s.size <= 2:
-            for i, si in enumerate(s):
-                st = self.track.evaluate(float(si))
-                curvature[i], rate[i], cant[i] = st.curvature, st.curvature_rate, st.cant_angle
-        else:
-            # Within one host step (a fraction of a metre) the track's curvature
-            # and cant are linear in s (clothoids, linear cant ramps): evaluate
-            # both ends and interpolate the substeps in between.
-            a = self.track.evaluate(float(s[0]))
-            b = self.track.evaluate(float(s[-1]))
-            w = (s - s[0]) / (s[-1] - s[0]) if s[-1] != s[0] else np.zeros(s.size)
-            curvature[:] = a.curvature + w * (b.curvature - a.curvature)
-            rate[:] = a.curvature_rate + w * (b.curvature_rate - a.curvature_rate)
-            cant[:] = a.cant_angle + w * (b.cant_angle - a.cant_angle)
-        if math.isfinite(inputs.curvature):
-            curvature = np.full_like(curvature, inputs.curvature)
-            rate = np.zeros_like(rate)
-        if math.isfinite(inputs.cant_angle):
-            cant = np.full_like(cant, inputs.cant_angle)
-        return curvature, rate, cant
+    def _track_values(self, s: float, u: np.ndarray):
+        """(curvature, curvature rate, cant angle) at s, with the overrides of the input vector."""
+        kap, rate, cant = track_state_kernel(self._track_table, self.track.rail_distance,
+                                             self.track.length, float(s))
+        if math.isfinite(u[U_CURVATURE]):
+            kap, rate = u[U_CURVATURE], 0.0
+        if math.isfinite(u[U_CANT]):
+            cant = u[U_CANT]
+        return kap, rate, cant
 
     @staticmethod
-    def _input_arrays(inputs: WheelsetInputs):
-        """Rail motion (2, 3), rail velocity (2, 3), box force (2, 3), box moment (2, 3), torque."""
+    def input_vector(inputs: WheelsetInputs) -> np.ndarray:
+        """The flat input vector (U_*, N_INPUT) of `inputs`; WheelsetError if an
+        entry is not finite (curvature and cant may be NaN: from the track)."""
         rm = inputs.rail_motion
-        packed = np.empty((4, 2, 3))
-        packed[0, :, 0] = rm.lateral
-        packed[0, :, 1] = rm.vertical
-        packed[0, :, 2] = rm.roll
-        packed[1, :, 0] = rm.lateral_velocity
-        packed[1, :, 1] = rm.vertical_velocity
-        packed[1, :, 2] = rm.roll_velocity
-        packed[2] = inputs.axle_box_force
-        packed[3] = inputs.axle_box_moment
-        torque = float(inputs.axle_torque)
-        if not (np.isfinite(packed).all() and math.isfinite(torque)):
-            names = ("rail motion", "rail velocity", "axle-box force", "axle-box moment")
-            bad = [names[i] for i in range(4) if not np.isfinite(packed[i]).all()]
-            if not math.isfinite(torque):
-                bad.append("axle torque")
-            raise WheelsetError(f"non-finite input: {', '.join(bad)}")
-        return packed[0], packed[1], packed[2], packed[3], torque
+        u = np.empty(N_INPUT)
+        motion = u[U_RAIL_MOTION:U_RAIL_MOTION + 6].reshape(2, 3)
+        motion[:, 0], motion[:, 1], motion[:, 2] = rm.lateral, rm.vertical, rm.roll
+        rate = u[U_RAIL_VELOCITY:U_RAIL_VELOCITY + 6].reshape(2, 3)
+        rate[:, 0], rate[:, 1], rate[:, 2] = rm.lateral_velocity, rm.vertical_velocity, rm.roll_velocity
+        u[U_BOX_FORCE:U_BOX_FORCE + 6] = np.asarray(inputs.axle_box_force, dtype=float).reshape(6)
+        u[U_BOX_MOMENT:U_BOX_MOMENT + 6] = np.asarray(inputs.axle_box_moment, dtype=float).reshape(6)
+        u[U_TORQUE] = float(inputs.axle_torque)
+        u[U_CURVATURE] = float(inputs.curvature)
+        u[U_CANT] = float(inputs.cant_angle)
+        bad_input_error(u)
+        return u
 
     def rhs(self, state=None, inputs: WheelsetInputs | None = None, s=None):
         """The state derivative at `state` (default: the current one); fills the contact results."""
         state = self.state if state is None else np.asarray(state, dtype=float)
-        inputs = inputs or self._inputs
+        u = self._u if inputs is None else self.input_vector(inputs)
         s = self.distance if s is None else s
-        motion, velocity, force, moment, torque = self._input_arrays(inputs)
-        kap, rate, cant = self._track_at(s, inputs)
-        wheelset_rhs(state, kap[0], rate[0], cant[0], self.setup.wheel_table, self.setup.rail_table,
-                     self.setup.params, self.model, motion, velocity, force, moment, torque,
+        kap, rate, cant = self._track_values(s, u)
+        wheelset_rhs(state, kap, rate, cant, self.setup.wheel_table, self.setup.rail_table,
+                     self.setup.params, self.model, u[0:6].reshape(2, 3), u[6:12].reshape(2, 3),
+                     u[12:18].reshape(2, 3), u[18:24].reshape(2, 3), u[U_TORQUE],
                      self._work, self._points, self._counts, self._contact, self._summary,
                      self._deriv)
         return self._deriv.copy()
+
+    def _update_record(self):
+        fill_record(self.state, self._contact, self._summary, self.params.axle_box_semi_spacing,
+                    self._derived, self.record)
+        self.record[R_TIME] = self.time
+        self.record[R_DISTANCE] = self.distance
 
     # -- initialisation ----------------------------------------------------------
     def initialize(self, inputs: WheelsetInputs | None = None, lateral: float | None = None,
@@ -766,7 +825,7 @@ class WheelsetModel:
         vertical position and roll that balance the loads with the elastic
         contact forces (Newton on z and roll with the velocities of pure rolling)."""
         p = self.params
-        self._inputs = inputs or WheelsetInputs()
+        self._u = self.input_vector(inputs or WheelsetInputs())
         y0 = p.initial_lateral if lateral is None else lateral
         yaw0 = p.initial_yaw if yaw is None else yaw
         try:
@@ -810,6 +869,7 @@ class WheelsetModel:
         self.time = 0.0
         self.distance = 0.0
         self.rhs(self.state)
+        self._update_record()
         self._initialized = True
 
     # -- stepping ------------------------------------------------------------------
@@ -819,44 +879,44 @@ class WheelsetModel:
         Returns StepResult("discard", reason) and leaves the state unchanged if
         the step cannot be completed (non-finite state, excessive penetration,
         derailment, loss of all contact)."""
+        return self.advance_vector(h, self._u if inputs is None else self.input_vector(inputs))
+
+    def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
+        """`advance` with the inputs as the flat vector of `input_vector` (U_*):
+        one numba call for the whole step (solver.integrate.advance_kernel); the
+        outputs at the new state are in `record`. A non-finite input raises
+        WheelsetError and changes nothing."""
         if not self._initialized:
             raise WheelsetError("advance() before initialize()")
-        if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
+        if not (isinstance(h, (int, float)) and 0.0 < h < math.inf):
             raise WheelsetError(f"step size must be positive and finite, got {h!r}")
-        if inputs is not None:
-            self._inputs = inputs
-        motion, velocity, force, moment, torque = self._input_arrays(self._inputs)
-        n_sub, dt = self._substeps(h, self.params.internal_step)
-        s_sub = self.distance + self.params.speed * dt * np.arange(n_sub)
-        kap, rate, cant = self._track_at(s_sub, self._inputs)
-        saved_state = self.state.copy()
-        saved_contact = self._contact.copy()
-        saved_summary = self._summary.copy()
-        integrator = self._integrator
-        k = self._k
-        n_rhs = integrator(self.state, n_sub, dt, np.ascontiguousarray(kap), np.ascontiguousarray(rate),
-                           np.ascontiguousarray(cant), self.setup.wheel_table, self.setup.rail_table,
-                           self.setup.params, self.model, motion, velocity, force, moment, torque,
-                           self._work, self._points, self._counts, self._contact, self._summary,
-                           k[0], k[1], k[2], k[3], k[4])
-        problem = self._check_step(n_rhs)
-        if problem:
+        n_sub = max(1, int(math.ceil(h / self.params.internal_step - 1e-9)))
+        saved_state, saved_contact, saved_summary = self._saved
+        setup = self.setup
+        code, where, n_rhs = self._advance_kernel(
+            self.state, float(h), n_sub, self.distance, u, self._track_table,
+            self.track.rail_distance, self.track.length, setup.wheel_table, setup.rail_table,
+            setup.params, self.model, self._integrator_id, self._limits, self._work,
+            self._points, self._counts, self._contact, self._summary, self._k, saved_state,
+            saved_contact, saved_summary, self._derived, self.record)
+        if code == PROBLEM_BAD_INPUT:
+            bad_input_error(u)
+        self._u[:] = u
+        if code != PROBLEM_NONE:
+            reason, message = self._problem_message(code, where)
             self.state[:] = saved_state
             self._contact[:] = saved_contact
             self._summary[:] = saved_summary
-            return StepResult("discard", problem[1], 0, problem[0])
+            return StepResult("discard", message, 0, reason)
         self.time += h
         self.distance += self.params.speed * h
         self.rhs_evaluations += n_rhs
+        self.record[R_TIME] = self.time
+        self.record[R_DISTANCE] = self.distance
         return StepResult("ok", "", n_rhs)
 
-    def _check_step(self, n_rhs):
-        """(reason, message) of a step that cannot be accepted, or None."""
-        tip = self.setup.wheel_table[0, geo.T_LAT]
-        code, side = step_problem(self.state, n_rhs, self._summary, self._contact,
-                                  self.params.max_penetration, self.params.lift_tolerance, tip)
-        if code == PROBLEM_NONE:
-            return None
+    def _problem_message(self, code, side):
+        """(reason, message) of a step that cannot be accepted (PROBLEM_* code)."""
         if code == PROBLEM_NON_FINITE:
             return ("non_finite", "the wheelset state became non-finite (numerical instability: "
                     "reduce the internal step)")

@@ -275,6 +275,95 @@ def test_simulate_fmu_matches_core(fmu, md, unzipped):
     assert abs(result["wheel.right.Q"][-1] - result["wheel.left.Q"][-1]) > 10.0
 
 
+POINT_ATTRIBUTES = {"wheel_lateral": "contact_y_wheel", "rail_lateral": "contact_y_rail",
+                    "contact_angle": "contact_angle", "rolling_radius": "rolling_radius",
+                    "longitudinal_creepage": "creepage_longitudinal",
+                    "lateral_creepage": "creepage_lateral", "spin_creepage": "creepage_spin",
+                    "normal_force": "normal_force", "longitudinal_force": "creep_force_longitudinal",
+                    "lateral_force": "creep_force_lateral", "spin_moment": "spin_moment"}
+
+
+def core_output(out, name):
+    """The value of FMU output `name` from the core's WheelsetOutputs (a mapping
+    written independently of the slave's record index)."""
+    side = {"left": 0, "right": 1}
+    p = name.split(".")
+    if p[0] == "wheelset":
+        vectors = {"x": (out.position, 0), "y": (out.position, 1), "z": (out.position, 2),
+                   "roll": (out.orientation, 0), "yaw": (out.orientation, 1),
+                   "pitch": (out.orientation, 2), "roll_rate": (out.angular_velocity, 0),
+                   "yaw_rate": (out.angular_velocity, 1), "spin_rate": (out.angular_velocity, 2)}
+        if p[1] == "distance":
+            return out.distance
+        if p[1] == "velocity":
+            return out.velocity["xyz".index(p[2])]
+        arr, j = vectors[p[1]]
+        return arr[j]
+    if p[0] == "axlebox":
+        arr = out.axle_box_position if p[2] == "position" else out.axle_box_velocity
+        return arr[side[p[1]], "xyz".index(p[3])]
+    if p[0] == "wheel":
+        i = side[p[1]]
+        return {"Y": out.lateral_force, "Q": out.vertical_force,
+                "Y_over_Q": out.derailment_quotient, "active_points": out.contact_count,
+                "lift": out.wheel_lift}[p[2]][i] if p[2] != "force_on_rail" else \
+            out.wheel_rail_force[i, "xyz".index(p[3])]
+    if p[0] == "contact":
+        i, k = side[p[1]], int(p[2][6:-1]) - 1
+        on = out.contact_active[i, k]
+        if p[3] == "active":
+            return on
+        if p[3] == "position":
+            return out.contact_position[i, k, "xyz".index(p[4])] if on else 0.0
+        return getattr(out, POINT_ATTRIBUTES[p[3]])[i, k] if on else 0.0
+    if name == "status.wheel_lift":
+        return bool(out.wheel_lift.any())
+    if name in ("status.derailment", "status.excessive_penetration"):
+        return False
+    raise KeyError(name)
+
+
+def test_every_output_equals_the_core(md, unzipped):
+    # all 128 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
+    # + flange two-point contact on the outer wheel), read through getReal /
+    # getInteger / getBoolean in one call each, against the core run directly
+    from fmu_wheelset.validation.common import fmu_start_values
+    from solver.scenarios import load_scenario
+    scenario = load_scenario("ren-jin-r400-100")
+    start, missing = fmu_start_values(scenario.params, {v.name for v in md.modelVariables})
+    assert missing == []
+    n = 8000
+    s = slave(md, unzipped, "all-outputs", params=start)
+    try:
+        for k in range(n):
+            s.doStep(currentCommunicationPoint=k * H, communicationStepSize=H)   # raises unless OK
+        outputs = [v for v in md.modelVariables if v.causality == "output"]
+        got = {}
+        for kind, getter in (("Real", s.getReal), ("Integer", s.getInteger),
+                             ("Boolean", s.getBoolean)):
+            chosen = [v for v in outputs if v.type == kind]
+            got.update(zip([v.name for v in chosen], getter([v.valueReference for v in chosen])))
+        # a parameter, an output and an input in one call
+        mixed = vrs(md, ["wheelset.speed", "wheelset.y", "axlebox.left.force.y"])
+        assert s.getReal(mixed) == [scenario.params.speed, got["wheelset.y"], 0.0]
+    finally:
+        s.terminate()
+        s.freeInstance()
+    model = WheelsetModel(scenario.params)
+    model.initialize()
+    for k in range(n):
+        assert model.advance(H).status == "ok"
+    out = model.outputs()
+    assert len(got) == 128
+    assert got["wheel.right.active_points"] == 2        # the outer wheel of the left curve
+    for name, value in got.items():
+        expected = core_output(out, name)
+        if isinstance(value, bool) or isinstance(expected, (bool, np.bool_)):
+            assert value == bool(expected), name
+        else:
+            assert value == pytest.approx(float(expected), rel=1e-9, abs=1e-12), name
+
+
 def test_state_rollback_and_serialisation_bit_identical(md, unzipped):
     s = slave(md, unzipped, "rollback")
     try:

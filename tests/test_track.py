@@ -9,7 +9,7 @@ from scipy.special import fresnel
 
 from solver.track import (COMPONENTS, SPECTRA, RailMotion, Track, TrackError,
                           TrackIrregularity, TrackSection, builtin_track, load_track, psd,
-                          psd_band_variance)
+                          psd_band_variance, track_state_kernel)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 R, LT, LC, H = 400.0, 100.0, 300.0, 0.120  # radius, transition, curve length, cant (m)
@@ -133,6 +133,18 @@ def test_evaluate_matches_single_methods(spiral):
     for q in (-5.0, 0.0, 50.0, 77.7, 150.0, 449.0, 450.0, 900.0):  # scalar fast path
         assert spiral.evaluate(q) == pytest.approx(tuple(spiral.evaluate(np.array(q))),
                                                    rel=1e-14, abs=1e-300)
+
+
+def test_numba_track_kernel_equals_evaluate(spiral):
+    # the integrator's twin of Track.evaluate: same segment search, same values,
+    # inside, at the segment joints, before the start and beyond the end
+    table = spiral.segment_table()
+    joints = [0.0, 50.0, 150.0, 450.0]
+    for s in list(np.linspace(-5.0, 600.0, 301)) + joints + [j - 1e-9 for j in joints]:
+        ref = spiral.evaluate(float(s))
+        got = track_state_kernel(table, spiral.rail_distance, spiral.length, float(s))
+        assert got == pytest.approx((ref.curvature, ref.curvature_rate, ref.cant_angle),
+                                    rel=1e-14, abs=1e-300), s
 
 
 def test_beyond_the_ends(spiral):

@@ -2,10 +2,12 @@
 energy conservation) and the step/state contract used by the FMU."""
 import math
 import pickle
+import re
 
 import numpy as np
 import pytest
 
+from solver import wheelset as ws
 from solver.wheelset import (S_Y, S_Z, S_VZ, WheelsetError, WheelsetInputs, WheelsetModel,
                              WheelsetParameters)
 from tests.synthetic_profiles import circular_crown_rail, cone_wheel
@@ -159,3 +161,54 @@ def test_semi_implicit_integrator_gives_the_same_wavelength():
     up = t[1:][(y[:-1] < 0) & (y[1:] >= 0)]
     wavelength = np.diff(up).mean() * model.params.speed
     assert wavelength == pytest.approx(2 * math.pi * math.sqrt(R0 * L0 / CONICITY), rel=0.03)
+
+
+def test_output_record_equals_outputs_and_vector_step_equals_advance():
+    # advance_vector (the FMU's path: one numba call, outputs in `record`) and
+    # advance + outputs() (the Python API) are the same computation
+    inputs = WheelsetInputs(axle_box_force=np.array([[0.0, 2.0e3, -1.0e4], [0.0, 2.0e3, -1.0e4]]),
+                            axle_torque=100.0)
+    # 20 m/s: at 5 m/s this load makes linear Kalker creep too stiff for the 1 ms step
+    a, b = free_wheelset(speed=20.0), free_wheelset(speed=20.0)
+    a.initialize(inputs, lateral=0.002)
+    b.initialize(inputs, lateral=0.002)
+    u = b.input_vector(inputs)
+    for _ in range(50):
+        assert a.advance(0.002, inputs).status == "ok"
+        assert b.advance_vector(0.002, u).status == "ok"
+    assert np.array_equal(a.state, b.state)
+    out, rec = a.outputs(), b.record
+    assert rec[ws.R_TIME] == pytest.approx(out.time) and rec[ws.R_DISTANCE] == out.distance
+    assert np.array_equal(rec[ws.R_STATE:ws.R_STATE + 3], out.position)
+    d = rec[ws.R_DERIVED:ws.R_DERIVED + ws.N_DERIVED]
+    assert np.array_equal(d[ws.D_BOX_POS:ws.D_BOX_POS + 6].reshape(2, 3), out.axle_box_position)
+    assert np.array_equal(d[ws.D_Q:ws.D_Q + 2], out.vertical_force)
+    assert np.array_equal(rec[ws.R_COUNT:ws.R_COUNT + 2], out.contact_count)
+    assert np.array_equal(rec[ws.R_LIFT:ws.R_LIFT + 2] > 0.5, out.wheel_lift)
+    for side in range(2):
+        for k in range(3):
+            on = out.contact_active[side, k]
+            got = rec[ws.record_index_of_contact(side, k, ws.C_NORMAL)]
+            assert got == (out.normal_force[side, k] if on else 0.0)
+    # the loads are carried: Q sums to the weight and the applied box loads
+    weight = a.params.mass * ws.GRAVITY + 2 * 1.0e4
+    assert d[ws.D_Q] + d[ws.D_Q + 1] == pytest.approx(weight, rel=0.02)
+
+
+def test_vector_step_rejects_non_finite_inputs_and_keeps_the_state():
+    model = free_wheelset()
+    model.initialize()
+    u = model.input_vector(WheelsetInputs())
+    before = model.state.copy()
+    for j, name in ((ws.U_BOX_FORCE + 4, "axle-box force (right y)"),
+                    (ws.U_RAIL_MOTION + 1, "rail motion (left vertical)")):
+        bad = u.copy()
+        bad[j] = np.inf
+        with pytest.raises(WheelsetError, match=re.escape(name)):
+            model.advance_vector(0.001, bad)
+        assert np.array_equal(model.state, before)
+    bad = u.copy()
+    bad[ws.U_CURVATURE] = -np.inf           # NaN means "from the track", inf is an error
+    with pytest.raises(WheelsetError, match="curvature"):
+        model.advance_vector(0.001, bad)
+    assert model.advance_vector(0.001, u).status == "ok"     # NaN curvature/cant: the track
