@@ -1,7 +1,8 @@
 """Build the wheelset FMU with pythonfmu and complete its model description.
 
-``build_fmu(out)`` stages ``fmu_wheelset/slave.py`` (as ``wheelset_slave.py``),
-the ``solver`` package and the ``scenarios`` / ``profiles`` folders, builds the
+``build_fmu(out)`` stages ``fmu_wheelset/slave_entry.py`` (as
+``wheelset_slave.py``, pythonfmu's entry module), ``fmu_wheelset/slave.py`` (as
+``wheelset_fmu_slave.py``), the ``solver`` package and the ``scenarios`` / ``profiles`` folders, builds the
 FMU with ``pythonfmu.FmuBuilder.build_FMU`` (state get/set and serialisation
 enabled) and then post-processes ``modelDescription.xml`` in the zip, since
 pythonfmu 0.7.0 writes no units, no min/max and no InitialUnknowns:
@@ -31,7 +32,8 @@ from xml.dom.minidom import parseString
 from xml.etree import ElementTree as ET
 
 ROOT = Path(__file__).resolve().parent.parent
-SLAVE_MODULE = "wheelset_slave"       # module name inside the FMU resources
+SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU resources
+SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/slave.py)
 
 # unit -> (SimpleType name, quantity, SI base-unit exponents)
 UNITS = {
@@ -168,9 +170,10 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     with tempfile.TemporaryDirectory(prefix="wheelset_fmu_build_") as tmp:
         stage = Path(tmp)
         script = stage / f"{SLAVE_MODULE}.py"
-        shutil.copy2(ROOT / "fmu_wheelset" / "slave.py", script)
+        shutil.copy2(ROOT / "fmu_wheelset" / "slave_entry.py", script)
+        shutil.copy2(ROOT / "fmu_wheelset" / "slave.py", stage / f"{SLAVE_IMPL_MODULE}.py")
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
-        project = [stage / "solver"]
+        project = [stage / f"{SLAVE_IMPL_MODULE}.py", stage / "solver"]
         shutil.copytree(solver_dir, stage / "solver", ignore=ignore)
         for extra in ("scenarios", "profiles"):
             src = ROOT / extra
@@ -184,6 +187,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         finally:
             sys.path[:] = saved_path
             sys.modules.pop(SLAVE_MODULE, None)
+            sys.modules.pop(SLAVE_IMPL_MODULE, None)
         digest = _tree_digest(str(stage / "solver"))
     fmu = Path(fmu)
     _rewrite_model_description(fmu)
@@ -196,7 +200,8 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         print(f"  model Wheelset, FMI 2.0 co-simulation, pythonfmu; binaries: {', '.join(binaries)}")
         print(f"  variables: {counts['parameter']} parameters, {counts['input']} inputs, "
               f"{counts['output']} outputs")
-        print(f"  bundled: resources/{SLAVE_MODULE}.py, resources/solver (sources {digest}), "
+        print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
+              f"resources/solver (sources {digest}), "
               f"resources/pythonfmu" + (", resources/scenarios" if (ROOT / "scenarios").is_dir() else ""))
     return fmu
 

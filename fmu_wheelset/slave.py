@@ -4,11 +4,14 @@ No physics here: this module only converts FMI variables to the core's
 ``WheelsetParameters``, its input vector and its output record
 (``docs/CONVENTIONS.md``, "Wheelset core").
 
-Inside the FMU this file is ``resources/wheelset_slave.py`` beside a copy of the
-``solver`` package; it imports nothing but the standard library, NumPy and
-pythonfmu at module level, so that pythonfmu can instantiate it cheaply at build
-time to read the start values. The core is imported and the model created in
-``exit_initialization_mode``.
+Inside the FMU this file is ``resources/wheelset_fmu_slave.py`` beside a copy of
+the ``solver`` package; pythonfmu enters through ``resources/wheelset_slave.py``
+(``fmu_wheelset/slave_entry.py``, which imports the class from here: see there
+why). It imports nothing but the standard library, NumPy and pythonfmu at module
+level, so that pythonfmu can instantiate it cheaply at build time to read the
+start values. The core is imported and the model created in
+``exit_initialization_mode``; ``fmi2Instantiate`` also drops the duplicate
+``sys.path`` entries that pythonfmu adds for every instance.
 
 Per-step data path (one communication step costs ~one numba call plus a few
 NumPy operations, see benchmarks/bench_fmu.py): the inputs and outputs live in
@@ -51,6 +54,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import weakref
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -453,6 +457,36 @@ def _is_finite(x) -> bool:
 
 
 # ---------------------------------------------------------------------------
+# living with pythonfmu 0.7.0's instantiation (see fmu_wheelset/slave_entry.py)
+# ---------------------------------------------------------------------------
+_ENTRY_GLOBALS_KEPT: list = []
+
+
+def keep_globals_alive(namespace: dict) -> None:
+    """One reference to the entry module's globals per execution of that module
+    (pythonfmu releases one it never took each time it executes it)."""
+    _ENTRY_GLOBALS_KEPT.append(namespace)
+
+
+def drop_duplicate_path_entries(entry: Optional[str]) -> None:
+    """pythonfmu inserts the resources folder at the front of sys.path for every
+    instance; keep its first occurrence only (sys.path would grow by one entry
+    per instantiation, and every import searches it)."""
+    if not entry:
+        return
+    first = True
+    kept = []
+    for p in sys.path:
+        if p == entry:
+            if not first:
+                continue
+            first = False
+        kept.append(p)
+    if len(kept) != len(sys.path):
+        sys.path[:] = kept
+
+
+# ---------------------------------------------------------------------------
 # the slave
 # ---------------------------------------------------------------------------
 class Wheelset(Fmi2Slave):
@@ -468,6 +502,7 @@ class Wheelset(Fmi2Slave):
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
+        drop_duplicate_path_entries(self.resources)
         # everything per instance; __init__ is cheap (no solver import)
         self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES
                                         if var.causality == "parameter"}
@@ -507,7 +542,11 @@ class Wheelset(Fmi2Slave):
         if var.causality == "parameter":
             kwargs["variability"] = Fmi2Variability.fixed
             kwargs["initial"] = Fmi2Initial.exact
-            kwargs["setter"] = lambda value: self._set_parameter(name, value)
+            # a weak reference: no cycle instance -> variable -> setter -> instance,
+            # so that fmi2FreeInstance frees the instance at once (no wait for the
+            # cyclic garbage collector)
+            owner = weakref.ref(self)
+            kwargs["setter"] = lambda value: owner()._set_parameter(name, value)
         elif var.causality == "input":
             kwargs["variability"] = Fmi2Variability.continuous
             kwargs["setter"] = lambda value: io.__setitem__(slot, value)
