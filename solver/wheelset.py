@@ -907,6 +907,8 @@ class WheelsetModel:
             self.state[:] = saved_state
             self._contact[:] = saved_contact
             self._summary[:] = saved_summary
+            if reason != "derailment":
+                message += self._stability_hint(h / n_sub)
             return StepResult("discard", message, 0, reason)
         self.time += h
         self.distance += self.params.speed * h
@@ -914,6 +916,40 @@ class WheelsetModel:
         self.record[R_TIME] = self.time
         self.record[R_DISTANCE] = self.distance
         return StepResult("ok", "", n_rhs)
+
+    # Stability limit of the explicit integrators for a decaying mode x' = -x / tau:
+    # RK4 on the negative real axis to h = 2.785 tau, semi-implicit Euler to h = 2 tau.
+    STABILITY_LIMIT = {"rk4": 2.785, "semi-implicit": 2.0}
+
+    def creep_time_constant(self) -> float:
+        """Time constant (s) of the longitudinal slip mode at the current contact
+        patches. A longitudinal slip velocity dv = vx - r Omega decays under the
+        creep forces f11 dv / V, which brake the wheelset (mass m) and spin up the
+        axle (inertia J_y, lever r):  d(dv)/dt = -(1/V) sum f11 (1/m + r^2/J_y) dv,
+        so tau = V / sum[f11 (1/m + r^2/J_y)], with Kalker's f11 = G a b C11 per
+        active point (the initial slope of every creep model here; saturation only
+        lowers it). inf when no point is in contact or V = 0."""
+        from solver.creep import linear_creep_coefficients
+        p = self.params
+        shear = p.young / (2.0 * (1.0 + p.poisson))
+        rate = 0.0
+        for row in self._contact.reshape(-1, N_CONTACT):
+            if row[C_ACTIVE] > 0.5 and row[C_A] > 0.0 and row[C_B] > 0.0:
+                f11 = linear_creep_coefficients(row[C_A], row[C_B], shear, p.poisson)[0]
+                rate += f11 * (1.0 / p.mass + row[C_RADIUS] ** 2 / p.inertia_spin)
+        return p.speed / rate if rate > 0.0 and p.speed > 0.0 else math.inf
+
+    def _stability_hint(self, dt: float) -> str:
+        """A sentence for a discarded step when the internal step is above the
+        explicit stability limit of the creep damping (else empty)."""
+        tau = self.creep_time_constant()
+        limit = self.STABILITY_LIMIT[self.params.integrator] * tau
+        if not dt > limit:
+            return ""
+        return (f"; probable cause: the internal step {dt * 1e3:.3g} ms is above the "
+                f"stability limit {limit * 1e3:.3g} ms of the creep damping (longitudinal "
+                f"slip time constant {tau * 1e3:.3g} ms at V = {self.params.speed:g} m/s, "
+                "WheelsetModel.creep_time_constant): reduce the internal step")
 
     def _problem_message(self, code, side):
         """(reason, message) of a step that cannot be accepted (PROBLEM_* code)."""

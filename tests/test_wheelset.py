@@ -212,3 +212,29 @@ def test_vector_step_rejects_non_finite_inputs_and_keeps_the_state():
     with pytest.raises(WheelsetError, match="curvature"):
         model.advance_vector(0.001, bad)
     assert model.advance_vector(0.001, u).status == "ok"     # NaN curvature/cant: the track
+
+
+def test_creep_stiffness_instability_is_named_in_the_discard_message():
+    # Linear Kalker creep at 5 m/s under 10 kN per axle box: the longitudinal slip
+    # (wheelset braked, axle spun up) decays with tau = V / sum f11 (1/m + r^2/J_y)
+    # ~ 0.34 ms, and RK4 is stable only for h < 2.785 tau ~ 0.94 ms: with the 1 ms
+    # step the slip grows by a factor ~1.7 per step (measured) until the step is
+    # discarded, and the message says why. A quarter of the step integrates the
+    # same case.
+    inputs = WheelsetInputs(axle_box_force=np.array([[0.0, 0.0, -1.0e4], [0.0, 0.0, -1.0e4]]))
+    model = free_wheelset()
+    model.initialize(inputs)
+    tau = model.creep_time_constant()
+    r0, p = 0.46, model.params
+    without_spin = tau * (1.0 / p.mass + r0 ** 2 / p.inertia_spin) * p.mass    # m V / sum f11
+    assert 2.785 * tau < 1e-3 < 2.785 * without_spin   # unstable only with the spin coupling
+    results = [model.advance(0.002, inputs) for _ in range(60)]
+    bad = [r for r in results if r.status != "ok"]
+    assert bad, "the 1 ms RK4 step should be unstable here"
+    assert "stability limit" in bad[0].message and "reduce the internal step" in bad[0].message
+    fine = free_wheelset(internal_step=2.5e-4)
+    fine.initialize(inputs)
+    for _ in range(60):
+        r = fine.advance(0.002, inputs)
+        assert r.status == "ok", r.message
+    assert abs(fine.state[ws.S_VX]) < 1e-3        # no runaway: creep holds the wheelset
