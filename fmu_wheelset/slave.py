@@ -438,15 +438,10 @@ def import_core(resources: Optional[str]):
     bundled solver when there is one. Returns (wheelset_module, track_module,
     where_from)."""
     import importlib
-    where = "already imported"
     if "solver" not in sys.modules:
         stable = stable_solver_dir(resources) if resources else None
-        if stable is not None:
-            if stable not in sys.path:
-                sys.path.insert(0, stable)
-            where = stable
-        elif resources:
-            where = resources
+        if stable is not None and stable not in sys.path:
+            sys.path.insert(0, stable)
     wheelset = importlib.import_module("solver.wheelset")
     track = importlib.import_module("solver.track")
     return wheelset, track, os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))

@@ -339,7 +339,6 @@ def wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
     can be over the rail. Returns (k0, k1), the index range examined; entries
     outside it are left as they were (not meaningful).
     """
-    n_w = wheel.shape[0]
     yc = params[G_RAIL_CENTRE_Y] + rail_dy
     theta = params[G_INCLINATION] + rail_roll
     ct = np.cos(theta)

@@ -38,7 +38,7 @@ from solver.track import track_state_kernel
 from solver.wheelset import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT,
                              PROBLEM_NONE, U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE,
                              U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, fill_record,
-                             step_problem, wheelset_rhs)
+                             state_is_finite, step_problem, wheelset_rhs)
 
 
 def substeps(h: float, internal_step: float):
@@ -92,9 +92,8 @@ def integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
-        for j in range(N_STATE):
-            if not math.isfinite(state[j]):
-                return -1
+        if not state_is_finite(state):
+            return -1
     _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
                             model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
                             work, points, counts, contact, summary, k1)
@@ -119,9 +118,8 @@ def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, w
         for j in range(6):
             state[j] += dt * state[6 + j]
         n_rhs += 1
-        for j in range(N_STATE):
-            if not math.isfinite(state[j]):
-                return -1
+        if not state_is_finite(state):
+            return -1
     _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
                             model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
                             work, points, counts, contact, summary, k1)

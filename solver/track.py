@@ -1256,7 +1256,6 @@ class TrackIrregularity:
         psd(spectrum, "level", 1.0)  # validates the name
         n = int(math.ceil(length / step))
         n += n % 2
-        ds = length / n
         dom = 2.0 * math.pi / length
         om_lo, om_hi = 2.0 * math.pi / hi, 2.0 * math.pi / lo
         k = np.arange(int(math.floor(om_lo / dom + 0.5)), int(math.ceil(om_hi / dom - 0.5)) + 1)

@@ -32,7 +32,7 @@ with parameters, the track, inputs, outputs and state snapshots.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 from numba import njit
@@ -352,16 +352,22 @@ CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the w
 
 
 @njit(cache=True)
+def state_is_finite(state):
+    """True if every entry of the state vector is finite."""
+    for j in range(state.shape[0]):
+        if not math.isfinite(state[j]):
+            return False
+    return True
+
+
+@njit(cache=True)
 def step_problem(state, n_rhs, summary, contact, max_penetration, lift_tolerance, flange_tip):
     """Why a step cannot be accepted: (PROBLEM_* code, side). Checked in this order:
     non-finite state, penetration above max_penetration, both wheels further than
     lift_tolerance off the rails, a loaded contact point within CLIMB_MARGIN of
     the flange tip (derailment: the wheel is climbing over the rail)."""
-    if n_rhs < 0:
+    if n_rhs < 0 or not state_is_finite(state):
         return PROBLEM_NON_FINITE, -1
-    for j in range(state.shape[0]):
-        if not math.isfinite(state[j]):
-            return PROBLEM_NON_FINITE, -1
     if summary[O_MAX_PENETRATION] > max_penetration:
         return PROBLEM_PENETRATION, -1
     if summary[O_GAP_LEFT] > lift_tolerance and summary[O_GAP_RIGHT] > lift_tolerance:
@@ -678,8 +684,8 @@ class WheelsetOutputs:
     wear_number: np.ndarray                # T gamma per point (N)
     penetration: np.ndarray                # normal penetration per point (m)
     elastic_energy: float                  # J
-    wheel_lift: np.ndarray                 # (2,) bool
-    derailment: bool
+    wheel_lift: np.ndarray                 # (2,) bool (a derailing step is discarded:
+                                           # StepResult.reason says so)
     rhs_evaluations: int
 
 
@@ -995,7 +1001,7 @@ class WheelsetModel:
             point_vertical_force=d[D_PQ:D_PQ + 6].reshape(2, 3),
             point_derailment_quotient=d[D_PYQ:D_PYQ + 6].reshape(2, 3),
             wear_number=d[D_WEAR:D_WEAR + 6].reshape(2, 3), penetration=c[..., C_PENETRATION],
-            elastic_energy=float(d[D_ENERGY]), wheel_lift=self._summary[:2] > 0.5, derailment=False,
+            elastic_energy=float(d[D_ENERGY]), wheel_lift=self._summary[:2] > 0.5,
             rhs_evaluations=self.rhs_evaluations)
 
     def mechanical_energy(self) -> float:

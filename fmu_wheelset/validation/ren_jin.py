@@ -14,7 +14,6 @@ the same with the single-point method; Figs. 13-16 at 80 km/h.
 """
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
