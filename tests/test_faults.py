@@ -27,7 +27,6 @@ import os
 import resource
 import sys
 import threading
-import zipfile
 from ctypes import byref, c_double, c_uint
 
 import numpy as np
@@ -40,7 +39,6 @@ from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noq
                        fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                        fmi2CallbackLoggerTYPE, free)
 
-from fmu_wheelset.build import build_fmu  # noqa: E402
 
 OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
 ERROR_STATUSES = (DISCARD, ERROR)

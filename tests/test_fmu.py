@@ -9,7 +9,6 @@ import math
 import os
 import shutil
 import subprocess
-import zipfile
 from ctypes import byref
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noq
                        fmi2CallbackLoggerTYPE, free)
 from fmpy.validation import validate_fmu  # noqa: E402
 
-from fmu_wheelset.build import build_fmu  # noqa: E402
 from fmu_wheelset.commands.env import host_environment  # noqa: E402
 from solver.track import RailMotion  # noqa: E402
 from fmu_wheelset.parameter_names import ENUM_PARAMETERS, SCALAR_PARAMETERS  # noqa: E402

@@ -19,8 +19,7 @@ import functools
 import numpy as np
 import pytest
 
-from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, P_GAP, P_RADIUS, P_S_WHEEL, P_WHEEL_SLOPE,
-                             P_X, ContactSetup, contact_points, static_contact,
+from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, ContactSetup, contact_points, static_contact,
                              wheel_distance_minima_reference, wheelset_contact_kernel)
 from solver.geometry_analysis import (TABLE_COLUMNS, equivalent_conicity, flange_contact_clearance,
                                       geometry_table, rolling_radius_difference, two_point_onset)

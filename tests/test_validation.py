@@ -6,7 +6,6 @@ each); the FMU layer is checked on a shortened run against the core and on the
 80 km/h case through FMPy, and the Klingel case through the FMU."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from fmu_wheelset.validation import common, fmu_check, geometry, kang, klingel, ren_jin
