@@ -22,18 +22,18 @@ from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, ContactSetup, static_contact,  # noqa: E402
+from solver.geometry import (ContactSetup, WheelsetPose, static_contact,  # noqa: E402
                              wheel_distance_minima_reference, wheelset_contact_kernel)
 
 EPSILON = 1e-4
 
 
 @njit(cache=True)
-def _loop(wheel, rail, params, ys, z, roll, yaw, motion, epsilon, work, out, counts):
+def _loop(tables, ys, z, roll, yaw, motion, epsilon, buffers):
     total = 0.0
+    out, counts = buffers.points, buffers.counts
     for i in range(ys.size):
-        wheelset_contact_kernel(wheel, rail, params, ys[i], z, roll, yaw, motion, epsilon,
-                                work, out, counts)
+        wheelset_contact_kernel(tables, WheelsetPose(ys[i], z, roll, yaw), motion, epsilon, buffers)
         total += out[0, 0, 5] + out[1, 0, 5] + counts[0] + counts[1]
     return total
 
@@ -53,24 +53,23 @@ def main() -> None:
     yaw = 5e-3
     sc = static_contact(setup, 0.004, yaw=yaw)
     z, roll = sc.z - 2e-5, sc.roll          # slight penetration, rolled pose
-    wheel, rail, params = setup.wheel_table, setup.rail_table, setup.params
+    tables = setup.tables
+    wheel, rail = tables.wheel, tables.rail
     motion = np.zeros((2, 3))
-    work = np.empty((5, wheel.shape[0]))
-    out = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
-    counts = np.zeros(2, dtype=np.int64)
+    buffers = setup.buffers()
+    counts = buffers.counts
     n_loop = 20000
     ys = 0.004 + 1e-5 * np.sin(np.arange(n_loop))
-    _loop(wheel, rail, params, ys[:10], z, roll, yaw, motion, EPSILON, work, out, counts)  # compile
+    _loop(tables, ys[:10], z, roll, yaw, motion, EPSILON, buffers)  # compile
 
-    t_loop = _best(lambda: _loop(wheel, rail, params, ys, z, roll, yaw, motion, EPSILON,
-                                 work, out, counts)) / n_loop
+    t_loop = _best(lambda: _loop(tables, ys, z, roll, yaw, motion, EPSILON, buffers)) / n_loop
 
     n_call = 5000
 
     def calls():
         for i in range(n_call):
-            wheelset_contact_kernel(wheel, rail, params, float(ys[i]), z, roll, yaw, motion,
-                                    EPSILON, work, out, counts)
+            wheelset_contact_kernel(tables, WheelsetPose(float(ys[i]), z, roll, yaw), motion,
+                                    EPSILON, buffers)
 
     t_call = _best(calls) / n_call
 
@@ -79,8 +78,8 @@ def main() -> None:
     def reference():
         for i in range(n_ref):
             y = float(ys[i])
-            wheel_distance_minima_reference(wheel, rail, params, y, z, roll, yaw, 0.0, 0.0, 0.0, EPSILON)
-            wheel_distance_minima_reference(wheel, rail, params, -y, z, -roll, -yaw, 0.0, 0.0, 0.0, EPSILON)
+            wheel_distance_minima_reference(tables, WheelsetPose(y, z, roll, yaw), epsilon=EPSILON)
+            wheel_distance_minima_reference(tables, WheelsetPose(-y, z, -roll, -yaw), epsilon=EPSILON)
 
     t_ref = _best(reference, repeats=3) / n_ref
     print(f"S1002/UIC60 1:40, wheel grid {wheel.shape[0]} points (0.1 mm), rail grid {rail.shape[0]}, "

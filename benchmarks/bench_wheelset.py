@@ -24,9 +24,9 @@ def _rhs_loop(n, state, wt, rt, gp, model, zero, work, pts, cnt, con, summ, d):
 
 
 @njit
-def _geometry_loop(n, wt, rt, gp, y, z, roll, yaw, zero, work, pts, cnt):
+def _geometry_loop(n, tables, pose, zero, buffers):
     for _ in range(n):
-        geo.wheelset_contact_kernel(wt, rt, gp, y, z, roll, yaw, zero, -1.0, work, pts, cnt)
+        geo.wheelset_contact_kernel(tables, pose, zero, -1.0, buffers)
 
 
 def main():
@@ -66,8 +66,8 @@ def main():
     args = (state, su.wheel_table, su.rail_table, su.params, model.model, zero, model._work,
             model._points, model._counts, model._contact, model._summary, model._deriv)
     _rhs_loop(2, *args)
-    gargs = (su.wheel_table, su.rail_table, su.params, state[1], state[2], state[3], state[4], zero,
-             model._work, model._points, model._counts)
+    gargs = (su.tables, geo.WheelsetPose(state[1], state[2], state[3], state[4]), zero,
+             geo.ContactBuffers(model._work, model._points, model._counts))
     _geometry_loop(2, *gargs)
     n = 20000
     t0 = time.perf_counter()

@@ -37,18 +37,19 @@ y -> -y swaps left and right exactly.
 
 The numba kernel `wheel_distance_minima` and its NumPy reference
 `wheel_distance_minima_reference` compute the same thing; a test holds them
-equal.
+equal. The kernels take their arguments in named groups (ContactTables,
+WheelsetPose, RailPose, ContactBuffers: named tuples, plain structs to numba).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from solver.profiles import Profile, builtin_profile
+from .profiles import Profile, builtin_profile
 
 MAX_POINTS = 3          # contact points per wheel
 MAX_MINIMA = 24         # local minima of the distance function examined per wheel
@@ -93,6 +94,67 @@ GAUGE_MEASURING_DEPTH = 0.014   # EN 13848-1 / EN 13674: gauge measured 14 mm be
 
 class GeometryError(ValueError):
     """A contact-geometry request that cannot be answered (bad pose or set-up)."""
+
+
+# ---------------------------------------------------------------------------
+# Named argument groups of the kernels (numba passes them as plain structs)
+# ---------------------------------------------------------------------------
+
+class ContactTables(NamedTuple):
+    """What the contact kernels know of the profiles placed on the track."""
+
+    wheel: np.ndarray    # (n_wheel, 4) wheel table, columns T_*
+    rail: np.ndarray     # (n_rail, 4) rail table, columns T_*
+    params: np.ndarray   # (N_GEOMETRY_PARAMS,) entries G_*
+
+
+class WheelsetPose(NamedTuple):
+    """Position of the wheelset centre in the track frame (m) and its attitude (rad)."""
+
+    y: float
+    z: float
+    roll: float
+    yaw: float
+
+
+class RailPose(NamedTuple):
+    """Motion of one rail from its nominal place, in the side-local frame of its wheel."""
+
+    lateral: float    # m
+    vertical: float   # m
+    roll: float       # rad
+
+
+class ContactBuffers(NamedTuple):
+    """Scratch and result arrays of a two-wheel contact search."""
+
+    work: np.ndarray     # (5, n_wheel) distance function scratch
+    points: np.ndarray   # (2, MAX_POINTS, N_POINT_FIELDS) contact points, track frame
+    counts: np.ndarray   # (2,) int64, points per wheel
+
+
+class _AxleFrame(NamedTuple):
+    """Axle direction e and the trace-line basis (u1, u2) of `_axle_frame`."""
+
+    ex: float
+    ey: float
+    ez: float
+    u1x: float
+    u1y: float
+    u1z: float
+    u2x: float
+    u2y: float
+    u2z: float
+    inv_s1: float     # 1 / sqrt(1 - ex^2)
+
+
+class _RailFrame(NamedTuple):
+    """The inclined, moved rail of one wheel: where its head centre is and how it is turned."""
+
+    centre_y: float   # lateral position of the rail-head centreline (m, side-local)
+    vertical: float   # vertical rail motion (m)
+    cos_theta: float  # theta = inclination + rail roll
+    sin_theta: float
 
 
 # ---------------------------------------------------------------------------
@@ -187,6 +249,7 @@ class ContactSetup:
     rail_table: np.ndarray = field(init=False, repr=False)
     params: np.ndarray = field(init=False, repr=False)
     rail_centre_y: float = field(init=False)
+    tables: ContactTables = field(init=False, repr=False)
 
     def __post_init__(self):
         for name in ("gauge", "back_to_back", "nominal_radius"):
@@ -220,6 +283,12 @@ class ContactSetup:
         p[G_E_D] = self.separation_min
         p[G_E_K] = self.slope_difference_min
         self.params = p
+        self.tables = ContactTables(self.wheel_table, self.rail_table, self.params)
+
+    def buffers(self) -> ContactBuffers:
+        """Fresh scratch and result arrays for `wheelset_contact_kernel` on this set-up."""
+        return ContactBuffers(np.empty((5, self.wheel_table.shape[0])),
+                              np.zeros((2, MAX_POINTS, N_POINT_FIELDS)), np.zeros(2, dtype=np.int64))
 
     @property
     def taping_line_axial(self) -> float:
@@ -258,7 +327,7 @@ def _interp_column(table, x0, dx, x, col):
 def _axle_frame(roll, yaw):
     """Axle direction e = Rz(yaw) Rx(roll) (0,1,0) and the basis (u1, u2) of the
     trace-line construction: u1 along the part of x perpendicular to e, u2 = e x u1
-    pointing down. Returns ex, ey, ez, u1(3), u2(3), 1/sqrt(1-ex^2)."""
+    pointing down."""
     cphi = np.cos(roll)
     sphi = np.sin(roll)
     ex = -np.sin(yaw) * cphi
@@ -273,17 +342,41 @@ def _axle_frame(roll, yaw):
     u2z = ex * u1y - ey * u1x
     if u2z > 0.0:
         u2x, u2y, u2z = -u2x, -u2y, -u2z
-    return ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, 1.0 / s1
+    return _AxleFrame(ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, 1.0 / s1)
 
 
 @njit(cache=True)
-def _wheel_range(wheel, rail, params, y, rail_dy):
+def _rail_frame(params, rail):
+    """The rail of one wheel (RailPose `rail`, side-local) placed on the track."""
+    theta = params[G_INCLINATION] + rail.roll
+    return _RailFrame(params[G_RAIL_CENTRE_Y] + rail.lateral, rail.vertical,
+                      np.cos(theta), np.sin(theta))
+
+
+@njit(cache=True)
+def _mirrored(pose):
+    """The pose of the mirrored wheelset (y -> -y): its left wheel is the right wheel."""
+    return WheelsetPose(-pose.y, pose.z, -pose.roll, -pose.yaw)
+
+
+@njit(cache=True)
+def _rail_pose(rail_motion, side):
+    """RailPose of rail `side` (0 left, 1 right) from the (2, 3) track-frame rail motion,
+    in the side-local frame of its wheel (the right rail mirrored)."""
+    if side == 0:
+        return RailPose(rail_motion[0, 0], rail_motion[0, 1], rail_motion[0, 2])
+    return RailPose(-rail_motion[1, 0], rail_motion[1, 1], -rail_motion[1, 2])
+
+
+@njit(cache=True)
+def _wheel_range(tables, y, rail_lateral):
     """Wheel grid indices [k0, k1) that can lie over the rail head (+-10 mm margin)."""
-    n_w = wheel.shape[0]
-    n_r = rail.shape[0]
+    params = tables.params
+    n_w = tables.wheel.shape[0]
+    n_r = tables.rail.shape[0]
     u0 = params[G_RAIL_U0]
     u_last = u0 + (n_r - 1) * params[G_RAIL_DU]
-    shift = y + params[G_TAPING_AXIAL] - (params[G_RAIL_CENTRE_Y] + rail_dy) + params[G_WHEEL_S0]
+    shift = y + params[G_TAPING_AXIAL] - (params[G_RAIL_CENTRE_Y] + rail_lateral) + params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
     k0 = int(np.floor((u0 - 0.01 - shift) / ds))
     k1 = int(np.ceil((u_last + 0.01 - shift) / ds)) + 1
@@ -291,7 +384,7 @@ def _wheel_range(wheel, rail, params, y, rail_dy):
 
 
 @njit(cache=True)
-def _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work):
+def _distance_at(k, tables, pose, rail_frame, axle, work):
     """Trace-line point and wheel-rail distance at wheel grid index k (into work[:, k]).
 
     The trace-line point P (Wang 1984) is the point of the wheel section at
@@ -301,20 +394,22 @@ def _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
     zeta along the rail's vertical axis; the distance is zeta - z_rail(u)
     (negative = penetration), +inf where P is not over the rail head.
     """
-    ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, inv_s1 = frame
+    wheel = tables.wheel
+    rail = tables.rail
+    params = tables.params
     n_r = rail.shape[0]
     a = params[G_TAPING_AXIAL] + wheel[k, T_LAT]
     radius = params[G_NOMINAL_RADIUS] + wheel[k, T_H]
-    alpha = wheel[k, T_SLOPE] * ex * inv_s1
+    alpha = wheel[k, T_SLOPE] * axle.ex * axle.inv_s1
     alpha = min(max(alpha, -0.999), 0.999)
     beta = np.sqrt(1.0 - alpha * alpha)
-    px = a * ex + radius * (alpha * u1x + beta * u2x)
-    py = y + a * ey + radius * (alpha * u1y + beta * u2y)
-    pz = z + a * ez + radius * (alpha * u1z + beta * u2z)
-    dY = py - yc
-    dZ = pz - rail_dz
-    u = ct * dY + st * dZ
-    zeta = -st * dY + ct * dZ
+    px = a * axle.ex + radius * (alpha * axle.u1x + beta * axle.u2x)
+    py = pose.y + a * axle.ey + radius * (alpha * axle.u1y + beta * axle.u2y)
+    pz = pose.z + a * axle.ez + radius * (alpha * axle.u1z + beta * axle.u2z)
+    dY = py - rail_frame.centre_y
+    dZ = pz - rail_frame.vertical
+    u = rail_frame.cos_theta * dY + rail_frame.sin_theta * dZ
+    zeta = -rail_frame.sin_theta * dY + rail_frame.cos_theta * dZ
     work[0, k] = u
     work[2, k] = px
     work[3, k] = py
@@ -329,27 +424,24 @@ def _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
 
 
 @njit(cache=True)
-def wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
-                            rail_dy, rail_dz, rail_roll, work, stride=1):
+def wheel_distance_function(tables, pose, rail, work, stride=1):
     """Distance function of the left wheel (side-local frame) on the wheel grid.
 
-    Fills work[0] = u on the rail, work[1] = distance (m; +inf where not over
+    `pose` a WheelsetPose, `rail` the RailPose of the wheel's rail. Fills
+    work[0] = u on the rail, work[1] = distance (m; +inf where not over
     the rail or not evaluated), work[2:5] = trace-line point x, y, z in the
     track frame, at every `stride`-th grid index of the part of the wheel that
     can be over the rail. Returns (k0, k1), the index range examined; entries
     outside it are left as they were (not meaningful).
     """
-    yc = params[G_RAIL_CENTRE_Y] + rail_dy
-    theta = params[G_INCLINATION] + rail_roll
-    ct = np.cos(theta)
-    st = np.sin(theta)
-    frame = _axle_frame(roll, yaw)
-    k0, k1 = _wheel_range(wheel, rail, params, y, rail_dy)
+    rail_frame = _rail_frame(tables.params, rail)
+    axle = _axle_frame(pose.roll, pose.yaw)
+    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
     # only [k0, k1) is ever read: reset it (the rest of the wheel is off the rail)
     for k in range(k0, k1):
         work[1, k] = np.inf
     for k in range(k0, k1, stride):
-        _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
+        _distance_at(k, tables, pose, rail_frame, axle, work)
     return k0, k1
 
 
@@ -370,8 +462,11 @@ def _patch_level(gap_a, gap_b, gap_min, epsilon):
 
 
 @njit(cache=True)
-def _fill_point_row(row, wheel, rail, params, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
+def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
     """One contact point's output row, at the fractional wheel grid index k + t."""
+    wheel = tables.wheel
+    rail = tables.rail
+    params = tables.params
     s0 = params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
     s = s0 + (k + t) * ds
@@ -390,31 +485,28 @@ def _fill_point_row(row, wheel, rail, params, gx, gz, k, t, u, py, gap, tan_cont
 
 
 @njit(cache=True)
-def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz, rail_roll,
-                          epsilon, work, out):
+def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
 
     The distance function is first sampled every COARSE_STRIDE grid points;
     around each coarse minimum it is then evaluated on the full profile grid
     (0.1 mm by default), where the minima are located and refined by a
-    parabola. `work` is a (5, n_wheel) scratch array; `out` a (MAX_POINTS,
+    parabola. `pose` is a WheelsetPose, `rail` the RailPose of the wheel's
+    rail (side-local); `work` is a (5, n_wheel) scratch array; `out` a (MAX_POINTS,
     N_POINT_FIELDS) array that receives the points, deepest first. Returns the
     number of contact points (>= 1 when the wheel is over the rail at all).
     """
-    n_w = wheel.shape[0]
+    params = tables.params
+    n_w = tables.wheel.shape[0]
     gu = work[0]
     gg = work[1]
     gx = work[2]
     gy = work[3]
     gz = work[4]
     stride = COARSE_STRIDE
-    k0, k1 = wheel_distance_function(wheel, rail, params, y, z, roll, yaw,
-                                     rail_dy, rail_dz, rail_roll, work, stride)
-    yc = params[G_RAIL_CENTRE_Y] + rail_dy
-    theta = params[G_INCLINATION] + rail_roll
-    ct = np.cos(theta)
-    st = np.sin(theta)
-    frame = _axle_frame(roll, yaw)
+    k0, k1 = wheel_distance_function(tables, pose, rail, work, stride)
+    rail_frame = _rail_frame(params, rail)
+    axle = _axle_frame(pose.roll, pose.yaw)
     # Coarse minima (maxima rejected), then the full grid around each.
     n_coarse = 0
     prev2 = np.inf
@@ -444,7 +536,7 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
         hi = min(windows[w] + stride + 2, k1)
         for k in range(lo, hi):
             if gg[k] == np.inf:
-                _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
+                _distance_at(k, tables, pose, rail_frame, axle, work)
     # 1. Local minima on the full grid inside the windows, refined by a parabola.
     min_pos = np.empty(MAX_MINIMA)     # fractional grid index
     min_gap = np.empty(MAX_MINIMA)
@@ -504,8 +596,7 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
     e_k = params[G_E_K]
     u0 = params[G_RAIL_U0]
     du = params[G_RAIL_DU]
-    theta = params[G_INCLINATION] + rail_roll
-    tan_theta = np.tan(theta)
+    tan_theta = np.tan(params[G_INCLINATION] + rail.roll)
     n_acc = 0
     acc_pos = np.empty(MAX_POINTS)
     acc_y = np.empty(MAX_POINTS)
@@ -525,7 +616,7 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
             t = 1.0
         u = gu[k] * (1.0 - t) + gu[k + 1] * t
         py = gy[k] * (1.0 - t) + gy[k + 1] * t
-        zp = _interp_column(rail, u0, du, u, T_SLOPE)
+        zp = _interp_column(tables.rail, u0, du, u, T_SLOPE)
         # Tangent of the contact angle in the track frame: rail slope plus inclination.
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         independent = True
@@ -556,32 +647,30 @@ def wheel_distance_minima(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz
         acc_z[n_acc] = pz
         acc_gap[n_acc] = min_gap[i]
         acc_tan[n_acc] = tan_c
-        _fill_point_row(out[n_acc], wheel, rail, params, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
+        _fill_point_row(out[n_acc], tables, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
         n_acc += 1
     return n_acc
 
 
 @njit(cache=True)
-def wheelset_contact_kernel(wheel, rail, params, y, z, roll, yaw, rail_motion, epsilon,
-                            work, out, counts):
-    """Both wheels. rail_motion is a (2, 3) array: lateral, vertical (m), roll (rad)
-    per rail (left, right) in the track frame. `out` is (2, MAX_POINTS,
-    N_POINT_FIELDS), filled in the TRACK frame (the right wheel's Y mirrored
-    back); counts (2,)."""
-    counts[0] = wheel_distance_minima(wheel, rail, params, y, z, roll, yaw,
-                                      rail_motion[0, 0], rail_motion[0, 1], rail_motion[0, 2],
-                                      epsilon, work, out[0])
+def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
+    """Both wheels. `pose` a WheelsetPose; rail_motion is a (2, 3) array: lateral,
+    vertical (m), roll (rad) per rail (left, right) in the track frame.
+    `buffers.points` (2, MAX_POINTS, N_POINT_FIELDS) is filled in the TRACK frame
+    (the right wheel's Y mirrored back), `buffers.counts` (2,)."""
+    out = buffers.points
+    counts = buffers.counts
+    counts[0] = wheel_distance_minima(tables, pose, _rail_pose(rail_motion, 0), epsilon,
+                                      buffers.work, out[0])
     # Right wheel: the left wheel of the mirrored wheelset.
-    counts[1] = wheel_distance_minima(wheel, rail, params, -y, z, -roll, -yaw,
-                                      -rail_motion[1, 0], rail_motion[1, 1], -rail_motion[1, 2],
-                                      epsilon, work, out[1])
+    counts[1] = wheel_distance_minima(tables, _mirrored(pose), _rail_pose(rail_motion, 1), epsilon,
+                                      buffers.work, out[1])
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
 
 
 @njit(cache=True)
-def wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz, rail_roll,
-                         count, work, out):
+def wheel_contact_update(tables, pose, rail, count, work, out):
     """Re-locate the contact points already in `out` (side-local frame) at a new pose.
 
     For each of the `count` points the distance function is evaluated on the
@@ -590,17 +679,15 @@ def wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz,
     contact points is kept: the integrator uses this for the intermediate
     stages of one step, the full search (`wheel_distance_minima`) at its start.
     """
-    n_w = wheel.shape[0]
-    yc = params[G_RAIL_CENTRE_Y] + rail_dy
-    theta = params[G_INCLINATION] + rail_roll
-    ct = np.cos(theta)
-    st = np.sin(theta)
-    frame = _axle_frame(roll, yaw)
+    params = tables.params
+    n_w = tables.wheel.shape[0]
+    rail_frame = _rail_frame(params, rail)
+    axle = _axle_frame(pose.roll, pose.yaw)
     s0 = params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
     u0 = params[G_RAIL_U0]
     du = params[G_RAIL_DU]
-    tan_theta = np.tan(theta)
+    tan_theta = np.tan(params[G_INCLINATION] + rail.roll)
     gu = work[0]
     gg = work[1]
     gx = work[2]
@@ -612,7 +699,7 @@ def wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz,
         lo = max(kc - UPDATE_HALF_WINDOW, 1)
         hi = min(kc + UPDATE_HALF_WINDOW + 1, n_w - 1)
         for k in range(lo - 1, hi + 1):
-            _distance_at(k, wheel, rail, params, y, z, rail_dz, yc, ct, st, frame, work)
+            _distance_at(k, tables, pose, rail_frame, axle, work)
         best = -1
         for k in range(lo, hi):
             if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
@@ -635,21 +722,22 @@ def wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_dy, rail_dz,
             k -= 1
             t += 1.0
         u = gu[k] * (1.0 - t) + gu[k + 1] * t
-        zp = _interp_column(rail, u0, du, u, T_SLOPE)
-        _fill_point_row(row, wheel, rail, params, gx, gz, k, t, u, gy[k] * (1.0 - t) + gy[k + 1] * t,
+        zp = _interp_column(tables.rail, u0, du, u, T_SLOPE)
+        _fill_point_row(row, tables, gx, gz, k, t, u, gy[k] * (1.0 - t) + gy[k + 1] * t,
                         gmin, (zp + tan_theta) / (1.0 - zp * tan_theta), zp)
 
 
 @njit(cache=True)
-def wheelset_contact_update(wheel, rail, params, y, z, roll, yaw, rail_motion, work, out, counts):
-    """Both wheels: `wheel_contact_update` of the points in `out` (track frame, as
-    left by `wheelset_contact_kernel`)."""
-    wheel_contact_update(wheel, rail, params, y, z, roll, yaw, rail_motion[0, 0], rail_motion[0, 1],
-                         rail_motion[0, 2], counts[0], work, out[0])
+def wheelset_contact_update(tables, pose, rail_motion, buffers):
+    """Both wheels: `wheel_contact_update` of the points in `buffers` (track frame,
+    as left by `wheelset_contact_kernel`)."""
+    out = buffers.points
+    counts = buffers.counts
+    wheel_contact_update(tables, pose, _rail_pose(rail_motion, 0), counts[0], buffers.work, out[0])
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
-    wheel_contact_update(wheel, rail, params, -y, z, -roll, -yaw, -rail_motion[1, 0],
-                         rail_motion[1, 1], -rail_motion[1, 2], counts[1], work, out[1])
+    wheel_contact_update(tables, _mirrored(pose), _rail_pose(rail_motion, 1), counts[1],
+                         buffers.work, out[1])
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
 
@@ -658,9 +746,12 @@ def wheelset_contact_update(wheel, rail, params, y, z, roll, yaw, rail_motion, w
 # NumPy reference of the same algorithm
 # ---------------------------------------------------------------------------
 
-def wheel_distance_function_reference(wheel, rail, params, y, z, roll, yaw,
-                                      rail_dy=0.0, rail_dz=0.0, rail_roll=0.0):
+def wheel_distance_function_reference(tables: ContactTables, pose: WheelsetPose,
+                                      rail_pose: RailPose = RailPose(0.0, 0.0, 0.0)):
     """Vectorised NumPy version of `wheel_distance_function`: returns (u, gap, X, Y, Z)."""
+    wheel, rail, params = tables
+    y, z, roll, yaw = pose
+    rail_dy, rail_dz, rail_roll = rail_pose
     s = wheel[:, T_LAT]
     a = params[G_TAPING_AXIAL] + s
     radius = params[G_NOMINAL_RADIUS] + wheel[:, T_H]
@@ -689,11 +780,12 @@ def wheel_distance_function_reference(wheel, rail, params, y, z, roll, yaw,
     return u, gap, p[:, 0], p[:, 1], p[:, 2]
 
 
-def wheel_distance_minima_reference(wheel, rail, params, y, z, roll, yaw,
-                                    rail_dy=0.0, rail_dz=0.0, rail_roll=0.0, epsilon=0.0):
+def wheel_distance_minima_reference(tables: ContactTables, pose: WheelsetPose,
+                                    rail_pose: RailPose = RailPose(0.0, 0.0, 0.0), epsilon=0.0):
     """NumPy/Python reference of `wheel_distance_minima`: returns an (n, N_POINT_FIELDS) array."""
-    gu, gg, gx, gy, gz = wheel_distance_function_reference(wheel, rail, params, y, z, roll, yaw,
-                                                           rail_dy, rail_dz, rail_roll)
+    wheel, rail, params = tables
+    rail_roll = rail_pose.roll
+    gu, gg, gx, gy, gz = wheel_distance_function_reference(tables, pose, rail_pose)
     finite = np.isfinite(gg)
     if finite.sum() < 3:
         return np.zeros((0, N_POINT_FIELDS))
@@ -853,13 +945,10 @@ def contact_points(setup: ContactSetup, y: float, z: float, roll: float, yaw: fl
     if abs(yaw) > 0.2 or abs(roll) > 0.2:
         raise GeometryError(f"pose out of range: roll {roll!r} rad, yaw {yaw!r} rad (|.| <= 0.2)")
     motion = _rail_motion_array(rail_motion)
-    work = np.empty((5, setup.wheel_table.shape[0]))
-    out = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
-    counts = np.zeros(2, dtype=np.int64)
-    wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
-                            float(y), float(z), float(roll), float(yaw), motion,
-                            float(epsilon), work, out, counts)
-    return points_from_kernel(out, counts)
+    buffers = setup.buffers()
+    wheelset_contact_kernel(setup.tables, WheelsetPose(float(y), float(z), float(roll), float(yaw)),
+                            motion, float(epsilon), buffers)
+    return points_from_kernel(buffers.points, buffers.counts)
 
 
 @dataclass
@@ -883,9 +972,10 @@ class StaticContact:
         return float(self.points.contact_angle[0, 0] - self.points.contact_angle[1, 0])
 
 
-def _min_gaps(setup, y, z, roll, yaw, motion, work, out, counts):
-    wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
-                            y, z, roll, yaw, motion, 0.0, work, out, counts)
+def _min_gaps(setup, pose, motion, buffers):
+    wheelset_contact_kernel(setup.tables, pose, motion, 0.0, buffers)
+    out, counts = buffers.points, buffers.counts
+    y = pose.y
     if counts[0] == 0 or counts[1] == 0:
         raise GeometryError(
             f"wheel not over the rail at y = {y * 1e3:.2f} mm: the wheelset has left the track")
@@ -905,23 +995,21 @@ def static_contact(setup: ContactSetup, y: float, yaw: float = 0.0, rail_motion=
     """
     _check_pose(y=y, yaw=yaw)
     motion = _rail_motion_array(rail_motion)
-    work = np.empty((5, setup.wheel_table.shape[0]))
-    out = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
-    counts = np.zeros(2, dtype=np.int64)
+    buffers = setup.buffers()
     z = setup.nominal_radius
     roll = 0.0
     y = float(y)
     yaw = float(yaw)
     converged = False
     for _ in range(max_iterations):
-        gl, gr, yl, yr = _min_gaps(setup, y, z, roll, yaw, motion, work, out, counts)
+        gl, gr, yl, yr = _min_gaps(setup, WheelsetPose(y, z, roll, yaw), motion, buffers)
         if abs(gl) < tolerance and abs(gr) < tolerance:
             converged = True
             break
         # d gap / d roll: rotation about x raises the left contact by (Y - y),
         # lowers the right by (y - Y_right); finite difference for the profile terms.
         h = 1e-6
-        gl2, gr2, _, _ = _min_gaps(setup, y, z, roll + h, yaw, motion, work, out, counts)
+        gl2, gr2, _, _ = _min_gaps(setup, WheelsetPose(y, z, roll + h, yaw), motion, buffers)
         jl = (gl2 - gl) / h
         jr = (gr2 - gr) / h
         det = jr - jl
@@ -935,6 +1023,6 @@ def static_contact(setup: ContactSetup, y: float, yaw: float = 0.0, rail_motion=
         roll += droll
     if not converged:
         raise GeometryError(f"rigid contact did not converge at y = {y * 1e3:.3f} mm")
-    wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params,
-                            y, z, roll, yaw, motion, float(epsilon), work, out, counts)
-    return StaticContact(y=y, yaw=yaw, z=z, roll=roll, points=points_from_kernel(out, counts))
+    wheelset_contact_kernel(setup.tables, WheelsetPose(y, z, roll, yaw), motion, float(epsilon), buffers)
+    return StaticContact(y=y, yaw=yaw, z=z, roll=roll,
+                         points=points_from_kernel(buffers.points, buffers.counts))

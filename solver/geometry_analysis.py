@@ -54,7 +54,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from solver.geometry import ContactSetup, GeometryError, StaticContact, static_contact
+from .geometry import ContactSetup, GeometryError, StaticContact, static_contact
 
 __all__ = [
     "TABLE_COLUMNS",

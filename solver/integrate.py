@@ -34,8 +34,8 @@ import math
 import numpy as np
 from numba import njit
 
-from solver.track import track_state_kernel
-from solver.wheelset import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT,
+from .track import track_state_kernel
+from .wheelset import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT,
                              PROBLEM_NONE, U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE,
                              U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, fill_record,
                              state_is_finite, step_problem, wheelset_rhs)

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.interpolate import Akima1DInterpolator, CubicSpline, PchipInterpolator
 
-from solver import profile_definitions as definitions
+from . import profile_definitions as definitions
 
 __all__ = [
     "ProfileError", "Profile", "ResampledProfile", "resample_profile", "find_corners",

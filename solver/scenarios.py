@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.wheelset import WheelsetError, WheelsetParameters
+from .wheelset import WheelsetError, WheelsetParameters
 
 
 @dataclass
@@ -179,7 +179,7 @@ class SimulationResult:
 def simulate(scenario: Scenario, progress: bool = False, inputs=None) -> SimulationResult:
     """Run the core without the FMU: initialise, then advance by output_interval."""
     import time as _time
-    from solver.wheelset import WheelsetModel
+    from .wheelset import WheelsetModel
     model = WheelsetModel(scenario.params)
     model.initialize(inputs)
     n_steps = int(round(scenario.duration / scenario.output_interval))

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from solver import geometry as geo
-from solver.creep import MODEL_IDS, creep_forces_kernel
-from solver.normal import hertz_from_penetration_kernel
-from solver.track import Track, RailMotion, builtin_track, load_track, track_state_kernel
+from . import geometry as geo
+from .creep import MODEL_IDS, creep_forces_kernel
+from .normal import hertz_from_penetration_kernel
+from .track import Track, RailMotion, builtin_track, load_track, track_state_kernel
 
 GRAVITY = 9.81
 
@@ -138,12 +138,13 @@ def wheelset_rhs(state, curvature, curvature_rate, cant, wheel, rail, gparams, m
     yaw_rate = state[S_YAW_RATE]
     spin_rate = state[S_SPIN_RATE]
     epsilon = -1.0   # elastic mode: every penetrating minimum is a candidate
+    tables = geo.ContactTables(wheel, rail, gparams)
+    pose = geo.WheelsetPose(y, z, roll, yaw)
+    buffers = geo.ContactBuffers(work, points, counts)
     if update_only:
-        geo.wheelset_contact_update(wheel, rail, gparams, y, z, roll, yaw, rail_motion,
-                                    work, points, counts)
+        geo.wheelset_contact_update(tables, pose, rail_motion, buffers)
     else:
-        geo.wheelset_contact_kernel(wheel, rail, gparams, y, z, roll, yaw, rail_motion, epsilon,
-                                    work, points, counts)
+        geo.wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers)
     if model[M_MULTIPOINT] < 0.5:
         for side in range(2):
             if counts[side] > 1:
@@ -594,7 +595,7 @@ class WheelsetParameters:
 
 
 def _resolve_profile(spec, kind, step):
-    from solver.profiles import builtin_profile, load_profile
+    from .profiles import builtin_profile, load_profile
     if hasattr(spec, "lateral") and hasattr(spec, "kind"):   # a Profile (or one built alike)
         if spec.kind != kind:
             raise WheelsetError(f"a {kind} profile is needed, got a {spec.kind} profile")
@@ -706,7 +707,7 @@ class WheelsetModel:
         except geo.GeometryError as exc:
             raise WheelsetError(str(exc)) from exc
         self.track = _resolve_track(params.track)
-        from solver.creep import kernel_parameters
+        from .creep import kernel_parameters
         model_id, p1, p2, p3, p4, p5 = kernel_parameters(params.creep_model, dict(params.creep_options))
         m = np.zeros(N_MODEL)
         m[M_MASS] = params.mass
@@ -730,7 +731,7 @@ class WheelsetModel:
         self.model = m
         # the integrator layer sits below this one (solver/integrate.py calls
         # wheelset_rhs): resolved once here, not on every advance()
-        from solver.integrate import INTEGRATOR_IDS, advance_kernel, substeps
+        from .integrate import INTEGRATOR_IDS, advance_kernel, substeps
         self._advance_kernel = advance_kernel
         self._integrator_id = INTEGRATOR_IDS[params.integrator]
         self._substeps = substeps
@@ -935,7 +936,7 @@ class WheelsetModel:
         so tau = V / sum[f11 (1/m + r^2/J_y)], with Kalker's f11 = G a b C11 per
         active point (the initial slope of every creep model here; saturation only
         lowers it). inf when no point is in contact or V = 0."""
-        from solver.creep import linear_creep_coefficients
+        from .creep import linear_creep_coefficients
         p = self.params
         shear = p.young / (2.0 * (1.0 + p.poisson))
         rate = 0.0

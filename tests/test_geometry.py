@@ -19,8 +19,9 @@ import functools
 import numpy as np
 import pytest
 
-from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, ContactSetup, contact_points, static_contact,
-                             wheel_distance_minima_reference, wheelset_contact_kernel)
+from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, ContactBuffers, ContactSetup, WheelsetPose,
+                             contact_points, static_contact, wheel_distance_minima_reference,
+                             wheelset_contact_kernel)
 from solver.geometry_analysis import (TABLE_COLUMNS, equivalent_conicity, flange_contact_clearance,
                                       geometry_table, rolling_radius_difference, two_point_onset)
 
@@ -220,11 +221,11 @@ def test_kernel_equals_reference(wheel, rail):
         poses.append((rng.uniform(-0.011, 0.011), z0 - rng.uniform(0.0, 2e-4),
                       rng.uniform(-4e-3, 4e-3), rng.uniform(-0.02, 0.02)))
     for y, z, roll, yaw in poses:
-        wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params, y, z, roll, yaw,
-                                motion, EPS_STATIC, work, out, counts)
+        wheelset_contact_kernel(setup.tables, WheelsetPose(y, z, roll, yaw), motion, EPS_STATIC,
+                                ContactBuffers(work, out, counts))
         for side, (ys, rs, ws) in enumerate(((y, roll, yaw), (-y, -roll, -yaw))):
-            ref = wheel_distance_minima_reference(setup.wheel_table, setup.rail_table, setup.params,
-                                                  ys, z, rs, ws, 0.0, 0.0, 0.0, EPS_STATIC)
+            ref = wheel_distance_minima_reference(setup.tables, WheelsetPose(ys, z, rs, ws),
+                                                  epsilon=EPS_STATIC)
             assert counts[side] == ref.shape[0], (wheel, rail, y, z, roll, yaw, side)
             got = out[side, :counts[side]].copy()
             if side == 1:
@@ -293,17 +294,14 @@ def test_contact_update_relocates_points_like_a_full_search():
         motion = np.zeros((2, 3))
         full = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
         counts = np.zeros(2, dtype=np.int64)
-        pose = (y, sc.z - 5e-5, sc.roll, 2e-3)
-        wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params, *pose, motion,
-                                -1.0, work, full, counts)
-        moved = (y + 5e-5, sc.z - 5.2e-5, sc.roll + 1e-5, 2.01e-3)
+        pose = WheelsetPose(y, sc.z - 5e-5, sc.roll, 2e-3)
+        wheelset_contact_kernel(setup.tables, pose, motion, -1.0, ContactBuffers(work, full, counts))
+        moved = WheelsetPose(y + 5e-5, sc.z - 5.2e-5, sc.roll + 1e-5, 2.01e-3)
         updated = full.copy()
-        wheelset_contact_update(setup.wheel_table, setup.rail_table, setup.params, *moved, motion,
-                                work, updated, counts.copy())
+        wheelset_contact_update(setup.tables, moved, motion, ContactBuffers(work, updated, counts.copy()))
         fresh = np.zeros_like(full)
         counts2 = np.zeros(2, dtype=np.int64)
-        wheelset_contact_kernel(setup.wheel_table, setup.rail_table, setup.params, *moved, motion,
-                                -1.0, work, fresh, counts2)
+        wheelset_contact_kernel(setup.tables, moved, motion, -1.0, ContactBuffers(work, fresh, counts2))
         for side in range(2):
             # a point that has just appeared is the next full search's business;
             # every point that was there is found again where the full search finds it

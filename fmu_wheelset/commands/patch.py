@@ -44,13 +44,12 @@ def register(subparsers) -> None:
 
 def gap_grid(setup, sc, depth, cell, side=0):
     """(gap (nx, ny), dx, dy, x0, y0) of wheel `side` at the static contact sc (m)."""
-    from solver.geometry import wheel_distance_function_reference
+    from solver.geometry import WheelsetPose, wheel_distance_function_reference
 
     y, roll, yaw = sc.y, sc.roll, sc.yaw
     if side == 1:   # the right wheel is the left wheel of the mirrored wheelset
         y, roll, yaw = -y, -roll, -yaw
-    _, g, _, Y, _ = wheel_distance_function_reference(
-        setup.wheel_table, setup.rail_table, setup.params, y, sc.z, roll, yaw)
+    _, g, _, Y, _ = wheel_distance_function_reference(setup.tables, WheelsetPose(y, sc.z, roll, yaw))
     radius = setup.nominal_radius + setup.wheel_table[:, 1]
     ok = np.isfinite(g)
     g, Y, radius = g[ok], Y[ok], radius[ok]
