@@ -82,13 +82,6 @@ FLANGE_ANGLE = math.radians(20.0)   # a contact point steeper than this is a fla
 SIDES = ("left", "right")
 POINTS = 3
 
-# WheelsetParameters field -> FMI parameter (fmu_wheelset/parameter_names.py)
-from fmu_wheelset.parameter_names import ENUM_PARAMETERS, SCALAR_PARAMETERS  # noqa: E402
-
-TO_FMI = SCALAR_PARAMETERS
-ENUM_FMI = ENUM_PARAMETERS
-TUPLE_FMI = {"suspension_stiffness": "suspension.stiffness", "suspension_damping": "suspension.damping"}
-
 SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration")
 
 
@@ -238,36 +231,12 @@ def ramp(t, ramp_time):
 
 
 def start_values(params, fmi_names) -> tuple[dict, list]:
-    """FMI start values for WheelsetParameters `params`; also the fields the FMU
-    has no parameter for (returned so that the case can report them)."""
-    values, missing = {}, []
-    defaults = type(params)()
-    for f in dataclasses.fields(params):
-        value = getattr(params, f.name)
-        if f.name in TO_FMI:
-            name = TO_FMI[f.name]
-            if f.name == "track" and not isinstance(value, str):
-                missing.append(f.name)
-                continue
-            if f.name in ("wheel_profile", "rail_profile") and not isinstance(value, str):
-                missing.append(f.name)
-                continue
-            if name in fmi_names:
-                values[name] = value
-            elif value != getattr(defaults, f.name):
-                missing.append(f.name)
-        elif f.name in ENUM_FMI:
-            name, options = ENUM_FMI[f.name]
-            values[name] = options.index(value)
-        elif f.name in TUPLE_FMI:
-            names = [f"{TUPLE_FMI[f.name]}.{ax}" for ax in "xyz"]
-            if all(n in fmi_names for n in names):
-                values.update({n: float(x) for n, x in zip(names, value)})
-            elif tuple(value) != tuple(getattr(defaults, f.name)):
-                missing.append(f.name)
-        elif value != getattr(defaults, f.name):
-            missing.append(f.name)
-    return values, missing
+    """FMI start values for WheelsetParameters `params` (the FMU's variable
+    table, fmu_wheelset/variables.py); also what the FMU has no parameter for
+    (returned so that the case can report it)."""
+    import solver.wheelset as wheelset
+    from fmu_wheelset.variables import start_values_for
+    return start_values_for(params, wheelset, available=set(fmi_names))
 
 
 # --------------------------------------------------------------- summaries
@@ -445,7 +414,7 @@ def run_case(fmu_path, case, want_history=False) -> dict:
     row["simulated_s"] = float(columns["time"][-1]) if columns and len(columns["time"]) else 0.0
     row.update(summarize(columns))
     if missing:
-        row["not_in_fmu"] = " ".join(missing)
+        row["not_in_fmu"] = "; ".join(missing)
     row["wall_s"] = time.perf_counter() - t0
     if want_history:
         row["history"] = {k: np.asarray(v, dtype=float).tolist() for k, v in columns.items()}

@@ -518,6 +518,15 @@ def _canonical_name(name: str) -> str:
     raise ValueError(f"unknown built-in profile {name!r}; known: {known}")
 
 
+def is_builtin_profile(name) -> bool:
+    """True if `name` names a built-in profile (case-insensitive, aliases too)."""
+    try:
+        _canonical_name(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _source_of(name: str) -> str:
     source = _BUILTINS[name][2]
     if source is None:

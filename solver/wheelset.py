@@ -40,7 +40,8 @@ from numba import njit
 from . import geometry as geo
 from .creep import MODEL_IDS, creep_forces_kernel
 from .normal import hertz_from_penetration_kernel
-from .track import Track, RailMotion, builtin_track, load_track, track_state_kernel
+from .track import (BUILTIN_TRACKS, Track, RailMotion, builtin_track, load_track,
+                    track_state_kernel)
 
 GRAVITY = 9.81
 
@@ -477,6 +478,45 @@ def record_index_of_contact(side: int, point: int, column: int) -> int:
     return R_CONTACT + (side * geo.MAX_POINTS + point) * N_CONTACT + column
 
 
+# Names of the record's entries: the one output vocabulary of the project (core
+# histories, the FMU's outputs (fmu_wheelset/variables.py), sweeps, the
+# validation report). Dots for the hierarchy, [k] (1-based) for the contact slots.
+RECORD_SIDES = ("left", "right")
+RECORD_POINT_COLUMNS = (   # name in the record vocabulary -> contact column C_*
+    ("active", C_ACTIVE), ("wheel_lateral", C_S_WHEEL), ("rail_lateral", C_U_RAIL),
+    ("position.y", C_Y), ("position.z", C_Z), ("contact_angle", C_ANGLE),
+    ("rolling_radius", C_RADIUS), ("longitudinal_creepage", C_XI), ("lateral_creepage", C_ETA),
+    ("spin_creepage", C_SPIN), ("normal_force", C_NORMAL), ("longitudinal_force", C_CREEP_LONG),
+    ("lateral_force", C_CREEP_LAT), ("spin_moment", C_SPIN_MOMENT))
+
+
+def _record_names() -> dict:
+    names = {"time": R_TIME, "wheelset.distance": R_DISTANCE}
+    for name, column in (("x", S_X), ("y", S_Y), ("z", S_Z), ("roll", S_ROLL), ("yaw", S_YAW),
+                         ("pitch", S_SPIN_ANGLE), ("velocity.x", S_VX), ("velocity.y", S_VY),
+                         ("velocity.z", S_VZ), ("roll_rate", S_ROLL_RATE),
+                         ("yaw_rate", S_YAW_RATE), ("spin_rate", S_SPIN_RATE)):
+        names[f"wheelset.{name}"] = R_STATE + column
+    for side, side_name in enumerate(RECORD_SIDES):
+        for a, ax in enumerate("xyz"):
+            names[f"axlebox.{side_name}.position.{ax}"] = R_DERIVED + D_BOX_POS + 3 * side + a
+            names[f"axlebox.{side_name}.velocity.{ax}"] = R_DERIVED + D_BOX_VEL + 3 * side + a
+            names[f"wheel.{side_name}.force_on_rail.{ax}"] = R_DERIVED + D_WHEEL_RAIL + 3 * side + a
+        names[f"wheel.{side_name}.Y"] = R_DERIVED + D_Y + side
+        names[f"wheel.{side_name}.Q"] = R_DERIVED + D_Q + side
+        names[f"wheel.{side_name}.Y_over_Q"] = R_DERIVED + D_YQ + side
+        names[f"wheel.{side_name}.active_points"] = R_COUNT + side
+        names[f"wheel.{side_name}.lift"] = R_LIFT + side
+        for point in range(geo.MAX_POINTS):
+            prefix = f"contact.{side_name}.point[{point + 1}]."
+            for name, column in RECORD_POINT_COLUMNS:
+                names[prefix + name] = record_index_of_contact(side, point, column)
+    return names
+
+
+RECORD_INDEX = _record_names()      # name -> index in the output record
+
+
 @njit(cache=True)
 def fill_record(state, contact, summary, box_semi_spacing, derived, record):
     """The output record (entries from R_STATE on) at the current state."""
@@ -503,7 +543,11 @@ def fill_record(state, contact, summary, box_semi_spacing, derived, record):
 # Python API
 # ---------------------------------------------------------------------------
 
+# Model names, in id order: the one list of each (the FMU's enumerations derive
+# from these: fmu_wheelset/variables.py).
 INTEGRATOR_NAMES = ("rk4", "semi-implicit")
+CREEP_MODEL_NAMES = tuple(sorted(MODEL_IDS, key=MODEL_IDS.get))   # solver.creep ids
+CONTACT_MODEL_NAMES = ("single", "multipoint")                    # M_MULTIPOINT 0 / 1
 
 
 @dataclass
@@ -581,7 +625,7 @@ class WheelsetParameters:
             raise WheelsetError("suspended_mass and contact_damping must be >= 0")
         if not isinstance(self.creep_model, str) or self.creep_model not in MODEL_IDS:
             raise WheelsetError(f"creep_model must be one of {sorted(MODEL_IDS)}, got {self.creep_model!r}")
-        if self.contact_model not in ("multipoint", "single"):
+        if self.contact_model not in CONTACT_MODEL_NAMES:
             raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
         if self.integrator not in INTEGRATOR_NAMES:
             raise WheelsetError(f"integrator must be one of {INTEGRATOR_NAMES}, got {self.integrator!r}")
@@ -594,34 +638,52 @@ class WheelsetParameters:
                 raise WheelsetError(f"{name} must be three finite values >= 0")
 
 
+def resolve_source(spec: str, is_builtin, search_dirs=()):
+    """THE lookup rule for a profile or a track given by name (the core and the
+    FMU slave both use it): a built-in name (`is_builtin(spec)`) first; else a
+    file: an absolute path as it is, a relative one in each of `search_dirs`
+    (the FMU's resources), then relative to the working directory. Returns the
+    built-in name or the file's path; None if it is neither."""
+    import os
+    if is_builtin(spec):
+        return spec
+    if os.path.isabs(spec):
+        candidates = [spec]
+    else:
+        candidates = [os.path.join(d, spec) for d in search_dirs if d] + [spec]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
 def _resolve_profile(spec, kind, step):
-    from .profiles import builtin_profile, load_profile
+    from .profiles import builtin_profile, is_builtin_profile, load_profile
     if hasattr(spec, "lateral") and hasattr(spec, "kind"):   # a Profile (or one built alike)
         if spec.kind != kind:
             raise WheelsetError(f"a {kind} profile is needed, got a {spec.kind} profile")
         return spec
     if not isinstance(spec, str):
         raise WheelsetError(f"{kind} profile must be a name, a path or a Profile, got {spec!r}")
-    try:
+    source = resolve_source(spec, is_builtin_profile)
+    if source is None:
+        raise WheelsetError(f"unknown {kind} profile {spec!r} (not built in, no such file)")
+    if source == spec and is_builtin_profile(spec):
         return builtin_profile(spec, step=step)
-    except (KeyError, ValueError) as exc:
-        import os
-        if os.path.exists(spec):
-            return load_profile(spec, kind, step=step)
-        raise WheelsetError(f"unknown {kind} profile {spec!r} (not built in, no such file)") from exc
+    return load_profile(source, kind, step=step)
 
 
 def _resolve_track(spec):
     if isinstance(spec, Track):
         return spec
     if isinstance(spec, str):
-        import os
-        if os.path.exists(spec):
-            return load_track(spec)
-        try:
+        source = resolve_source(spec, lambda name: name in BUILTIN_TRACKS)
+        if source is None:
+            raise WheelsetError(f"unknown track {spec!r}: not built in "
+                                f"({', '.join(sorted(BUILTIN_TRACKS))}) and no such file")
+        if source == spec and spec in BUILTIN_TRACKS:
             return builtin_track(spec)
-        except Exception as exc:
-            raise WheelsetError(f"unknown track {spec!r}: {exc}") from exc
+        return load_track(source)
     raise WheelsetError(f"track must be a name, a path or a Track, got {spec!r}")
 
 

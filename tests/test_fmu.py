@@ -25,7 +25,8 @@ from fmpy.validation import validate_fmu  # noqa: E402
 
 from fmu_wheelset.commands.env import host_environment  # noqa: E402
 from solver.track import RailMotion  # noqa: E402
-from fmu_wheelset.parameter_names import ENUM_PARAMETERS, SCALAR_PARAMETERS  # noqa: E402
+from fmu_wheelset import variables as fmu_variables  # noqa: E402
+import solver.wheelset as core_wheelset  # noqa: E402
 from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,9 +35,6 @@ SPEED = 100.0 / 3.6
 PARAMS = {"wheel.profile": "LMA-worn", "rail.profile": "CHN60", "wheelset.speed": SPEED,
           "track.scenario": "straight", "track.curvature_from_input": True,
           "track.cant_from_input": True}
-# FMI parameter -> WheelsetParameters field (the core run takes the FMU's values)
-TO_CORE = {fmi: field for field, fmi in SCALAR_PARAMETERS.items()}
-ENUMS = {fmi: (field, names) for field, (fmi, names) in ENUM_PARAMETERS.items()}
 COMPARED = ["wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw", "wheelset.velocity.y",
             "wheel.left.Q", "wheel.right.Q", "wheel.left.Y", "wheel.right.Y",
             "wheel.left.force_on_rail.y", "contact.left.point[1].normal_force",
@@ -88,28 +86,23 @@ def md(fmu):
     return read_model_description(fmu)
 
 
+def md_start(v):
+    """The start value of a model-description variable as a Python value."""
+    if v.type == "Real":
+        return float(v.start)
+    if v.type in ("Integer", "Enumeration"):
+        return int(v.start)
+    if v.type == "Boolean":
+        return v.start in (True, "true", "1", 1)
+    return v.start
+
+
 def core_parameters(md, values=PARAMS):
-    """WheelsetParameters with the FMU's start values overridden by `values`."""
-    kwargs = {}
-    by = {v.name: v for v in md.modelVariables}
-    for v in md.modelVariables:
-        if v.causality != "parameter":
-            continue
-        raw = values.get(v.name, v.start)
-        if v.name in TO_CORE:
-            if v.type == "Real":
-                raw = float(raw)
-            elif v.type == "Boolean":
-                raw = raw in (True, "true", "1", 1)
-            kwargs[TO_CORE[v.name]] = raw
-        elif v.name in ENUMS:
-            field, names = ENUMS[v.name]
-            kwargs[field] = names[int(raw)]
-    for field, prefix in (("suspension_stiffness", "suspension.stiffness"),
-                          ("suspension_damping", "suspension.damping")):
-        kwargs[field] = tuple(float(values.get(f"{prefix}.{a}", by[f"{prefix}.{a}"].start))
-                              for a in "xyz")
-    return WheelsetParameters(**kwargs)
+    """WheelsetParameters with the FMU's start values (as its model description
+    declares them) overridden by `values` (the core run takes the FMU's values)."""
+    fmi = {v.name: values.get(v.name, md_start(v)) for v in md.modelVariables
+           if v.causality == "parameter"}
+    return WheelsetParameters(**fmu_variables.parameters_from_fmi(fmi, core_wheelset, check=False))
 
 
 @pytest.fixture(scope="session")
@@ -246,6 +239,34 @@ def test_every_variable_described_with_unit_and_start(md):
               "contact.right.point[3].spin_moment", "wheel.right.Y_over_Q", "status.derailment",
               "rail.left.lateral_displacement", "contact.creep_model"):
         assert n in names, n
+
+
+def test_every_start_value_is_the_core_default(md):
+    """Defaults live in one place, the core: every FMU parameter that carries a
+    WheelsetParameters field declares the core's default as its start (exactly:
+    the model description writes repr(float), which round-trips), and the
+    enumerations list the core's model names in id order."""
+    defaults = WheelsetParameters()
+    by_name = {v.name: v for v in md.modelVariables}
+    checked = 0
+    for var in fmu_variables.PARAMETERS:
+        if var.core is None:
+            continue
+        default = getattr(defaults, var.core)
+        if var.component is not None:
+            default = default[var.component]
+        start = md_start(by_name[var.name])
+        if var.type == "Enumeration":
+            names = getattr(core_wheelset, fmu_variables.ENUMERATION_BY_NAME[var.declared_type].core_names)
+            assert start == names.index(default), var.name
+            items = [t for t in md.typeDefinitions if t.name == var.declared_type][0].items
+            assert [int(i.value) for i in items] == list(range(len(names)))
+            assert [i.name for i in items] == [
+                fmu_variables.ENUMERATION_BY_NAME[var.declared_type].items[n][0] for n in names]
+        else:
+            assert start == default, (var.name, start, default)
+        checked += 1
+    assert checked == sum(v.core is not None for v in fmu_variables.PARAMETERS) >= 33
 
 
 def test_simulate_fmu_matches_core(fmu, md, unzipped):

@@ -6,7 +6,7 @@ scenario through the FMU (FMPy) or the core, table rows and figure helpers.
 the backend, and whose `backend` / `note` say which one produced it.
 
 FMU backend: the scenario's WheelsetParameters are turned into FMI start
-values with the FMU's variable names (fmu_wheelset/slave.py); FMPy's
+values with the FMU's variable names (fmu_wheelset/variables.py); FMPy's
 `simulate_fmu` drives it in co-simulation with the communication step =
 `output_interval`. A scenario parameter the FMU cannot express (e.g. the
 built-in bogie's suspension stiffness when the model description has no
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,15 +26,6 @@ import numpy as np
 
 SIDES = ("left", "right")
 POINTS = 3
-
-# WheelsetParameters field -> FMI variable (fmu_wheelset/parameter_names.py)
-from fmu_wheelset.parameter_names import ENUM_PARAMETERS, REAL_PARAMETERS, VECTOR_PARAMETERS  # noqa: E402
-
-FMU_REAL = REAL_PARAMETERS
-FMU_ENUM = ENUM_PARAMETERS
-# vector parameters: names the FMU would use if it exposes them (checked
-# against the model description; absent -> the case runs on the core)
-FMU_VECTOR = VECTOR_PARAMETERS
 
 POINT_FIELDS = (("active", "active"), ("wheel_lateral", "y_wheel_m"), ("rail_lateral", "y_rail_m"),
                 ("contact_angle", "contact_angle_rad"), ("rolling_radius", "rolling_radius_m"),
@@ -117,10 +107,11 @@ class CaseResult:
 # ---------------------------------------------------------------------------
 def fmu_path(out_dir) -> Path:
     """The FMU cached under the output directory, built if missing or older than
-    its sources (fmu_wheelset/slave.py, solver/)."""
+    its sources (fmu_wheelset/slave.py, variables.py, ..., solver/)."""
     from fmu_wheelset.build import ROOT, build_fmu
     target = Path(out_dir) / "fmu" / "Wheelset.fmu"
-    sources = [ROOT / "fmu_wheelset" / "slave.py", ROOT / "fmu_wheelset" / "build.py"]
+    sources = [ROOT / "fmu_wheelset" / name for name in
+               ("slave.py", "slave_entry.py", "variables.py", "model_description.py", "build.py")]
     sources += list((ROOT / "solver").glob("*.py"))
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     if not target.exists() or target.stat().st_mtime < newest:
@@ -141,40 +132,10 @@ def fmu_variables(fmu) -> set:
 
 def fmu_start_values(params, variables) -> tuple[dict, list]:
     """FMI start values for WheelsetParameters `params`, and the list of what the
-    FMU cannot express."""
-    from solver.wheelset import WheelsetParameters
-    default = WheelsetParameters()
-    start, missing = {}, []
-    for name in ("wheel_profile", "rail_profile"):
-        spec = getattr(params, name)
-        fmi = "wheel.profile" if name == "wheel_profile" else "rail.profile"
-        if isinstance(spec, (str, os.PathLike)):
-            start[fmi] = os.fspath(spec)
-        else:
-            missing.append(f"{name} is an in-memory profile object")
-    for f, fmi in FMU_REAL.items():
-        value = float(getattr(params, f))
-        if fmi in variables:
-            start[fmi] = value
-        elif value != float(getattr(default, f)):
-            missing.append(f"no FMI variable for {f}")
-    for f, (fmi, names) in FMU_ENUM.items():
-        start[fmi] = names.index(getattr(params, f))
-    for f, names in FMU_VECTOR.items():
-        value = tuple(getattr(params, f))
-        if all(n in variables for n in names):
-            start.update({n: float(x) for n, x in zip(names, value)})
-        elif params.bogie and value != tuple(getattr(default, f)):
-            missing.append(f"the FMU has no {f} parameters ({', '.join(names)})")
-    if params.creep_options:
-        missing.append("creep_options")
-    track = params.track
-    if isinstance(track, str):
-        start["track.scenario"] = track
-    else:
-        missing.append("track is an in-memory object")
-    start["suspension.builtin"] = bool(params.bogie)
-    return start, missing
+    FMU (whose model description has `variables`) cannot express."""
+    import solver.wheelset as wheelset
+    from fmu_wheelset.variables import start_values_for
+    return start_values_for(params, wheelset, available=set(variables))
 
 
 @dataclass

@@ -1,0 +1,146 @@
+"""The wheelset FMU's model description, from the table of variables
+(`fmu_wheelset.variables`).
+
+pythonfmu 0.7.0 writes the ``modelDescription.xml`` skeleton (GUID, model
+identifier, CoSimulation capabilities, the ScalarVariables with names,
+causalities, variabilities, initials, descriptions and starts, in the table's
+order); `complete_model_description` adds what it does not write:
+
+* ``UnitDefinitions`` for every unit used (m, rad, N, N.m, m/s, rad/s, s, kg,
+  kg.m2, Pa, 1, 1/m, N.s/m, N/m), with SI base-unit exponents;
+* ``TypeDefinitions``: one Real SimpleType per quantity (Length, Angle, Force,
+  ...) and the Enumerations CreepModel, ContactModel, Integrator (their values
+  are the core's model ids, `variables.ENUMERATIONS`);
+* ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; the enumeration
+  parameters become ``<Enumeration declaredType=...>``; min/max on Integers;
+* ``ModelStructure/Outputs`` and ``InitialUnknowns`` = every output;
+* a ``DefaultExperiment`` (0 .. 1 s, 1 ms).
+
+The result passes ``fmpy.validation.validate_fmu`` without a problem.
+"""
+from __future__ import annotations
+
+from xml.dom.minidom import parseString
+from xml.etree import ElementTree as ET
+
+from fmu_wheelset.variables import BY_NAME, ENUMERATIONS, VARIABLES, enumeration_names
+
+# unit -> (SimpleType name, quantity, SI base-unit exponents)
+UNITS = {
+    "m": ("Length", "Length", {"m": 1}),
+    "rad": ("Angle", "Angle", {"rad": 1}),
+    "N": ("Force", "Force", {"kg": 1, "m": 1, "s": -2}),
+    "N.m": ("Moment", "Torque", {"kg": 1, "m": 2, "s": -2}),
+    "m/s": ("Velocity", "Velocity", {"m": 1, "s": -1}),
+    "rad/s": ("AngularVelocity", "AngularVelocity", {"rad": 1, "s": -1}),
+    "s": ("Time", "Time", {"s": 1}),
+    "kg": ("Mass", "Mass", {"kg": 1}),
+    "kg.m2": ("MomentOfInertia", "MomentOfInertia", {"kg": 1, "m": 2}),
+    "Pa": ("Pressure", "Pressure", {"kg": 1, "m": -1, "s": -2}),
+    "1": ("Dimensionless", "Dimensionless", {}),
+    "1/m": ("Curvature", "Curvature", {"m": -1}),
+    "N.s/m": ("DampingCoefficient", "DampingCoefficient", {"kg": 1, "s": -1}),
+    "N/m": ("Stiffness", "Stiffness", {"kg": 1, "s": -2}),
+}
+
+
+def _num(x: float) -> str:
+    return repr(float(x))
+
+
+def used_units() -> list:
+    """The units of the table, in first-use order (each must be in UNITS)."""
+    units = []
+    for v in VARIABLES:
+        if v.unit and v.unit not in units:
+            if v.unit not in UNITS:
+                raise ValueError(f"unit {v.unit!r} of {v.name} has no definition in "
+                                 "fmu_wheelset.model_description.UNITS")
+            units.append(v.unit)
+    return units
+
+
+def complete_model_description(xml: bytes, wheelset=None) -> bytes:
+    """Add units, types, ranges, ModelStructure and a DefaultExperiment to a
+    modelDescription.xml written by pythonfmu for fmu_wheelset.slave.
+    `wheelset`: the core's module (its model names give the enumeration values;
+    default: solver.wheelset)."""
+    if wheelset is None:
+        import solver.wheelset as wheelset
+    root = ET.fromstring(xml)
+    for el in root.iter():          # drop pythonfmu's pretty-printing whitespace
+        if el.text is not None and not el.text.strip():
+            el.text = None
+        el.tail = None
+    children = list(root)
+    cosim_index = [c.tag for c in children].index("CoSimulation")
+
+    units = used_units()
+    units_el = ET.Element("UnitDefinitions")
+    for unit in units:
+        u = ET.SubElement(units_el, "Unit", name=unit)
+        ET.SubElement(u, "BaseUnit", {k: str(e) for k, e in UNITS[unit][2].items()})
+    types_el = ET.Element("TypeDefinitions")
+    for unit in units:
+        type_name, quantity, _ = UNITS[unit]
+        st = ET.SubElement(types_el, "SimpleType", name=type_name)
+        ET.SubElement(st, "Real", quantity=quantity, unit=unit)
+    for enum in ENUMERATIONS:
+        names = tuple(getattr(wheelset, enum.core_names))
+        if set(names) != set(enum.items):
+            raise ValueError(f"enumeration {enum.name}: the core's models {names} and the "
+                             f"items of fmu_wheelset.variables {tuple(enum.items)} differ")
+        st = ET.SubElement(types_el, "SimpleType", name=enum.name)
+        en = ET.SubElement(st, "Enumeration")
+        for value, core_name in enumerate(names):
+            item, description = enum.items[core_name]
+            ET.SubElement(en, "Item", name=item, value=str(value), description=description)
+    root.insert(cosim_index + 1, units_el)
+    root.insert(cosim_index + 2, types_el)
+
+    if root.find("DefaultExperiment") is None:
+        de = ET.Element("DefaultExperiment", startTime="0.0", stopTime="1.0", stepSize="0.001")
+        root.insert(list(root).index(root.find("ModelVariables")), de)
+
+    outputs = []
+    for index, sv in enumerate(root.find("ModelVariables"), start=1):
+        name = sv.get("name")
+        var = BY_NAME.get(name)
+        if var is None:
+            raise ValueError(f"variable {name!r} of the model description is not in the table")
+        if not sv.get("description"):
+            raise ValueError(f"variable {name!r} has no description")
+        typed = sv[0]
+        if var.type == "Real":
+            typed.set("declaredType", UNITS[var.unit][0])
+            typed.set("unit", var.unit)
+            if var.min is not None:
+                typed.set("min", _num(var.min))
+            if var.max is not None:
+                typed.set("max", _num(var.max))
+            if typed.get("start") is not None:
+                typed.set("start", _num(float(typed.get("start"))))
+        elif var.type == "Enumeration":
+            typed.tag = "Enumeration"
+            typed.set("declaredType", var.declared_type)
+            enumeration_names(var, wheelset)      # the type exists in the core
+        elif var.type == "Integer":
+            if var.min is not None:
+                typed.set("min", str(int(var.min)))
+            if var.max is not None:
+                typed.set("max", str(int(var.max)))
+        if var.causality == "output":
+            outputs.append(index)
+
+    structure = root.find("ModelStructure")
+    for child in list(structure):
+        structure.remove(child)
+    out_el = ET.SubElement(structure, "Outputs")
+    for i in outputs:
+        ET.SubElement(out_el, "Unknown", index=str(i))
+    init_el = ET.SubElement(structure, "InitialUnknowns")
+    for i in outputs:
+        ET.SubElement(init_el, "Unknown", index=str(i))
+
+    text = ET.tostring(root, encoding="UTF-8")
+    return parseString(text).toprettyxml(indent="  ", encoding="UTF-8")

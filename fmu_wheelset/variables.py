@@ -1,0 +1,515 @@
+"""THE table of the wheelset FMU's variables (FMI 2.0 co-simulation).
+
+Every FMU variable is one `ScalarVariable` in `VARIABLES`: its name, type,
+causality, variability, initial, unit, range, start, description and the core
+quantity it carries (``core``):
+
+* a parameter: the ``solver.wheelset.WheelsetParameters`` field (and, for a
+  3-vector field, the ``component``). Its start value is the core's default:
+  ``start`` is ``CORE_DEFAULT`` and `fmi_value` reads it from
+  ``WheelsetParameters()``; only the parameters the core does not have (the
+  FMU's track options) carry their own start;
+* an input: ``(layout constant, offset)`` of its entry in the core's input
+  vector (``solver.wheelset.U_*``), or None for the track irregularities, which
+  the slave spreads over both rails;
+* an output: its name in the core's output record (the names are the same).
+
+Everything else derives from this table: the model description
+(`fmu_wheelset.model_description`), the slave's parameter mapping
+(`parameters_from_fmi`), the start values of the validation suite and of the
+sweep runner (`start_values_for`) and the tests. A new FMU parameter is one
+row here (plus the physics in the core that uses it).
+
+Enumerations: the values are the core's ids (the position of the model name in
+``solver.wheelset.CREEP_MODEL_NAMES``, ``CONTACT_MODEL_NAMES``,
+``INTEGRATOR_NAMES``); `ENUMERATIONS` only adds the FMI item name and its
+description per core name.
+
+This module imports only the standard library: it is bundled in the FMU as
+``resources/wheelset_fmu_variables.py`` and imported by the slave when pythonfmu
+instantiates it (no solver import there). Functions that need the core take
+its ``wheelset`` module as an argument.
+
+Names follow the FMI 2.0 "structured" convention: dots for the hierarchy,
+``[i]`` (1-based) for the contact slots, ``left`` / ``right`` for the sides.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+SIDES = ("left", "right")
+POINTS_PER_WHEEL = 3
+AXES = "xyz"
+
+
+class _CoreDefault:
+    """Marker of a start value that is the core's default (WheelsetParameters)."""
+
+    def __repr__(self):
+        return "CORE_DEFAULT"
+
+
+CORE_DEFAULT = _CoreDefault()
+
+
+@dataclass(frozen=True)
+class ScalarVariable:
+    """One FMI 2.0 ScalarVariable (fields as in the model description)."""
+    name: str
+    type: str                 # "Real" | "Integer" | "Boolean" | "String" | "Enumeration"
+    causality: str            # "parameter" | "input" | "output"
+    variability: str          # "fixed" | "continuous" | "discrete"
+    initial: Optional[str]    # "exact" | "approx" | None (inputs: not given)
+    description: str
+    start: Any = CORE_DEFAULT
+    unit: Optional[str] = None
+    min: Optional[float] = None
+    max: Optional[float] = None
+    declared_type: Optional[str] = None   # Enumeration type name
+    core: Any = None          # see the module docstring
+    component: Optional[int] = None       # parameters: index into a vector field
+
+
+@dataclass(frozen=True)
+class EnumerationType:
+    """An FMI Enumeration whose values are the core's ids: ``core_names`` is the
+    name of the core's tuple of model names (solver.wheelset); ``items`` gives
+    the FMI item name and description of each core name."""
+    name: str
+    core_names: str
+    items: Dict[str, Tuple[str, str]]
+
+
+ENUMERATIONS = (
+    EnumerationType("CreepModel", "CREEP_MODEL_NAMES", {
+        "kalker": ("Kalker", "Kalker's linear theory"),
+        "she": ("SHE", "Shen-Hedrick-Elkins saturation of Kalker's forces"),
+        "polach": ("Polach", "Polach 1999/2005 method"),
+        "fastsim": ("FASTSIM", "Kalker's simplified theory, FASTSIM")}),
+    EnumerationType("ContactModel", "CONTACT_MODEL_NAMES", {
+        "single": ("SinglePoint", "one contact point per wheel (the deepest)"),
+        "multipoint": ("Multipoint", "up to three independent contact points per wheel "
+                                     "(trace-line extremum detection, Ren & Jin 2010)")}),
+    EnumerationType("Integrator", "INTEGRATOR_NAMES", {
+        "rk4": ("RK4", "classical Runge-Kutta, 4th order"),
+        "semi-implicit": ("SemiImplicit", "semi-implicit (symplectic) Euler")}),
+)
+ENUMERATION_BY_NAME = {e.name: e for e in ENUMERATIONS}
+
+BIG_FORCE = 1.0e7       # N, bound of forces (a wheel load is ~1e5 N)
+BIG_MOMENT = 1.0e7      # N.m
+BIG_LENGTH = 1.0e7      # m, travelled distance
+
+
+def _parameter(name, kind, description, unit=None, lo=None, hi=None, *, core=None,
+               component=None, start=CORE_DEFAULT, declared_type=None):
+    return ScalarVariable(name, kind, "parameter", "fixed", "exact", description, start,
+                          unit, lo, hi, declared_type, core, component)
+
+
+def _input(name, description, unit, lo, hi, core=None):
+    return ScalarVariable(name, "Real", "input", "continuous", None, description, 0.0,
+                          unit, lo, hi, None, core)
+
+
+def _output(name, kind, description, unit=None, lo=None, hi=None):
+    start = {"Real": 0.0, "Integer": 0, "Boolean": False}[kind]
+    return ScalarVariable(name, kind, "output", "continuous" if kind == "Real" else "discrete",
+                          "approx", description, start, unit, lo, hi, None, core=name)
+
+
+def _parameters() -> List[ScalarVariable]:
+    p = _parameter
+    return [
+        p("wheel.profile", "String",
+          "wheel profile: built-in name (S1002, LMA, LMA-worn), a file in the FMU "
+          "resources (e.g. profiles/my_wheel.txt) or a path; files in mm", core="wheel_profile"),
+        p("rail.profile", "String",
+          "rail profile: built-in name (UIC60, 60E1, CHN60), a file in the FMU "
+          "resources or a path; files in mm", core="rail_profile"),
+        p("track.gauge", "Real", "track gauge, measured 14 mm below the rail top",
+          "m", 1.0, 2.0, core="gauge"),
+        p("rail.inclination", "Real",
+          "rail cant (inclination of the rail towards the track centre), 1:40 = 0.025 rad",
+          "rad", 0.0, 0.2, core="rail_inclination"),
+        p("wheelset.back_to_back", "Real", "distance between the wheels' inner faces",
+          "m", 1.0, 2.0, core="back_to_back"),
+        p("wheel.nominal_rolling_radius", "Real",
+          "wheel radius at the taping line (nominal rolling circle)", "m", 0.1, 1.5,
+          core="nominal_radius"),
+        p("wheelset.mass", "Real", "wheelset mass", "kg", 1.0, 1.0e5, core="mass"),
+        p("wheelset.inertia.x", "Real", "roll moment of inertia (about x)",
+          "kg.m2", 1.0e-3, 1.0e5, core="inertia_roll"),
+        p("wheelset.inertia.y", "Real", "spin moment of inertia (about the axle, y)",
+          "kg.m2", 1.0e-3, 1.0e5, core="inertia_spin"),
+        p("wheelset.inertia.z", "Real", "yaw moment of inertia (about z)",
+          "kg.m2", 1.0e-3, 1.0e5, core="inertia_yaw"),
+        p("material.youngs_modulus", "Real", "Young's modulus of wheel and rail",
+          "Pa", 1.0e9, 1.0e12, core="young"),
+        p("material.poisson_ratio", "Real", "Poisson's ratio of wheel and rail",
+          "1", 0.0, 0.5, core="poisson"),
+        p("contact.friction_coefficient", "Real", "wheel-rail friction coefficient",
+          "1", 0.0, 2.0, core="friction"),
+        p("contact.creep_model", "Enumeration",
+          "tangential contact model: 0 Kalker linear, 1 SHE, 2 Polach, 3 FASTSIM",
+          core="creep_model", declared_type="CreepModel"),
+        p("contact.model", "Enumeration",
+          "contact points per wheel: 0 single point, 1 multipoint (up to 3)",
+          core="contact_model", declared_type="ContactModel"),
+        p("contact.multipoint.min_separation", "Real",
+          "e_d of Ren & Jin (Eq. 5): minimum lateral separation of two contact points",
+          "m", 0.0, 0.1, core="separation_min"),
+        p("contact.multipoint.min_slope_difference", "Real",
+          "e_k of Ren & Jin (Eq. 7): minimum difference of the contact angle tangents",
+          "1", 0.0, 10.0, core="slope_difference_min"),
+        p("contact.damping", "Real",
+          "normal contact damping C in N = K delta^1.5 + C d(delta)/dt (Kang 2012)",
+          "N.s/m", 0.0, 1.0e9, core="contact_damping"),
+        p("contact.max_penetration", "Real",
+          "a step with a larger normal penetration is discarded (impact or instability)",
+          "m", 1.0e-6, 0.1, core="max_penetration"),
+        p("contact.lift_tolerance", "Real",
+          "contact is lost (step discarded) when both wheels are further than this off "
+          "their rails", "m", 1.0e-6, 0.1, core="lift_tolerance"),
+        p("solver.internal_step", "Real",
+          "largest internal integration step; a communication step is split into equal "
+          "sub-steps no longer than this", "s", 1.0e-7, 0.01, core="internal_step"),
+        p("solver.integrator", "Enumeration",
+          "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler",
+          core="integrator", declared_type="Integrator"),
+        p("wheelset.initial_lateral", "Real",
+          "lateral displacement at t = 0 (static equilibrium is found there)", "m", -0.05, 0.05,
+          core="initial_lateral"),
+        p("wheelset.initial_yaw", "Real", "yaw angle at t = 0", "rad", -0.1, 0.1,
+          core="initial_yaw"),
+        p("wheelset.axle_box_semi_spacing", "Real",
+          "half the lateral distance between the axle boxes (where the inputs act)",
+          "m", 0.1, 2.0, core="axle_box_semi_spacing"),
+        p("suspension.builtin", "Boolean",
+          "stand-alone runs: a built-in primary suspension (Iwnicki 1998 stiffness and "
+          "damping) to a frame following the track centreline; false when the host "
+          "supplies the axle-box forces", core="bogie"),
+        *[p(f"suspension.stiffness.{ax}", "Real",
+            f"built-in primary suspension: {ax} stiffness per axle box", "N/m", 0.0, 1.0e10,
+            core="suspension_stiffness", component=a) for a, ax in enumerate(AXES)],
+        *[p(f"suspension.damping.{ax}", "Real",
+            f"built-in primary suspension: {ax} damping per axle box", "N.s/m", 0.0, 1.0e9,
+            core="suspension_damping", component=a) for a, ax in enumerate(AXES)],
+        p("suspension.suspended_mass", "Real",
+          "share of the vehicle mass carried by this wheelset (built-in suspension only)",
+          "kg", 0.0, 1.0e5, core="suspended_mass"),
+        p("wheelset.speed", "Real", "forward speed along the track",
+          "m/s", 0.0, 150.0, core="speed"),
+        p("track.scenario", "String",
+          "track: built-in scenario (straight, ren-jin-r400, kang-r320), a TOML/CSV file "
+          "in the FMU resources (e.g. scenarios/kang-r320.toml) or a path", core="track"),
+        # FMU-only options (the core has no such field): their start is here
+        p("track.direction", "String",
+          "side of the curves of a built-in scenario: left or right", start="left"),
+        p("track.curvature_from_input", "Boolean",
+          "take the track curvature from the input track.curvature instead of the scenario",
+          start=False),
+        p("track.cant_from_input", "Boolean",
+          "take the cant angle from the input track.cant_angle instead of the scenario",
+          start=False),
+        p("benchmark.skip_core", "Boolean",
+          "benchmarking only: doStep converts inputs and outputs but does not advance the "
+          "core (measures the FMI layer)", start=False),
+    ]
+
+
+def _inputs() -> List[ScalarVariable]:
+    v = []
+    for i, side in enumerate(SIDES):
+        for a, ax in enumerate(AXES):
+            v.append(_input(f"axlebox.{side}.force.{ax}",
+                            f"{ax} force of the primary suspension on the wheelset at the {side} "
+                            f"axle box, track frame (x forward, y left, z up)",
+                            "N", -BIG_FORCE, BIG_FORCE, core=("U_BOX_FORCE", 3 * i + a)))
+        for a, ax in enumerate(AXES):
+            v.append(_input(f"axlebox.{side}.moment.{ax}",
+                            f"moment about {ax} of the primary suspension on the wheelset at the "
+                            f"{side} axle box, track frame", "N.m", -BIG_MOMENT, BIG_MOMENT,
+                            core=("U_BOX_MOMENT", 3 * i + a)))
+    v.append(_input("axle.torque", "traction/braking torque on the axle, + drives forward",
+                    "N.m", -BIG_MOMENT, BIG_MOMENT, core=("U_TORQUE", 0)))
+    for i, side in enumerate(SIDES):
+        motion, rate = ("U_RAIL_MOTION", 3 * i), ("U_RAIL_VELOCITY", 3 * i)
+        v += [
+            _input(f"rail.{side}.lateral_displacement",
+                   f"lateral displacement of the {side} rail under the wheel (+y, track FE)",
+                   "m", -0.1, 0.1, core=(motion[0], motion[1])),
+            _input(f"rail.{side}.vertical_displacement",
+                   f"vertical displacement of the {side} rail under the wheel (+z)", "m", -0.1, 0.1,
+                   core=(motion[0], motion[1] + 1)),
+            _input(f"rail.{side}.roll_angle",
+                   f"roll of the {side} rail about +x (+ raises the head's left edge)",
+                   "rad", -0.5, 0.5, core=(motion[0], motion[1] + 2)),
+            _input(f"rail.{side}.lateral_velocity",
+                   f"time derivative of rail.{side}.lateral_displacement", "m/s", -100.0, 100.0,
+                   core=(rate[0], rate[1])),
+            _input(f"rail.{side}.vertical_velocity",
+                   f"time derivative of rail.{side}.vertical_displacement", "m/s", -100.0, 100.0,
+                   core=(rate[0], rate[1] + 1)),
+            _input(f"rail.{side}.roll_rate",
+                   f"time derivative of rail.{side}.roll_angle", "rad/s", -1000.0, 1000.0,
+                   core=(rate[0], rate[1] + 2)),
+        ]
+    v += [
+        # used only when track.curvature_from_input / track.cant_from_input (the slave)
+        _input("track.curvature", "track curvature 1/R, + for a left curve (used when "
+               "track.curvature_from_input)", "1/m", -1.0, 1.0, core=("U_CURVATURE", 0)),
+        _input("track.cant_angle", "track roll angle about +x, + lifts the left rail "
+               "(used when track.cant_from_input)", "rad", -0.5, 0.5, core=("U_CANT", 0)),
+    ]
+    for comp, desc in (("alignment", "lateral alignment (+y)"), ("level", "vertical level (+z)"),
+                       ("gauge", "gauge deviation (+ = wider)"),
+                       ("cross_level", "cross level z_left - z_right")):
+        v.append(_input(f"track.irregularity.{comp}",
+                        f"track irregularity: {desc}, added to the rail displacements",
+                        "m", -0.1, 0.1))
+        v.append(_input(f"track.irregularity.{comp}_velocity",
+                        f"time derivative of track.irregularity.{comp}", "m/s", -100.0, 100.0))
+    return v
+
+
+def _outputs() -> List[ScalarVariable]:
+    o = _output
+    v = [
+        o("wheelset.distance", "Real", "travelled distance s along the track", "m",
+          -BIG_LENGTH, BIG_LENGTH),
+        o("wheelset.x", "Real", "longitudinal displacement of the wheelset centre "
+          "relative to the frame moving along the track at wheelset.speed", "m", -10.0, 10.0),
+        o("wheelset.y", "Real", "lateral displacement of the wheelset centre "
+          "relative to the track centreline (+ left)", "m", -1.0, 1.0),
+        o("wheelset.z", "Real", "vertical displacement of the wheelset centre (+ up)",
+          "m", -1.0, 1.0),
+        o("wheelset.roll", "Real", "roll angle about +x relative to the track", "rad",
+          -math.pi, math.pi),
+        o("wheelset.yaw", "Real", "yaw angle about +z relative to the track", "rad",
+          -math.pi, math.pi),
+        o("wheelset.pitch", "Real", "rotation angle of the axle about y (spin angle)",
+          "rad", -1.0e9, 1.0e9),
+        o("wheelset.velocity.x", "Real", "longitudinal velocity relative to the frame "
+          "moving at wheelset.speed", "m/s", -1000.0, 1000.0),
+        o("wheelset.velocity.y", "Real", "lateral velocity", "m/s", -1000.0, 1000.0),
+        o("wheelset.velocity.z", "Real", "vertical velocity", "m/s", -1000.0, 1000.0),
+        o("wheelset.roll_rate", "Real", "roll rate", "rad/s", -1.0e4, 1.0e4),
+        o("wheelset.yaw_rate", "Real", "yaw rate", "rad/s", -1.0e4, 1.0e4),
+        o("wheelset.spin_rate", "Real", "angular velocity of the axle about y",
+          "rad/s", -1.0e4, 1.0e4),
+    ]
+    for side in SIDES:
+        for ax in AXES:
+            v.append(o(f"axlebox.{side}.position.{ax}", "Real",
+                       f"{ax} position of the {side} axle box centre, track frame "
+                       f"relative to the track centreline at the wheelset", "m",
+                       -BIG_LENGTH, BIG_LENGTH))
+        for ax in AXES:
+            v.append(o(f"axlebox.{side}.velocity.{ax}", "Real",
+                       f"{ax} velocity of the {side} axle box centre, track frame", "m/s",
+                       -1000.0, 1000.0))
+    for side in SIDES:
+        for ax in AXES:
+            v.append(o(f"wheel.{side}.force_on_rail.{ax}", "Real",
+                       f"{ax} component of the resultant force of the {side} wheel on its "
+                       f"rail, track frame (sum over the contact points)", "N",
+                       -BIG_FORCE, BIG_FORCE))
+        v += [
+            o(f"wheel.{side}.Y", "Real", f"lateral wheel-rail force Y of the {side} "
+              f"wheel on the rail, + towards the field side (outwards)", "N",
+              -BIG_FORCE, BIG_FORCE),
+            o(f"wheel.{side}.Q", "Real", f"vertical wheel load Q of the {side} wheel "
+              f"on the rail, + downwards", "N", -BIG_FORCE, BIG_FORCE),
+            o(f"wheel.{side}.Y_over_Q", "Real", f"derailment quotient Y/Q of the {side} "
+              f"wheel (0 when unloaded)", "1", -100.0, 100.0),
+            o(f"wheel.{side}.active_points", "Integer",
+              f"number of active contact points of the {side} wheel (0..3)", None,
+              0, POINTS_PER_WHEEL),
+            o(f"wheel.{side}.lift", "Boolean",
+              f"the {side} wheel has lost contact with its rail"),
+        ]
+    for side in SIDES:
+        for k in range(1, POINTS_PER_WHEEL + 1):
+            pre = f"contact.{side}.point[{k}]"
+            what = f"contact slot {k} of the {side} wheel"
+            v += [
+                o(f"{pre}.active", "Boolean", f"{what}: in contact"),
+                o(f"{pre}.wheel_lateral", "Real", f"{what}: lateral position on the "
+                  f"wheel profile, s from the taping line, + towards the field side", "m",
+                  -1.0, 1.0),
+                o(f"{pre}.rail_lateral", "Real", f"{what}: lateral position on the rail "
+                  f"profile, u from the rail-head centreline, + towards the field side", "m",
+                  -1.0, 1.0),
+                o(f"{pre}.position.y", "Real", f"{what}: lateral position of the point "
+                  f"in the track frame", "m", -10.0, 10.0),
+                o(f"{pre}.position.z", "Real", f"{what}: vertical position of the point "
+                  f"in the track frame", "m", -10.0, 10.0),
+                o(f"{pre}.contact_angle", "Real", f"{what}: contact angle, + when the "
+                  f"rail pushes the wheel towards the track centre", "rad",
+                  -math.pi / 2, math.pi / 2),
+                o(f"{pre}.rolling_radius", "Real", f"{what}: wheel rolling radius at "
+                  f"the point", "m", 0.0, 10.0),
+                o(f"{pre}.longitudinal_creepage", "Real", f"{what}: longitudinal "
+                  f"creepage xi", "1", -10.0, 10.0),
+                o(f"{pre}.lateral_creepage", "Real", f"{what}: lateral creepage eta",
+                  "1", -10.0, 10.0),
+                o(f"{pre}.spin_creepage", "Real", f"{what}: spin creepage phi", "1/m",
+                  -1.0e4, 1.0e4),
+                o(f"{pre}.normal_force", "Real", f"{what}: normal force (>= 0)", "N",
+                  0.0, BIG_FORCE),
+                o(f"{pre}.longitudinal_force", "Real", f"{what}: longitudinal creep "
+                  f"force of the rail on the wheel, contact frame", "N",
+                  -BIG_FORCE, BIG_FORCE),
+                o(f"{pre}.lateral_force", "Real", f"{what}: lateral creep force of the "
+                  f"rail on the wheel, contact frame", "N", -BIG_FORCE, BIG_FORCE),
+                o(f"{pre}.spin_moment", "Real", f"{what}: spin creep moment of the rail "
+                  f"on the wheel about the contact normal", "N.m", -BIG_MOMENT, BIG_MOMENT),
+            ]
+    # status flags: set by the slave from the reason of a discarded step (not in the
+    # core's record); they come last
+    v += [ScalarVariable(var.name, var.type, var.causality, var.variability, var.initial,
+                         var.description, var.start, core=None) for var in (
+        o("status.derailment", "Boolean",
+          "derailment: a flange has climbed over its rail (the step was discarded)"),
+        o("status.wheel_lift", "Boolean",
+          "at least one wheel has lost contact (or, after a discarded step, both wheels "
+          "lifted off the rails)"),
+        o("status.excessive_penetration", "Boolean",
+          "the last step was discarded: penetration above contact.max_penetration "
+          "(impact or instability)"),
+    )]
+    return v
+
+
+VARIABLES: Tuple[ScalarVariable, ...] = tuple(_parameters() + _inputs() + _outputs())
+BY_NAME: Dict[str, ScalarVariable] = {v.name: v for v in VARIABLES}
+PARAMETERS = tuple(v for v in VARIABLES if v.causality == "parameter")
+INPUTS = tuple(v for v in VARIABLES if v.causality == "input")
+OUTPUTS = tuple(v for v in VARIABLES if v.causality == "output")
+INPUT_NAMES = tuple(v.name for v in INPUTS)
+OUTPUT_NAMES = tuple(v.name for v in OUTPUTS)
+STATUS_NAMES = tuple(v.name for v in OUTPUTS if v.core is None)
+RECORD_OUTPUTS = tuple(v for v in OUTPUTS if v.core is not None)
+assert OUTPUT_NAMES[len(RECORD_OUTPUTS):] == STATUS_NAMES, "status flags come last"
+# WheelsetParameters field -> its FMU parameter(s), in component order
+CORE_FIELDS: Dict[str, Tuple[ScalarVariable, ...]] = {}
+for _v in PARAMETERS:
+    if _v.core is not None:
+        CORE_FIELDS[_v.core] = CORE_FIELDS.get(_v.core, ()) + (_v,)
+del _v
+
+
+# ---------------------------------------------------------------------------
+# conversions FMI value <-> core value (need the core's wheelset module)
+# ---------------------------------------------------------------------------
+def enumeration_names(var: ScalarVariable, wheelset) -> Tuple[str, ...]:
+    """The core's model names of an Enumeration parameter, in id (FMI value) order."""
+    return tuple(getattr(wheelset, ENUMERATION_BY_NAME[var.declared_type].core_names))
+
+
+def fmi_value(var: ScalarVariable, core_value, wheelset):
+    """The FMI value of parameter `var` for the core value `core_value` of its
+    field (the whole field: a vector parameter takes its component)."""
+    if var.component is not None:
+        core_value = core_value[var.component]
+    if var.type == "Real":
+        return float(core_value)
+    if var.type == "Enumeration":
+        return enumeration_names(var, wheelset).index(core_value)
+    if var.type == "Boolean":
+        return bool(core_value)
+    if isinstance(core_value, os.PathLike):
+        return os.fspath(core_value)
+    return str(core_value)
+
+
+def start_value(var: ScalarVariable, wheelset):
+    """The start value of `var`: its own, or the core's default of its field."""
+    if var.start is not CORE_DEFAULT:
+        return var.start
+    return fmi_value(var, getattr(wheelset.WheelsetParameters(), var.core), wheelset)
+
+
+def expressible(var: ScalarVariable, core_value) -> bool:
+    """Can parameter `var` carry this core value? (A String parameter carries a
+    name or a path, not an in-memory Profile or Track object.)"""
+    if var.type == "String":
+        return isinstance(core_value, (str, os.PathLike))
+    return True
+
+
+def start_values_for(params, wheelset, available=None) -> Tuple[Dict[str, Any], List[str]]:
+    """FMI start values that make the FMU run with WheelsetParameters `params`,
+    and the list of what the FMU cannot express (a field with no FMU parameter,
+    or one the FMU `available` names (a set; None: this table) lack, that
+    differs from the core default; an in-memory profile or track object).
+    Every parameter the FMU has is given, default or not."""
+    import dataclasses
+    defaults = wheelset.WheelsetParameters()
+    values, missing = {}, []
+    for f in dataclasses.fields(params):
+        value = getattr(params, f.name)
+        differs = value != getattr(defaults, f.name)
+        variables = CORE_FIELDS.get(f.name, ())
+        if not variables:
+            if differs:
+                missing.append(f"no FMI parameter for {f.name}")
+            continue
+        if not all(expressible(v, value) for v in variables):
+            missing.append(f"{f.name} is an in-memory {type(value).__name__} object")
+            continue
+        if available is not None and not all(v.name in available for v in variables):
+            if differs:
+                missing.append(f"the FMU has no parameter "
+                               + ", ".join(v.name for v in variables) + f" for {f.name}")
+            continue
+        for v in variables:
+            values[v.name] = fmi_value(v, value, wheelset)
+    return values, missing
+
+
+def parameters_from_fmi(values: Dict[str, Any], wheelset, *, resolve=None, check=True) -> Dict[str, Any]:
+    """WheelsetParameters keyword arguments from the FMI parameter values
+    `values` (name -> value; a parameter not given takes the core default).
+    `resolve(var, text)` turns a String parameter's text into the core's value
+    (the slave looks files up in the FMU resources); `check`: refuse values that
+    are not finite or outside [min, max] (ValueError naming the parameter)."""
+    kwargs: Dict[str, Any] = {}
+    for field, variables in CORE_FIELDS.items():
+        given = [v for v in variables if v.name in values]
+        if not given:
+            continue                          # the core's default
+        parts = []
+        for v in variables:
+            raw = values[v.name] if v.name in values else start_value(v, wheelset)
+            parts.append(core_value(v, raw, wheelset, resolve=resolve, check=check))
+        kwargs[field] = tuple(parts) if variables[0].component is not None else parts[0]
+    return kwargs
+
+
+def core_value(var: ScalarVariable, raw, wheelset, *, resolve=None, check=True):
+    """The core value of one FMI parameter value (see parameters_from_fmi)."""
+    if var.type == "Enumeration":
+        names = enumeration_names(var, wheelset)
+        if isinstance(raw, bool) or not isinstance(raw, int) or not 0 <= raw < len(names):
+            raise ValueError(f"{var.name} = {raw!r} is not one of "
+                             + ", ".join(f"{i} ({n})" for i, n in enumerate(names)))
+        return names[raw]
+    if var.type == "Real":
+        if check:
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw):
+                raise ValueError(f"parameter {var.name} = {raw!r} is not a finite number")
+            if (var.min is not None and raw < var.min) or (var.max is not None and raw > var.max):
+                raise ValueError(f"parameter {var.name} = {raw!r} {var.unit} is out of range "
+                                 f"[{var.min}, {var.max}]")
+        return float(raw)
+    if var.type == "Boolean":
+        return raw in (True, 1, "true", "1")
+    text = str(raw).strip()
+    if not text:
+        raise ValueError(f"parameter {var.name} is empty")
+    return resolve(var, text) if resolve is not None else text

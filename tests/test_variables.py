@@ -1,0 +1,76 @@
+"""The FMU's table of variables (fmu_wheelset/variables.py) against the core,
+without building an FMU: every core parameter has an FMU parameter (or is on
+the short list of those the FMU deliberately does not expose), the mapping
+FMI <-> core round-trips, and the output names are the core record's names."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import solver.wheelset as wheelset
+from fmu_wheelset import variables as fmu_variables
+from solver.wheelset import WheelsetParameters
+
+# WheelsetParameters fields with no FMU parameter, and why
+NOT_IN_FMU = {
+    "profile_step": "resampling step of the profiles: a numerical setting fixed in the FMU",
+    "creep_options": "a dict of model-specific options (Polach kA, kS, A, B; FASTSIM nx, ny)",
+}
+
+
+def test_every_core_parameter_is_in_the_table_or_listed():
+    fields = {f.name for f in dataclasses.fields(WheelsetParameters)}
+    mapped = set(fmu_variables.CORE_FIELDS)
+    assert mapped <= fields, mapped - fields
+    assert fields - mapped == set(NOT_IN_FMU)
+
+
+def test_defaults_lie_in_the_declared_ranges():
+    for var in fmu_variables.PARAMETERS:
+        start = fmu_variables.start_value(var, wheelset)
+        if var.type == "Real":
+            assert var.min <= start <= var.max, var.name
+
+
+def test_enumerations_cover_the_core_models():
+    for enum in fmu_variables.ENUMERATIONS:
+        assert set(enum.items) == set(getattr(wheelset, enum.core_names)), enum.name
+
+
+def test_fmi_values_round_trip_to_the_core():
+    """start values for non-default parameters give back the same parameters."""
+    params = WheelsetParameters(wheel_profile="LMA", creep_model="fastsim", contact_model="single",
+                                integrator="semi-implicit", speed=12.5, bogie=True,
+                                suspension_stiffness=(1.0e6, 2.0e6, 3.0e6), track="kang-r320")
+    values, missing = fmu_variables.start_values_for(params, wheelset)
+    assert missing == []
+    assert values["contact.creep_model"] == wheelset.CREEP_MODEL_NAMES.index("fastsim")
+    assert values["suspension.stiffness.y"] == 2.0e6
+    back = WheelsetParameters(**fmu_variables.parameters_from_fmi(values, wheelset))
+    assert back == params
+
+
+def test_what_the_fmu_cannot_express_is_reported():
+    params = WheelsetParameters(profile_step=2e-4, creep_options={"kA": 0.5})
+    _, missing = fmu_variables.start_values_for(params, wheelset)
+    assert len(missing) == 2 and "profile_step" in missing[0] and "creep_options" in missing[1]
+    _, missing = fmu_variables.start_values_for(WheelsetParameters(speed=3.0), wheelset,
+                                                available={"wheel.profile"})
+    assert missing == ["the FMU has no parameter wheelset.speed for speed"]
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("wheelset.mass", -1.0, "out of range"), ("wheelset.mass", float("nan"), "not a finite"),
+    ("contact.creep_model", 7, "is not one of"), ("wheel.profile", "  ", "is empty")])
+def test_bad_fmi_values_are_refused_with_the_name(name, value, message):
+    with pytest.raises(ValueError, match=message) as err:
+        fmu_variables.parameters_from_fmi({name: value}, wheelset)
+    assert name in str(err.value)
+
+
+def test_output_names_are_the_record_names():
+    for var in fmu_variables.RECORD_OUTPUTS:
+        assert var.core == var.name and var.name in wheelset.RECORD_INDEX, var.name
+    indices = [wheelset.RECORD_INDEX[v.core] for v in fmu_variables.RECORD_OUTPUTS]
+    assert len(set(indices)) == len(indices)
