@@ -12,15 +12,17 @@ import numpy as np
 from numba import njit
 
 from solver import geometry as geo
+from solver.dynamics import StepInputs, TrackPoint, wheelset_rhs
 from solver.scenarios import load_scenario, simulate
-from solver.wheelset import WheelsetModel, wheelset_rhs
+from solver.wheelset import WheelsetModel
 
 
 @njit
-def _rhs_loop(n, state, wt, rt, gp, model, zero, work, pts, cnt, con, summ, d):
+def _rhs_loop(n, state, tables, model, zero, search, results, d):
+    track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
+    inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
-        wheelset_rhs(state, 1.0 / 400.0, 0.0, -0.08, wt, rt, gp, model, zero, zero, zero, zero, 0.0,
-                     work, pts, cnt, con, summ, d)
+        wheelset_rhs(state, track, tables, model, inputs, search, results, d)
 
 
 @njit
@@ -63,11 +65,9 @@ def main():
     su = model.setup
     zero = np.zeros((2, 3))
     state = model.state.copy()
-    args = (state, su.wheel_table, su.rail_table, su.params, model.model, zero, model._work,
-            model._points, model._counts, model._contact, model._summary, model._deriv)
+    args = (state, su.tables, model.model, zero, model._search, model._results, model._deriv)
     _rhs_loop(2, *args)
-    gargs = (su.tables, geo.WheelsetPose(state[1], state[2], state[3], state[4]), zero,
-             geo.ContactBuffers(model._work, model._points, model._counts))
+    gargs = (su.tables, geo.WheelsetPose(state[1], state[2], state[3], state[4]), zero, model._search)
     _geometry_loop(2, *gargs)
     n = 20000
     t0 = time.perf_counter()

@@ -49,6 +49,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from .errors import SolverError
 from .profiles import Profile, builtin_profile
 
 MAX_POINTS = 3          # contact points per wheel
@@ -92,7 +93,7 @@ T_LAT, T_H, T_SLOPE, T_D2 = 0, 1, 2, 3
 GAUGE_MEASURING_DEPTH = 0.014   # EN 13848-1 / EN 13674: gauge measured 14 mm below the rail top
 
 
-class GeometryError(ValueError):
+class GeometryError(SolverError):
     """A contact-geometry request that cannot be answered (bad pose or set-up)."""
 
 

@@ -3,8 +3,8 @@
 `WheelsetModel.advance(h)` splits the host step h into n = ceil(h / internal
 step) equal substeps, so that it reaches exactly t + h for any host step (the
 host step may vary from call to call), and runs one of these numba kernels
-over the substeps. The state is the plain array of solver.wheelset (12
-entries); the kernels update it in place.
+over the substeps. The state is the plain array of solver.dynamics (N_STATE
+entries, S_*); the kernels update it in place.
 
 - `integrate_rk4`: classical 4th-order Runge-Kutta, 4 RHS evaluations per
   substep (default). The full multipoint contact search runs at the first
@@ -25,94 +25,115 @@ non-finite (the caller restores the state and reports a discarded step).
 
 `advance_kernel` is the whole host step in one numba call: the input check,
 the track's curvature and cant at each substep (solver.track.track_state_kernel),
-the integrator, the acceptance check (solver.wheelset.step_problem) and the
-output record (solver.wheelset.fill_record). `WheelsetModel.advance_vector`
+the integrator, the acceptance check (solver.dynamics.step_problem) and the
+output record (solver.dynamics.fill_record). `WheelsetModel.advance_vector`
 calls it; only the messages of a discarded step are composed in Python.
 """
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from .dynamics import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT, PROBLEM_NONE,
+                       U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
+                       U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
+                       TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
+from .geometry import ContactBuffers, ContactTables
 from .track import track_state_kernel
-from .wheelset import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT,
-                             PROBLEM_NONE, U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE,
-                             U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, fill_record,
-                             state_is_finite, step_problem, wheelset_rhs)
+
+INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1}
 
 
-def substeps(h: float, internal_step: float):
-    """(n, dt): the number of equal substeps not longer than internal_step, and their size."""
-    n = max(1, int(math.ceil(h / internal_step - 1e-9)))
-    return n, h / n
+class TrackSamples(NamedTuple):
+    """The track layout at the start of each substep of a host step, (n_sub,) arrays."""
+
+    curvature: np.ndarray        # 1/m
+    curvature_rate: np.ndarray   # d kappa / ds (1/m^2)
+    cant: np.ndarray             # rad
+
+
+class StepData(NamedTuple):
+    """Everything `advance_kernel` works on besides the state, the step and the
+    inputs: the track table, the contact tables, the model, and the scratch and
+    result arrays it fills. All fields are arrays or numbers (no nested tuples),
+    so that the plain tuple of a StepData is what `advance_kernel` takes."""
+
+    track_table: np.ndarray       # Track.segment_table()
+    rail_distance: float          # m, between the rail centres (Track.rail_distance)
+    track_length: float           # m (Track.length)
+    wheel_table: np.ndarray       # geometry.ContactTables fields
+    rail_table: np.ndarray
+    geometry_params: np.ndarray
+    model: np.ndarray             # M_* parameter vector
+    integrator_id: int            # INTEGRATOR_IDS
+    max_penetration: float        # dynamics.StepLimits fields
+    lift_tolerance: float
+    flange_tip: float
+    work: np.ndarray              # geometry.ContactBuffers fields
+    points: np.ndarray
+    counts: np.ndarray
+    contact: np.ndarray           # dynamics.ContactResults fields
+    summary: np.ndarray
+    stages: np.ndarray            # (5, N_STATE): RK4 stages k1..k4 and the stage state
+    saved_state: np.ndarray       # the state, contact rows and summary before the step
+    saved_contact: np.ndarray
+    saved_summary: np.ndarray
+    derived: np.ndarray           # (N_DERIVED,) scratch of fill_record
+    record: np.ndarray            # (N_RECORD,) the output record, rebuilt after an accepted step
 
 
 @njit(cache=True)
-def _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
-                            model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
-                            work, points, counts, contact, summary, deriv):
-    """One RHS evaluation at the end of the step, so that the contact results
-    (the outputs) belong to the final state."""
-    wheelset_rhs(state, curvature[n_sub - 1], curvature_rate[n_sub - 1], cant[n_sub - 1],
-                 wheel, rail, gparams, model, rail_motion, rail_velocity, box_force,
-                 box_moment, axle_torque, work, points, counts, contact, summary, deriv)
+def _track_point(samples, step):
+    return TrackPoint(samples.curvature[step], samples.curvature_rate[step], samples.cant[step])
 
 
 @njit(cache=True)
-def integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail, gparams,
-                  model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
-                  work, points, counts, contact, summary, k1, k2, k3, k4, tmp):
-    """n_sub classical RK4 steps of size dt (track values per substep in arrays).
+def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages):
+    """n_sub classical RK4 steps of size dt (TrackSamples per substep; stages a
+    (5, N_STATE) scratch array: k1..k4 and the stage state).
 
     Returns the number of right-hand-side evaluations, or -1 if the state
     became non-finite (the caller restores the state and reports it)."""
+    k1 = stages[0]
+    k2 = stages[1]
+    k3 = stages[2]
+    k4 = stages[3]
+    tmp = stages[4]
     n_rhs = 0
     for step in range(n_sub):
-        kap = curvature[step]
-        kap_r = curvature_rate[step]
-        ct = cant[step]
-        wheelset_rhs(state, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k1)
+        track = _track_point(samples, step)
+        wheelset_rhs(state, track, tables, model, inputs, search, results, k1)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
-        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k2, True)
+        wheelset_rhs(tmp, track, tables, model, inputs, search, results, k2, True)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k2[j]
-        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k3, True)
+        wheelset_rhs(tmp, track, tables, model, inputs, search, results, k3, True)
         for j in range(N_STATE):
             tmp[j] = state[j] + dt * k3[j]
-        wheelset_rhs(tmp, kap, kap_r, ct, wheel, rail, gparams, model, rail_motion,
-                     rail_velocity, box_force, box_moment, axle_torque, work, points,
-                     counts, contact, summary, k4, True)
+        wheelset_rhs(tmp, track, tables, model, inputs, search, results, k4, True)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
         if not state_is_finite(state):
             return -1
-    _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
-                            model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
-                            work, points, counts, contact, summary, k1)
+    # one RHS evaluation at the end of the step, so that the contact results
+    # (the outputs) belong to the final state
+    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1)
     return n_rhs + 1
 
 
 @njit(cache=True)
-def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail,
-                            gparams, model, rail_motion, rail_velocity, box_force, box_moment,
-                            axle_torque, work, points, counts, contact, summary, k1, k2, k3, k4,
-                            tmp):
+def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, search, results,
+                            stages):
     """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
     positions with the new velocities. One RHS evaluation per step; stable for
     stiff contact springs at steps where explicit Euler is not."""
+    k1 = stages[0]
     n_rhs = 0
     for step in range(n_sub):
-        wheelset_rhs(state, curvature[step], curvature_rate[step], cant[step], wheel, rail,
-                     gparams, model, rail_motion, rail_velocity, box_force, box_moment,
-                     axle_torque, work, points, counts, contact, summary, k1)
+        wheelset_rhs(state, _track_point(samples, step), tables, model, inputs, search, results, k1)
         for j in range(6):
             state[6 + j] += dt * k1[6 + j]
         for j in range(6):
@@ -120,36 +141,13 @@ def integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant, w
         n_rhs += 1
         if not state_is_finite(state):
             return -1
-    _contact_at_final_state(state, n_sub, curvature, curvature_rate, cant, wheel, rail, gparams,
-                            model, rail_motion, rail_velocity, box_force, box_moment, axle_torque,
-                            work, points, counts, contact, summary, k1)
+    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1)
     return n_rhs + 1
 
 
-INTEGRATORS = {"rk4": integrate_rk4, "semi-implicit": integrate_semi_implicit}
-INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1}
-
-
 @njit(cache=True)
-def advance_kernel(state, h, n_sub, distance, inputs, track_table, rail_distance, track_length,
-                   wheel, rail, gparams, model, integrator_id, limits, work, points, counts,
-                   contact, summary, k, saved_state, saved_contact, saved_summary, derived,
-                   record):
-    """Advance the state by h in n_sub equal substeps (see the module docstring).
-
-    inputs: the input vector of solver.wheelset (U_*); limits: max penetration,
-    lift tolerance, lateral position of the flange tip on the wheel. The state,
-    contact rows and summary before the step are copied into saved_*; on a
-    problem they are NOT restored here (the caller composes its message from the
-    rejected step's values, then restores). Returns (problem code, side or the
-    index of a bad input, RHS evaluations); the record is rebuilt only for an
-    accepted step."""
-    for j in range(U_CURVATURE):
-        if not math.isfinite(inputs[j]):
-            return PROBLEM_BAD_INPUT, j, 0
-    for j in (U_CURVATURE, U_CANT):
-        if math.isinf(inputs[j]):
-            return PROBLEM_BAD_INPUT, j, 0
+def _step_inputs(inputs):
+    """The StepInputs of the flat input vector (U_*)."""
     rail_motion = np.empty((2, 3))
     rail_velocity = np.empty((2, 3))
     box_force = np.empty((2, 3))
@@ -161,34 +159,57 @@ def advance_kernel(state, h, n_sub, distance, inputs, track_table, rail_distance
             rail_velocity[side, c] = inputs[U_RAIL_VELOCITY + j]
             box_force[side, c] = inputs[U_BOX_FORCE + j]
             box_moment[side, c] = inputs[U_BOX_MOMENT + j]
+    return StepInputs(rail_motion, rail_velocity, box_force, box_moment, inputs[U_TORQUE])
+
+
+@njit(cache=True)
+def advance_kernel(state, h, n_sub, distance, inputs, step_data):
+    """Advance the state by h in n_sub equal substeps (see the module docstring).
+
+    inputs: the input vector of solver.dynamics (U_*); step_data: the plain
+    tuple of a StepData (numba types a plain tuple from its fast fingerprint,
+    a named tuple passed from Python through a slow path: about 6 us more per
+    call, measured; so the per-step entry takes the plain tuple and names it
+    here). The state, contact rows and summary before the step are copied into
+    saved_*; on a problem they are NOT restored here (the caller composes its
+    message from the rejected step's values, then restores). Returns (problem
+    code, side or the index of a bad input, RHS evaluations); the record is
+    rebuilt only for an accepted step."""
+    data = StepData(*step_data)
+    for j in range(U_CURVATURE):
+        if not math.isfinite(inputs[j]):
+            return PROBLEM_BAD_INPUT, j, 0
+    for j in (U_CURVATURE, U_CANT):
+        if math.isinf(inputs[j]):
+            return PROBLEM_BAD_INPUT, j, 0
+    step_inputs = _step_inputs(inputs)
+    tables = ContactTables(data.wheel_table, data.rail_table, data.geometry_params)
+    search = ContactBuffers(data.work, data.points, data.counts)
+    results = ContactResults(data.contact, data.summary)
+    model = data.model
     dt = h / n_sub
-    curvature = np.empty(n_sub)
-    curvature_rate = np.empty(n_sub)
-    cant = np.empty(n_sub)
+    samples = TrackSamples(np.empty(n_sub), np.empty(n_sub), np.empty(n_sub))
     speed = model[M_SPEED]
     for i in range(n_sub):
-        curvature[i], curvature_rate[i], cant[i] = track_state_kernel(
-            track_table, rail_distance, track_length, distance + speed * dt * i)
+        samples.curvature[i], samples.curvature_rate[i], samples.cant[i] = track_state_kernel(
+            data.track_table, data.rail_distance, data.track_length, distance + speed * dt * i)
         if math.isfinite(inputs[U_CURVATURE]):
-            curvature[i] = inputs[U_CURVATURE]
-            curvature_rate[i] = 0.0
+            samples.curvature[i] = inputs[U_CURVATURE]
+            samples.curvature_rate[i] = 0.0
         if math.isfinite(inputs[U_CANT]):
-            cant[i] = inputs[U_CANT]
-    saved_state[:] = state
-    saved_contact[:] = contact
-    saved_summary[:] = summary
-    if integrator_id == 0:
-        n_rhs = integrate_rk4(state, n_sub, dt, curvature, curvature_rate, cant, wheel, rail,
-                              gparams, model, rail_motion, rail_velocity, box_force, box_moment,
-                              inputs[U_TORQUE], work, points, counts, contact, summary,
-                              k[0], k[1], k[2], k[3], k[4])
+            samples.cant[i] = inputs[U_CANT]
+    data.saved_state[:] = state
+    data.saved_contact[:] = data.contact
+    data.saved_summary[:] = data.summary
+    if data.integrator_id == 0:
+        n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
+                              results, data.stages)
     else:
-        n_rhs = integrate_semi_implicit(state, n_sub, dt, curvature, curvature_rate, cant,
-                                        wheel, rail, gparams, model, rail_motion, rail_velocity,
-                                        box_force, box_moment, inputs[U_TORQUE], work, points,
-                                        counts, contact, summary, k[0], k[1], k[2], k[3], k[4])
-    code, side = step_problem(state, n_rhs, summary, contact, limits[0], limits[1], limits[2])
+        n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
+                                        search, results, data.stages)
+    limits = StepLimits(data.max_penetration, data.lift_tolerance, data.flange_tip)
+    code, side = step_problem(state, n_rhs, results, limits)
     if code != PROBLEM_NONE:
         return code, side, n_rhs
-    fill_record(state, contact, summary, model[M_BOX_SEMI_SPACING], derived, record)
+    fill_record(state, results, model[M_BOX_SEMI_SPACING], data.derived, data.record)
     return PROBLEM_NONE, -1, n_rhs

@@ -57,6 +57,8 @@ from numba import njit
 from scipy import fft as scipy_fft
 from scipy import ndimage, optimize, special
 
+from .errors import SolverError
+
 __all__ = [
     "NormalContactError",
     "KIK_PIOTROWSKI_REDUCTION",
@@ -94,7 +96,7 @@ __all__ = [
 ]
 
 
-class NormalContactError(ValueError):
+class NormalContactError(SolverError):
     """Bad input to the normal contact layer (non-convex curvature, bad material, ...)."""
 
 

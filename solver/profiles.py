@@ -26,6 +26,7 @@ import numpy as np
 from scipy.interpolate import Akima1DInterpolator, CubicSpline, PchipInterpolator
 
 from . import profile_definitions as definitions
+from .errors import SolverError
 
 __all__ = [
     "ProfileError", "Profile", "ResampledProfile", "resample_profile", "find_corners",
@@ -50,7 +51,7 @@ CORNER_ISOLATION_RATIO = 4.0
 MIN_LATERAL_SPAN_MM = 1.0
 
 
-class ProfileError(ValueError):
+class ProfileError(SolverError):
     """A profile (file or point set) that cannot be used; names the file and line when known."""
 
     def __init__(self, message: str, path: str | os.PathLike | None = None, line: int | None = None):

@@ -129,6 +129,8 @@ from scipy import integrate
 from scipy.interpolate import CubicSpline
 from scipy.special import roots_legendre
 
+from .errors import SolverError
+
 __all__ = [
     "TrackError",
     "TrackSection",
@@ -156,7 +158,7 @@ DIRECTIONS = ("left", "right")
 MAX_CURVATURE = 1.0      # 1/m: radius >= 1 m (the FMU input range of track.curvature)
 
 
-class TrackError(ValueError):
+class TrackError(SolverError):
     """Bad track, irregularity or rail-motion input (the message names it)."""
 
 
