@@ -1,0 +1,8 @@
+"""Host-side co-simulation masters around the wheelset FMU.
+
+- ``cosim.track_fe``: a ballasted track (both rails as beams on discrete pads,
+  sleepers and ballast) built in OpenSeesPy, with a moving point load
+  distributed by the element shape functions.
+- ``cosim.track_cosim``: the fixed-step Gauss-Seidel master that couples the
+  wheelset FMU (through FMPy) with that track, step by step.
+"""

@@ -1,0 +1,430 @@
+"""Co-simulation of the wheelset FMU (through FMPy's FMU2Slave) with the
+OpenSees track of ``cosim.track_fe``: fixed-step Gauss-Seidel.
+
+Each coupling step of length h:
+- ``order="fmu-first"``: the FMU steps [t, t+h] with the rail motion under
+  each wheel at t (or extrapolated, below) as its inputs
+  ``rail.{side}.{lateral_displacement, vertical_displacement, roll_angle,
+  lateral_velocity, vertical_velocity, roll_rate}``; its outputs at t+h,
+  the force of each wheel ON its rail (``wheel.{side}.force_on_rail.{y,z}``,
+  track frame x forward, y left, z up: the vertical load is negative) and the
+  torque of the contact points about the rail axis, load the track at the
+  wheel's position at t+h, and the track steps [t, t+h] (Newmark, loads at
+  the end of the step).
+- ``order="track-first"``: the track steps first with the forces of t (or
+  extrapolated), then the FMU with the rail motion at t+h.
+- ``extrapolation="none"``: the first subsystem of a step sees the coupled
+  values of t (zero-order hold); ``"linear"``: their linear extrapolation from
+  the last two coupling points, to the middle of the step for the FMU's
+  inputs (it holds them over the step) and to its end for the track's loads.
+
+The wheel's position on the track is ``start_position + wheelset.distance``;
+both wheels load the rails at that x (the yaw's longitudinal offset of the
+contact points, below a millimetre, is neglected). The torque on the rail
+axis is M_x = sum over the contact points of (y_p - y_axis) F_z,p -
+(z_p - z_axis) F_y,p, with the per-point force of the wheel on the rail from
+the FMU's point outputs (normal force, creep forces, contact angle) in the
+contact frame of docs/CONVENTIONS.md; y_p - y_axis = +-u (the point's rail
+lateral coordinate, field side +) and z_p - z_axis = position.z + crown height
+above the centroid (the 1:40 inclination of the rail is neglected there).
+
+The track starts undeformed at rest (``static_start=True``: statically
+deflected under the FMU's initial forces, which leaves the wheel above the
+rail for the first steps); the FMU starts from its own static equilibrium on
+the undeformed rail, so the first ~0.3 s hold the transient of the wheelset
+settling by the static track deflection (the figures are taken after it).
+
+Plain Gauss-Seidel is unstable at a 1 ms step: the rail's local mass on the
+stiff Hertz spring (~1.5e9 N/m) oscillates far above 1/h. With
+``interface_jacobian`` (default) the master probes the FMU's one-step
+sensitivity of the wheel forces to the rail displacement inputs (finite
+differences from a saved FMU state, FMI 2 get/set FMUstate, every
+``jacobian_every`` steps) and the track step solves the contact linearised
+about the FMU's forces implicitly: load = F_FMU + J (w_new - w_FMU), w the
+rail displacement under the wheel (a Jacobian-corrected, "linearly
+implicit" coupling; only the assembled engine supports it).
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
+
+import numpy as np
+
+from cosim.track_fe import (SIDES, RailLoad, TrackModelError, TrackParameters, make_track)
+
+RAIL_INPUTS = ("lateral_displacement", "vertical_displacement", "roll_angle",
+               "lateral_velocity", "vertical_velocity", "roll_rate")
+POINTS = 3
+
+
+class CosimError(RuntimeError):
+    """The co-simulation could not go on (FMU error or discard, track failure)."""
+
+
+@dataclass
+class CosimOptions:
+    step: float = 1e-3                  # s, communication step
+    duration: float = 1.0               # s
+    order: str = "fmu-first"            # or "track-first"
+    extrapolation: str = "none"         # or "linear"
+    engine: str = "assembled"           # or "opensees" (ops.analyze each step)
+    start_position: float = 15.0        # m, wheel position on the track model at t = 0
+    window_margin: float = 20.0         # m: shift the model when less than this is ahead
+    track: TrackParameters = field(default_factory=TrackParameters)
+    fmu_parameters: Mapping[str, object] = field(default_factory=dict)
+    rigid_track: bool = False           # True: no track (rail inputs zero), same master
+    interface_jacobian: bool = True     # implicit contact linearisation in the track step
+    jacobian_every: int = 10            # steps between two probes of the FMU's sensitivity
+    jacobian_perturbation: float = 1e-6  # m
+    jacobian_probe_step: float = 1e-6   # s, the short step of the probes
+    output_every: int = 1               # record every n-th step
+    static_start: bool = False          # True: the track starts statically deflected
+
+    def __post_init__(self):
+        if self.order not in ("fmu-first", "track-first"):
+            raise ValueError(f"order must be 'fmu-first' or 'track-first', got {self.order!r}")
+        if self.extrapolation not in ("none", "linear"):
+            raise ValueError(f"extrapolation must be 'none' or 'linear', got {self.extrapolation!r}")
+        if not (math.isfinite(self.step) and self.step > 0):
+            raise ValueError(f"step must be positive, got {self.step!r}")
+        if not (math.isfinite(self.duration) and self.duration > 0):
+            raise ValueError(f"duration must be positive, got {self.duration!r}")
+
+
+@dataclass
+class CosimResult:
+    columns: dict                        # name -> array over the recorded steps
+    wall_fmu: float                      # s spent in the FMU (set/doStep/get)
+    wall_track: float                    # s spent in the track model
+    wall_total: float                    # s for the whole loop
+    steps: int
+    options: CosimOptions
+    window_shifts: int = 0
+
+    @property
+    def simulated(self) -> float:
+        return self.steps * self.options.step
+
+    @property
+    def real_time_factor(self) -> float:
+        return self.simulated / max(self.wall_total, 1e-12)
+
+
+class WheelsetFMU:
+    """The wheelset FMU through FMPy's FMU2Slave, with value references
+    looked up once by name."""
+
+    def __init__(self, fmu_path: str, parameters: Mapping[str, object], unzipped: Optional[str] = None,
+                 instance_name: str = "wheelset"):
+        from fmpy import extract, read_model_description
+        from fmpy.fmi2 import FMU2Slave
+        self.md = read_model_description(fmu_path)
+        self._own_dir = None
+        if unzipped is None:
+            unzipped = extract(fmu_path, unzipdir=tempfile.mkdtemp(prefix="wheelset_fmu_"))
+            self._own_dir = unzipped
+        self.vars = {v.name: v for v in self.md.modelVariables}
+        self.slave = FMU2Slave(guid=self.md.guid, unzipDirectory=unzipped,
+                               modelIdentifier=self.md.coSimulation.modelIdentifier,
+                               instanceName=instance_name)
+        self.slave.instantiate()
+        for name, value in parameters.items():
+            self.set(name, value)
+        self.slave.setupExperiment(startTime=0.0)
+        self.slave.enterInitializationMode()
+        self.slave.exitInitializationMode()
+        self.input_refs = [self.ref(f"rail.{side}.{name}") for side in SIDES for name in RAIL_INPUTS]
+        self.output_names = (
+            [f"wheel.{side}.force_on_rail.{ax}" for side in SIDES for ax in "xyz"]
+            + ["wheelset.distance", "wheelset.y", "wheelset.z", "wheelset.yaw"]
+            + [f"contact.{side}.point[{k}].{what}" for side in SIDES for k in range(1, POINTS + 1)
+               for what in ("normal_force", "lateral_force", "longitudinal_force", "contact_angle",
+                            "rail_lateral", "wheel_lateral", "position.z")])
+        self.output_refs = [self.ref(n) for n in self.output_names]
+        self.index = {n: i for i, n in enumerate(self.output_names)}
+
+    def ref(self, name):
+        try:
+            return self.vars[name].valueReference
+        except KeyError:
+            raise CosimError(f"the FMU has no variable {name!r}") from None
+
+    def set(self, name, value):
+        var = self.vars.get(name)
+        if var is None:
+            raise CosimError(f"the FMU has no parameter {name!r}")
+        if var.type == "Real":
+            self.slave.setReal([var.valueReference], [float(value)])
+        elif var.type in ("Integer", "Enumeration"):
+            self.slave.setInteger([var.valueReference], [int(value)])
+        elif var.type == "Boolean":
+            self.slave.setBoolean([var.valueReference], [bool(value)])
+        elif var.type == "String":
+            self.slave.setString([var.valueReference], [str(value)])
+        else:  # pragma: no cover
+            raise CosimError(f"cannot set {name!r} of type {var.type}")
+
+    def outputs(self) -> np.ndarray:
+        return np.array(self.slave.getReal(self.output_refs))
+
+    def set_rail(self, values):
+        self.slave.setReal(self.input_refs, [float(v) for v in values])
+
+    def do_step(self, t, h):
+        from fmpy.fmi1 import FMICallException
+        try:
+            self.slave.doStep(currentCommunicationPoint=t, communicationStepSize=h)
+        except FMICallException as exc:
+            flags = self.slave.getBoolean([self.ref(n) for n in (
+                "status.derailment", "status.wheel_lift", "status.excessive_penetration")])
+            raise CosimError(f"FMU doStep at t = {t:.4f} s failed ({exc}); derailment, wheel lift, "
+                             f"excessive penetration = {flags}") from None
+
+    def probe(self, t, rail_in, probe_step, crown_above_centroid):
+        """Instantaneous stiffness and damping of the wheel-rail contact seen by
+        the rails: the change of the loads on each rail axis (lateral force,
+        vertical force, torque) per unit change of the rail inputs of the same
+        side (lateral displacement, vertical displacement, roll; lateral and
+        vertical velocity), by finite differences over a very short step
+        ``probe_step`` from the FMU state at t (FMI 2 get/set FMUstate; the
+        state is restored). The head's lateral input is the axis' lateral
+        motion minus d * roll: the roll column is taken at a fixed axis.
+        Returns (stiffness, damping), each (2 sides, 3, 3), or None."""
+        state = self.slave.getFMUstate()
+        d = crown_above_centroid
+        h, r = self.perturbation, self.rate_perturbation
+        # (input perturbation of one side's six inputs, divisor, column, kind)
+        columns = [(None, 1.0, None, None),
+                   ((h, 0, 0, 0, 0, 0), h, 0, 0), ((0, h, 0, 0, 0, 0), h, 1, 0),
+                   ((-d * h / d if d else 0, 0, h / d if d else 0, 0, 0, 0), None, 2, 0),
+                   ((0, 0, 0, r, 0, 0), r, 0, 1), ((0, 0, 0, 0, r, 0), r, 1, 1)]
+        theta = h / max(d, 1e-3) if d else h
+        columns[3] = ((-d * theta, 0, theta, 0, 0, 0), theta, 2, 0)
+        loads = []
+        try:
+            for pert_one, _, _, _ in columns:
+                pert = np.array(rail_in, dtype=float)
+                if pert_one is not None:
+                    pert[:6] += pert_one
+                    pert[6:] += pert_one
+                self.set_rail(pert)
+                try:
+                    self.slave.doStep(currentCommunicationPoint=t, communicationStepSize=probe_step)
+                except Exception:  # noqa: BLE001 - a failed probe keeps the old Jacobian
+                    return None
+                loads.append(np.array([[ld.lateral, ld.vertical, ld.torque] for ld in
+                                       rail_loads(self.outputs(), self.index, d)]))
+                self.slave.setFMUstate(state)
+        finally:
+            self.slave.setFMUstate(state)
+            if os.environ.get("COSIM_FREE_STATE"):
+                self.slave.freeFMUstate(state)
+        base = loads[0]
+        stiffness = np.zeros((2, 3, 3))
+        damping = np.zeros((2, 3, 3))
+        for k, (_, divisor, col, kind) in enumerate(columns[1:], start=1):
+            target = stiffness if kind == 0 else damping
+            target[:, :, col] = (loads[k] - base) / divisor
+        # the head's lateral velocity input is the axis' minus d * roll rate
+        damping[:, :, 2] = -d * damping[:, :, 0]
+        return stiffness, damping
+
+    rate_perturbation = 1e-4
+
+    def forces(self, out):
+        return [(out[self.index[f"wheel.{side}.force_on_rail.y"]],
+                 out[self.index[f"wheel.{side}.force_on_rail.z"]]) for side in SIDES]
+
+    perturbation = 1e-6
+
+    def close(self):
+        try:
+            self.slave.terminate()
+        finally:
+            self.slave.freeInstance()
+            if self._own_dir:
+                shutil.rmtree(self._own_dir, ignore_errors=True)
+
+
+def rail_loads(out: np.ndarray, index: Mapping[str, int], crown_above_centroid: float):
+    """[RailLoad left, RailLoad right] from one FMU output vector: resultant
+    lateral/vertical force of the wheel on the rail and the torque of the
+    contact points about the rail axis."""
+    loads = []
+    for s, side in enumerate(SIDES):
+        sign = 1.0 if s == 0 else -1.0
+        torque = 0.0
+        for k in range(1, POINTS + 1):
+            pre = f"contact.{side}.point[{k}]."
+            normal = out[index[pre + "normal_force"]]
+            if normal <= 0.0:
+                continue
+            delta = out[index[pre + "contact_angle"]]
+            lateral_creep = out[index[pre + "lateral_force"]]
+            cd, sd = math.cos(delta), math.sin(delta)
+            # force of the rail on the wheel: N n + T2 t2, n = (0, -sign sd, cd),
+            # t2 = n x t1 = (0, cd, sign sd) (docs/CONVENTIONS.md, solver.wheelset)
+            fy_wheel = -sign * sd * normal + cd * lateral_creep
+            fz_wheel = cd * normal + sign * sd * lateral_creep
+            fy, fz = -fy_wheel, -fz_wheel                  # of the wheel on the rail
+            y_offset = sign * out[index[pre + "rail_lateral"]]   # field side = +y on the left
+            z_offset = out[index[pre + "position.z"]] + crown_above_centroid
+            torque += y_offset * fz - z_offset * fy
+        if os.environ.get("COSIM_NO_TORQUE"):
+            torque = 0.0
+        loads.append(RailLoad(lateral=out[index[f"wheel.{side}.force_on_rail.y"]],
+                              vertical=out[index[f"wheel.{side}.force_on_rail.z"]],
+                              torque=torque))
+    return loads
+
+
+def _rail_vector(track, x):
+    values = []
+    for s in range(2):
+        st = track.rail_state(s, x)
+        values += [st.lateral, st.vertical, st.roll, st.lateral_velocity, st.vertical_velocity,
+                   st.roll_rate]
+    return np.array(values, dtype=float)
+
+
+def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
+                    unzipped: Optional[str] = None, progress=None) -> CosimResult:
+    """Run the coupled wheelset + track; returns the recorded time histories."""
+    o = options or CosimOptions()
+    h = o.step
+    n_steps = int(round(o.duration / h))
+    fmu_params = dict(o.fmu_parameters)
+    t_wall0 = time.perf_counter()
+    fmu = WheelsetFMU(fmu_path, fmu_params, unzipped=unzipped)
+    wall_fmu = wall_track = 0.0
+    try:
+        track = None
+        d = o.track.rail.crown_above_centroid
+        out = fmu.outputs()
+        x0 = o.start_position
+        if not o.rigid_track:
+            if o.start_position + o.window_margin > o.track.length and o.engine != "assembled":
+                raise TrackModelError("the track model is shorter than start_position + window_margin")
+            t0 = time.perf_counter()
+            track = make_track(o.engine, o.track, h)
+            if o.static_start:
+                track.static([(s, x0, ld) for s, ld in enumerate(rail_loads(out, fmu.index, d))])
+            wall_track += time.perf_counter() - t0
+        idx = fmu.index
+        names = (["time", "distance", "x_track", "wheelset_y", "wheelset_z"]
+                 + [f"{side}_{what}" for side in SIDES for what in
+                    ("force_y", "force_z", "torque", "rail_lateral", "rail_vertical", "rail_roll")]
+                 + [f"{side}_p{k}_{what}" for side in SIDES for k in range(1, POINTS + 1)
+                    for what in ("normal_force", "contact_angle", "wheel_lateral")])
+        rows = []
+        shifts = 0
+        rail_prev = rail_now = (_rail_vector(track, x0) if track else np.zeros(12))
+        loads_prev = loads_now = rail_loads(out, idx, d)
+        x_prev = x_now = x0 + out[idx["wheelset.distance"]]
+
+        def record(t, out, loads, rail):
+            row = [t, out[idx["wheelset.distance"]], x_now, out[idx["wheelset.y"]],
+                   out[idx["wheelset.z"]]]
+            for s in range(2):
+                row += [loads[s].lateral, loads[s].vertical, loads[s].torque,
+                        rail[6 * s], rail[6 * s + 1], rail[6 * s + 2]]
+            for side in SIDES:
+                for k in range(1, POINTS + 1):
+                    pre = f"contact.{side}.point[{k}]."
+                    row += [out[idx[pre + "normal_force"]], out[idx[pre + "contact_angle"]],
+                            out[idx[pre + "wheel_lateral"]]]
+            rows.append(row)
+
+        record(0.0, out, loads_now, rail_now)
+        use_jacobian = (o.interface_jacobian and track is not None and o.engine == "assembled"
+                        and o.order == "fmu-first")
+        jacobian = (np.zeros((2, 3, 3)), np.zeros((2, 3, 3)))
+        probes = 0
+        fmu.perturbation = o.jacobian_perturbation
+
+        def extrapolated_loads(fraction):
+            if o.extrapolation == "none":
+                return loads_now
+            return [RailLoad(*(getattr(a, f) + fraction * (getattr(a, f) - getattr(b, f))
+                               for f in ("lateral", "vertical", "torque")))
+                    for a, b in zip(loads_now, loads_prev)]
+
+        for n in range(n_steps):
+            t = n * h
+            if track is not None and o.engine == "assembled" and \
+                    track.local(x_now) > o.track.length - o.window_margin:
+                bays = int((track.local(x_now) - o.start_position) / o.track.sleeper_spacing)
+                t0 = time.perf_counter()
+                track.shift_window(bays)
+                wall_track += time.perf_counter() - t0
+                shifts += 1
+            if o.order == "fmu-first" or track is None:
+                rail_in = rail_now if o.extrapolation == "none" else rail_now + 0.5 * (rail_now - rail_prev)
+                t0 = time.perf_counter()
+                if use_jacobian and n % o.jacobian_every == 0:
+                    probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
+                    if probed is not None:
+                        jacobian = probed
+                        if os.environ.get("COSIM_DEBUG"):
+                            print("J", t, jacobian[0].reshape(-1), jacobian[1].reshape(-1))
+                        probes += 1
+                fmu.set_rail(rail_in)
+                fmu.do_step(t, h)
+                out = fmu.outputs()
+                wall_fmu += time.perf_counter() - t0
+                x_new = x0 + out[idx["wheelset.distance"]]
+                loads_new = rail_loads(out, idx, d)
+                rail_new = rail_now
+                if track is not None:
+                    t0 = time.perf_counter()
+                    springs = ([(s, x_new, (-jacobian[0][s], -jacobian[1][s])) for s in range(2)]
+                               if use_jacobian else None)
+                    track.step([(s, x_new, loads_new[s]) for s in range(2)],
+                               interface_stiffness=springs)
+                    rail_new = _rail_vector(track, x_new)
+                    wall_track += time.perf_counter() - t0
+            else:
+                x_guess = x_now + (x_now - x_prev if n > 0 else h * float(fmu_params.get("wheelset.speed", 27.78)))
+                loads_in = extrapolated_loads(1.0)
+                t0 = time.perf_counter()
+                track.step([(s, x_guess, loads_in[s]) for s in range(2)])
+                rail_new = _rail_vector(track, x_guess)
+                wall_track += time.perf_counter() - t0
+                t0 = time.perf_counter()
+                fmu.set_rail(rail_new)
+                fmu.do_step(t, h)
+                out = fmu.outputs()
+                wall_fmu += time.perf_counter() - t0
+                x_new = x0 + out[idx["wheelset.distance"]]
+                loads_new = rail_loads(out, idx, d)
+            if not np.all(np.isfinite(out)):
+                raise CosimError(f"non-finite FMU output at t = {t + h:.4f} s")
+            rail_prev, rail_now = rail_now, rail_new
+            loads_prev, loads_now = loads_now, loads_new
+            x_prev, x_now = x_now, x_new
+            if (n + 1) % o.output_every == 0:
+                record(t + h, out, loads_now, rail_now)
+            if progress is not None:
+                progress(n + 1, n_steps)
+    finally:
+        fmu.close()
+    wall_total = time.perf_counter() - t_wall0
+    data = np.array(rows)
+    columns = {name: data[:, i] for i, name in enumerate(names)}
+    result = CosimResult(columns, wall_fmu, wall_track, wall_total, n_steps, o, shifts)
+    result.jacobian_probes = probes
+    return result
+
+
+def static_wheel_load(fmu_parameters: Mapping[str, object], wheelset_mass: float = 1813.0) -> float:
+    """(wheelset mass + suspended mass) g / 2, N: the static vertical load per
+    wheel on a straight track with the FMU's built-in suspension."""
+    mass = float(fmu_parameters.get("wheelset.mass", wheelset_mass))
+    suspended = float(fmu_parameters.get("suspension.suspended_mass", 0.0))
+    return 0.5 * (mass + suspended) * 9.81
