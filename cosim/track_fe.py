@@ -700,6 +700,8 @@ class AssembledTrack(TrackStepper):
         self.lu = _BandedCholesky(K + self.a1 * C + self.a0 * self.M)
         self.M = self.M.tocsr()
         self.C = self.C.tocsr()
+        self.MC = sparse.hstack([self.M, self.C]).tocsr()      # one product per step
+        self._point_cache = {}
         self.u = np.zeros(n)
         self.v = np.zeros(n)
         self.a = np.zeros(n)
@@ -712,11 +714,27 @@ class AssembledTrack(TrackStepper):
     def sleeper_dof(self, side, j, d):
         return self.n_rail + (side * self.model.n_bays_nodes + j) * 2 + d
 
+    def point(self, side, x):
+        """(dofs (10,), g (10, 3)) of the point x on rail `side`: the element's
+        ten dofs and the consistent nodal loads of a unit lateral force,
+        vertical force and torque (g.T interpolates lateral, vertical, roll)."""
+        key = (side, x, self.origin)
+        hit = self._point_cache.get(key)
+        if hit is not None:
+            return hit
+        e, g = self._distribution(side, x)
+        first = self.rail_dof(side, e, 0)
+        dofs = np.arange(first, first + 10)    # the two nodes' dofs are consecutive
+        if len(self._point_cache) > 8:
+            self._point_cache.clear()
+        self._point_cache[key] = (dofs, g)
+        return dofs, g
+
     def load_vector(self, loads):
         f = np.zeros(self.n)
         for side, x, load in loads:
-            for i, d, value in self.model.nodal_loads(self.local(x), load):
-                f[self.rail_dof(side, i, d)] += value
+            dofs, g = self.point(side, x)
+            f[dofs] += g @ np.array([load.lateral, load.vertical, load.torque])
         return f
 
     def static(self, loads):
@@ -762,14 +780,13 @@ class AssembledTrack(TrackStepper):
         of the factorised effective stiffness)."""
         f = self.load_vector(loads)
         u, v, a = self.u, self.v, self.a
-        rhs = f + self.M @ (self.a0 * u + self.a2 * v + self.a3 * a) \
-            + self.C @ (self.a1 * u + self.a4 * v + self.a5 * a)
+        rhs = f + self.MC @ np.concatenate((self.a0 * u + self.a2 * v + self.a3 * a,
+                                             self.a1 * u + self.a4 * v + self.a5 * a))
         if interface_stiffness:
             blocks = []
             for side, x, stiffness in interface_stiffness:
-                e, g = self._distribution(side, x)
-                dofs = np.array([self.rail_dof(side, e, d) for d in range(5)]
-                                + [self.rail_dof(side, e + 1, d) for d in range(5)])
+                dofs, g = self.point(side, x)
+                e = (dofs[0] - self.rail_dof(side, 0, 0)) // N_RAIL_DOF
                 if isinstance(stiffness, tuple):
                     S0 = np.asarray(stiffness[0], dtype=float).reshape(3, 3)
                     D = np.asarray(stiffness[1], dtype=float).reshape(3, 3)
@@ -801,11 +818,8 @@ class AssembledTrack(TrackStepper):
         self.time += self.time_step
 
     def axis_motion(self, side, x):
-        e, _ = self.model.locate(self.local(x))
-        i0, i1 = self.rail_dof(side, e, 0), self.rail_dof(side, e + 1, 0)
-        disp = self.model.interpolate(self.local(x), self.u[i0:i0 + 5], self.u[i1:i1 + 5])
-        rate = self.model.interpolate(self.local(x), self.v[i0:i0 + 5], self.v[i1:i1 + 5])
-        return disp, rate
+        dofs, g = self.point(side, x)
+        return g.T @ self.u[dofs], g.T @ self.v[dofs]
 
     def rail_state(self, side, x) -> RailState:
         return self.model.head_state(*self.axis_motion(side, x))
