@@ -701,6 +701,7 @@ class AssembledTrack(TrackStepper):
         self.M = self.M.tocsr()
         self.C = self.C.tocsr()
         self.MC = sparse.hstack([self.M, self.C]).tocsr()      # one product per step
+        self._coefficients = np.array([h, g, self.a0, self.a1, self.a2, self.a3, self.a4, self.a5])
         self._point_cache = {}
         self.u = np.zeros(n)
         self.v = np.zeros(n)
@@ -775,46 +776,36 @@ class AssembledTrack(TrackStepper):
         [(side, x, (S, D))], S and D 3 x 3 matrices (lateral, vertical, roll)
         such that the load (lateral, vertical force, torque) at x is
         F - S (w_new - w_old) - D (w'_new - w'_old), w the axis' (lateral,
-        vertical, roll) at x: the wheel-rail contact
-        linearised about the step's forces, solved implicitly (Woodbury update
-        of the factorised effective stiffness)."""
-        f = self.load_vector(loads)
-        u, v, a = self.u, self.v, self.a
-        rhs = f + self.MC @ np.concatenate((self.a0 * u + self.a2 * v + self.a3 * a,
-                                             self.a1 * u + self.a4 * v + self.a5 * a))
-        if interface_stiffness:
-            blocks = []
-            for side, x, stiffness in interface_stiffness:
-                dofs, g = self.point(side, x)
-                e = (dofs[0] - self.rail_dof(side, 0, 0)) // N_RAIL_DOF
-                if isinstance(stiffness, tuple):
-                    S0 = np.asarray(stiffness[0], dtype=float).reshape(3, 3)
-                    D = np.asarray(stiffness[1], dtype=float).reshape(3, 3)
-                else:
-                    S0, D = np.asarray(stiffness, dtype=float).reshape(3, 3), np.zeros((3, 3))
-                # the rate term D (w'_new - w'_old) through Newmark's
-                # w'_new = a1 (w_new - w_old) - a4 w'_old - a5 w''_old
-                S = S0 + self.a1 * D
-                rhs[dofs] += g @ (S @ (g.T @ u[dofs])
-                                  + D @ (g.T @ ((self.a4 + 1.0) * v[dofs] + self.a5 * a[dofs])))
-                blocks.append((dofs, g, S, self._element_columns(side, e) @ g))
-            y = self.lu.solve(rhs)
-            # x = y - Z (I + S U^T Z)^-1 S U^T y, U = [g per point], S block diagonal
-            k = 3 * len(blocks)
-            Z = np.hstack([b[3] for b in blocks])
-            UtZ = np.zeros((k, k))
-            Uty = np.zeros(k)
-            Sb = np.zeros((k, k))
-            for r, (dofs, g, S, _) in enumerate(blocks):
-                UtZ[3 * r:3 * r + 3] = g.T @ Z[dofs]
-                Uty[3 * r:3 * r + 3] = g.T @ y[dofs]
-                Sb[3 * r:3 * r + 3, 3 * r:3 * r + 3] = S
-            u_new = y - Z @ np.linalg.solve(np.eye(k) + Sb @ UtZ, Sb @ Uty)
-        else:
-            u_new = self.lu.solve(rhs)
-        a_new = self.a0 * (u_new - u) - self.a2 * v - self.a3 * a
-        v_new = v + self.time_step * ((1.0 - NEWMARK_GAMMA) * a + NEWMARK_GAMMA * a_new)
-        self.u, self.v, self.a = u_new, v_new, a_new
+        vertical, roll) at x: the wheel-rail contact linearised about the
+        step's forces, solved implicitly (Woodbury update of the factorised
+        effective stiffness). One compiled call (cosim.newmark_kernel)."""
+        from cosim.newmark_kernel import newmark_step
+        springs = {}
+        for side, x, stiffness in (interface_stiffness or ()):
+            if isinstance(stiffness, tuple):
+                springs[(side, x)] = (np.asarray(stiffness[0], dtype=float).reshape(3, 3),
+                                      np.asarray(stiffness[1], dtype=float).reshape(3, 3))
+            else:
+                springs[(side, x)] = (np.asarray(stiffness, dtype=float).reshape(3, 3),
+                                      np.zeros((3, 3)))
+        m = len(loads)
+        dofs = np.empty((m, 10), dtype=np.intp)
+        g = np.empty((m, 10, 3))
+        f = np.empty((m, 3))
+        S = np.zeros((m, 3, 3))
+        D = np.zeros((m, 3, 3))
+        z = np.zeros((self.n, 3 * m))
+        for p, (side, x, load) in enumerate(loads):
+            dofs[p], g[p] = self.point(side, x)
+            f[p] = load.lateral, load.vertical, load.torque
+            spring = springs.get((side, x))
+            if spring is not None:
+                S[p], D[p] = spring
+                e = (dofs[p, 0] - self.rail_dof(side, 0, 0)) // N_RAIL_DOF
+                z[:, 3 * p:3 * p + 3] = self._element_columns(side, e) @ g[p]
+        self.u, self.v, self.a = newmark_step(
+            self.u, self.v, self.a, self._coefficients, self.MC.data, self.MC.indices,
+            self.MC.indptr, self.lu.factor, self.lu.perm, self.lu.inverse, dofs, g, f, S, D, z)
         self.time += self.time_step
 
     def axis_motion(self, side, x):

@@ -20,6 +20,7 @@ CASES = (
     ("ren_jin", "case_multipoint_100"),
     ("ren_jin", "case_single_100"),
     ("ren_jin", "case_80"),
+    ("ren_jin_flexible", "case_flexible_100"),
     ("kang", "case_kang"),
     ("geometry", "case_geometry"),
     ("klingel", "case_klingel"),
