@@ -24,14 +24,41 @@ ROOT = Path(__file__).resolve().parent.parent
 SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU resources
 SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/slave.py)
 VARIABLES_MODULE = "wheelset_fmu_variables"  # the table (fmu_wheelset/variables.py)
+# more modules of fmu_wheelset the slave imports, bundled beside it under these names
+SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py"}
+
+def content_guid(entries) -> str:
+    """The FMU's GUID from its content: a UUID (version 5) of the sha256 of every
+    (file name, bytes) but modelDescription.xml, which is derived from them. The
+    same sources give the same GUID, so a serialized FMU state of one build
+    restores in an identical rebuild and is refused by any other
+    (fmu_wheelset/fmu_state.py); pythonfmu's own GUID is random per build."""
+    import hashlib
+    import uuid
+    h = hashlib.sha256()
+    for name, data in sorted(entries):
+        if name != "modelDescription.xml":
+            h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, "wheelset-fmu:" + h.hexdigest())) + "}"
+
+
+def _set_guid(xml: bytes, guid: str) -> bytes:
+    import re
+    xml, n = re.subn(rb'(<fmiModelDescription\b[^>]*?\sguid=")[^"]*(")',
+                     b"\\g<1>" + guid.encode() + b"\\g<2>", xml, count=1)
+    if n != 1:
+        raise ValueError("modelDescription.xml has no guid attribute")
+    return xml
+
 
 def _rewrite_model_description(fmu: Path):
     tmp = fmu.with_suffix(".fmu.tmp")
     with zipfile.ZipFile(fmu) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
+        entries = [(info, zin.read(info.filename)) for info in zin.infolist()]
+        guid = content_guid((info.filename, data) for info, data in entries)
+        for info, data in entries:
             if info.filename == "modelDescription.xml":
-                data = complete_model_description(data)
+                data = _set_guid(complete_model_description(data), guid)
             zout.writestr(info.filename, data)
     tmp.replace(fmu)
 
@@ -61,6 +88,9 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
         project = [stage / f"{SLAVE_IMPL_MODULE}.py", stage / f"{VARIABLES_MODULE}.py",
                    stage / "solver"]
+        for source, bundled in SLAVE_HELPER_MODULES.items():
+            shutil.copy2(ROOT / "fmu_wheelset" / source, stage / bundled)
+            project.append(stage / bundled)
         shutil.copytree(solver_dir, stage / "solver", ignore=ignore)
         for extra in ("scenarios", "profiles"):
             src = ROOT / extra
@@ -76,6 +106,8 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             sys.modules.pop(SLAVE_MODULE, None)
             sys.modules.pop(SLAVE_IMPL_MODULE, None)
             sys.modules.pop(VARIABLES_MODULE, None)
+            for bundled in SLAVE_HELPER_MODULES.values():
+                sys.modules.pop(bundled[:-3], None)
         digest = _tree_digest(str(stage / "solver"))
     fmu = Path(fmu)
     _rewrite_model_description(fmu)

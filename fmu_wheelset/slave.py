@@ -50,15 +50,10 @@ module holds only constants.
 """
 from __future__ import annotations
 
-import copy
 import importlib
-import hashlib
 import math
 import os
-import pickle
-import shutil
 import sys
-import tempfile
 import weakref
 from typing import Any, Dict, Optional, Tuple
 
@@ -71,9 +66,16 @@ FMU_VERSION = "0.1.0"
 
 # The table of variables: fmu_wheelset/variables.py, bundled in the FMU as
 # resources/wheelset_fmu_variables.py beside this file (fmu_wheelset/build.py).
+# The FMU state format and the solver cache: fmu_wheelset/fmu_state.py and
+# fmu_wheelset/cache.py, bundled as resources/wheelset_fmu_state.py and
+# resources/wheelset_fmu_cache.py.
 if __package__:
+    from . import cache as fmu_cache
+    from . import fmu_state
     from . import variables as fmu_variables
 else:
+    import wheelset_fmu_cache as fmu_cache
+    import wheelset_fmu_state as fmu_state
     import wheelset_fmu_variables as fmu_variables
 
 VARIABLES = fmu_variables.VARIABLES
@@ -95,78 +97,32 @@ _INITIAL = {"exact": Fmi2Initial.exact, "approx": Fmi2Initial.approx, None: None
 # importing the bundled core with a stable numba cache
 # ---------------------------------------------------------------------------
 def _tree_digest(root: str) -> str:
-    """sha256 of the relative paths and contents of the .py/data files under root."""
-    h = hashlib.sha256()
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            if name.endswith((".pyc", ".nbi", ".nbc")):
-                continue
-            path = os.path.join(dirpath, name)
-            h.update(os.path.relpath(path, root).replace(os.sep, "/").encode())
-            h.update(b"\0")
-            with open(path, "rb") as f:
-                h.update(f.read())
-            h.update(b"\0")
-    return h.hexdigest()[:16]
+    """First 16 hex digits of the sha256 of the sources under root (fmu_wheelset/cache.py)."""
+    return fmu_cache.tree_digest(root)[:fmu_cache.DIGEST_CHARS]
 
 
-def cache_root() -> str:
-    """Per-user cache directory of the FMU: $WHEELSET_FMU_CACHE, else
-    $XDG_CACHE_HOME/wheelset-fmu, else ~/.cache/wheelset-fmu
-    (WHEELSET_FMU_CACHE=off: no cache copy, import the solver from the resources)."""
-    explicit = os.environ.get("WHEELSET_FMU_CACHE")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "wheelset-fmu")
+cache_root = fmu_cache.cache_root
 
 
 def stable_solver_dir(resources: str) -> Optional[str]:
-    """Copy resources/solver once to <cache>/solver-<hash of its sources>/solver and
-    return the directory to put on sys.path (None if there is no bundled solver
-    or the cache is not writable: then the resources copy is used).
-
-    numba's on-disk cache is keyed by the source file's path and mtime; a fresh
-    FMU extraction has a new path each time, so importing from it would compile
-    every kernel again. The copy keeps one path (and mtime) per source version."""
-    src = os.path.join(resources, "solver")
-    if os.environ.get("WHEELSET_FMU_CACHE", "").lower() == "off":
-        return None                         # measurement switch: import from resources
-    if not os.path.isfile(os.path.join(src, "__init__.py")):
-        return None
-    try:
-        digest = _tree_digest(src)
-        target = os.path.join(cache_root(), f"solver-{digest}")
-        if os.path.isfile(os.path.join(target, "solver", "__init__.py")):
-            return target
-        os.makedirs(cache_root(), exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=f"solver-{digest}.tmp-", dir=cache_root())
-        shutil.copytree(src, os.path.join(tmp, "solver"),
-                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        try:
-            os.rename(tmp, target)          # atomic; another process may have won
-        except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if os.path.isfile(os.path.join(target, "solver", "__init__.py")):
-            return target
-    except OSError:
-        pass
-    return None
+    """The verified cache copy of resources/solver to put on sys.path, or None
+    (fmu_wheelset/cache.py says what is checked and why)."""
+    return fmu_cache.stable_solver_dir(resources)[0]
 
 
 def import_core(resources: Optional[str]):
-    """Import solver.wheelset (and solver.track), from the stable cache copy of the
-    bundled solver when there is one. Returns (wheelset_module, track_module,
-    where_from)."""
-    import importlib
-    if "solver" not in sys.modules:
-        stable = stable_solver_dir(resources) if resources else None
+    """Import solver.wheelset (and solver.track), from the verified cache copy of
+    the bundled solver when there is one (fmu_wheelset/cache.py). Returns
+    (wheelset_module, track_module, where_from)."""
+    note = ""
+    if "solver" not in sys.modules and resources:
+        stable, note = fmu_cache.stable_solver_dir(resources)
         if stable is not None and stable not in sys.path:
             sys.path.insert(0, stable)
     wheelset = importlib.import_module("solver.wheelset")
     track = importlib.import_module("solver.track")
-    return wheelset, track, os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
+    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
+    return wheelset, track, where + (f" ({note})" if note else "")
 
 
 # ---------------------------------------------------------------------------
@@ -232,6 +188,7 @@ class Wheelset(Fmi2Slave):
         self._core = None           # (wheelset module, track module)
         self._initialized = False
         self._failed: Optional[str] = None
+        self.last_refusal: Optional[str] = None
         self._time = 0.0
         self._skip_core = False
         self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs
@@ -298,6 +255,12 @@ class Wheelset(Fmi2Slave):
     # -- helpers -----------------------------------------------------------
     def _error(self, message: str, status: Fmi2Status = Fmi2Status.error):
         self.log(message, status)
+
+    def _refuse(self, message: str):
+        """A call refused: logged with status fmi2Error; `last_refusal` keeps the
+        reason for a front end that can return fmi2Error (pythonfmu 0.7.0 cannot)."""
+        self.last_refusal = message
+        self._error(message)
 
     # -- FMI ---------------------------------------------------------------
     def setup_experiment(self, start_time, stop_time=None, tolerance=None):
@@ -439,9 +402,10 @@ class Wheelset(Fmi2Slave):
     def terminate(self):
         pass
 
-    # -- FMU state: the WHOLE state, deep -----------------------------------
+    # -- FMU state: the WHOLE state, deep (format: fmu_wheelset/fmu_state.py) ----
     def _get_fmu_state(self) -> Dict[str, Any]:
         return {
+            "guid": fmu_state.build_guid(self.resources),
             "values": dict(self._values),
             "io": self._io.copy(),
             "model": self._model.get_state() if self._model is not None else None,
@@ -449,28 +413,90 @@ class Wheelset(Fmi2Slave):
             "time": self._time,
         }
 
-    def _set_fmu_state(self, state: Dict[str, Any]):
-        self._values.clear()
-        self._values.update(state["values"])
-        snap = state["model"]
-        if snap is not None:
+    def _set_fmu_state(self, state):
+        """Restore a state of _get_fmu_state or of _fmu_state_from_bytes after the
+        checks of fmu_wheelset/fmu_state.py; a state that fails them is refused
+        with the reason logged (fmi2Error) and the instance left as it was."""
+        try:
+            self._restore_state(state)
+        except fmu_state.StateError as exc:
+            self._refuse(f"fmi2SetFMUstate: state refused, instance unchanged: {exc}")
+        except Exception as exc:  # noqa: BLE001 - never raise into pythonfmu
+            self._refuse(f"fmi2SetFMUstate: state refused, instance unchanged: "
+                         f"{type(exc).__name__}: {exc}")
+
+    def _parameter_value(self, values: Dict[str, Any], name: str):
+        """The value a parameter has with the set values `values` (else the default)."""
+        return values[name] if name in values else self._default(name)
+
+    def _restore_state(self, state):
+        if isinstance(state, fmu_state.Rejected):
+            raise fmu_state.StateError(state.reason)
+        if not isinstance(state, dict):
+            raise fmu_state.StateError(f"not a state of this FMU ({type(state).__name__})")
+        model_snapshot = state["model"]
+        if not state["initialized"] or model_snapshot is None:
+            raise fmu_state.StateError(
+                "the state was saved before initialization (fmi2GetFMUstate before "
+                "fmi2ExitInitializationMode); it holds no wheelset state to restore")
+        built_here = False
+        if self._model is None:
+            # a state serialised by another instance: build the model from the
+            # parameters in the state, then check and overwrite its state
+            saved_values = dict(self._values)
+            self._values.clear()
+            self._values.update(state["values"])
+            self._initialized = False
+            self.exit_initialization_mode()
             if self._model is None:
-                # a state serialised by another instance: build the model from the
-                # parameters in the state, then overwrite its state
-                self._initialized = False
-                self.exit_initialization_mode()
-            self._model.set_state(copy.deepcopy(snap))
+                reason = self._failed
+                self._values.clear()
+                self._values.update(saved_values)
+                self._failed = None
+                raise fmu_state.StateError(f"its parameters do not initialize the FMU: {reason}")
+            built_here = True
+        else:
+            for name in sorted(set(state["values"]) | set(self._values)):
+                saved = self._parameter_value(state["values"], name)
+                here = self._parameter_value(self._values, name)
+                if saved != here:
+                    raise fmu_state.StateError(
+                        f"it was saved with parameter {name} = {saved!r}, this instance has "
+                        f"{here!r}")
+        wheelset = self._core[0]
+        bounds = {getattr(wheelset, column): (fmu_variables.BY_NAME[name].min,
+                                            fmu_variables.BY_NAME[name].max, name)
+                  for column, name in (("S_Y", "wheelset.y"), ("S_Z", "wheelset.z"),
+                                       ("S_ROLL", "wheelset.roll"), ("S_YAW", "wheelset.yaw"))}
+        try:
+            fmu_state.check_against_instance(
+                state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
+                nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
+                state_bounds=bounds)
+        except fmu_state.StateError:
+            if built_here:
+                self._model, self._initialized = None, False
+            raise
+        self._model.set_state(model_snapshot)
         self._io[:] = state["io"]
-        self._initialized = state["initialized"]
-        self._time = state["time"]
+        self._initialized = True
+        self._time = float(state["time"])
 
     @staticmethod
     def _fmu_state_to_bytes(state: Dict[str, Any]) -> bytes:
-        return pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+        return fmu_state.encode(state, guid=state.get("guid", ""), fmu_version=FMU_VERSION,
+                                parameter_kinds=_PARAMETER_KINDS)
 
     @staticmethod
-    def _fmu_state_from_bytes(state: bytes) -> Dict[str, Any]:
-        return pickle.loads(state)
+    def _fmu_state_from_bytes(state: bytes):
+        """The checked snapshot, or fmu_state.Rejected(reason) (never raises:
+        pythonfmu would return fmi2Fatal); fmi2SetFMUstate reports a rejection."""
+        try:
+            return fmu_state.decode(state, parameters=_PARAMETER_SCHEMA, io_ranges=_IO_RANGES)
+        except fmu_state.StateError as exc:
+            return fmu_state.Rejected(f"serialized state refused: {exc}")
+        except Exception as exc:  # noqa: BLE001
+            return fmu_state.Rejected(f"serialized state refused: {type(exc).__name__}")
 
 
 # ---------------------------------------------------------------------------
@@ -488,10 +514,16 @@ class _Adapter:
         def resolve(var, text):
             if var.name == "track.scenario":
                 return self.make_track(slave, wheelset, track, text)
-            # a built-in name, a file bundled in the FMU resources or a path (the
-            # core's lookup rule); unknown: the core says so
-            return wheelset.resolve_source(text, profiles.is_builtin_profile,
-                                           (slave.resources,)) or text
+            # a built-in name, a file bundled in the FMU resources or an absolute
+            # path (the core's lookup rule, relative names contained in the
+            # resources: never the working directory)
+            source = wheelset.resolve_source(text, profiles.is_builtin_profile,
+                                             (slave.resources,), working_directory=False)
+            if source is None:
+                raise ValueError(f"{var.name} {text!r} is neither a built-in profile nor a file "
+                                 "in the FMU resources (relative names are looked up there "
+                                 "only; give an absolute path for a file elsewhere)")
+            return source
 
         kwargs = fmu_variables.parameters_from_fmi(slave._values, wheelset, resolve=resolve)
         if "track" not in kwargs:       # the default track, in track.direction
@@ -505,13 +537,14 @@ class _Adapter:
             spec = str(slave._default("track.scenario")).strip()
         direction = str(slave._values["track.direction"]).strip()
         source = wheelset.resolve_source(spec, lambda name: name in track.BUILTIN_TRACKS,
-                                         (slave.resources,))
+                                         (slave.resources,), working_directory=False)
         if source == spec and spec in track.BUILTIN_TRACKS:
             return track.builtin_track(spec, direction=direction)
         if source is None:
             raise ValueError(f"track.scenario {spec!r} is neither a built-in scenario "
                              f"({', '.join(sorted(track.BUILTIN_TRACKS))}) nor a file "
-                             f"(looked in the FMU resources and the working directory)")
+                             f"(relative names are looked up in the FMU resources only; "
+                             f"give an absolute path for a file elsewhere)")
         return track.load_track(source)
 
     def input_map(self, v, wheelset, track):
@@ -575,4 +608,11 @@ NAN = float("nan")
 # the status flags come last; all outputs before them are copied from the core's record
 _N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
 _STATUS_SLOT = tuple(OUTPUT_NAMES.index(n) for n in STATUS_NAMES)
+# what a serialized state may carry (fmu_wheelset/fmu_state.py)
+_PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
+_PARAMETER_SCHEMA = {v.name: (v.type, *(
+    (0, len(fmu_variables.ENUMERATION_BY_NAME[v.declared_type].items) - 1)
+    if v.type == "Enumeration" else (v.min, v.max))) for v in fmu_variables.PARAMETERS}
+_IO_RANGES = tuple((v.min, v.max) if v.causality == "input" else (None, None)
+                   for v in VARIABLES if v.causality != "parameter")
 _adapter = _Adapter()

@@ -126,10 +126,11 @@ def _parameters() -> List[ScalarVariable]:
     return [
         p("wheel.profile", "String",
           "wheel profile: built-in name (S1002, LMA, LMA-worn), a file in the FMU "
-          "resources (e.g. profiles/my_wheel.txt) or a path; files in mm", core="wheel_profile"),
+          "resources (e.g. profiles/my_wheel.txt) or an absolute path; files in mm",
+          core="wheel_profile"),
         p("rail.profile", "String",
           "rail profile: built-in name (UIC60, 60E1, CHN60), a file in the FMU "
-          "resources or a path; files in mm", core="rail_profile"),
+          "resources or an absolute path; files in mm", core="rail_profile"),
         p("track.gauge", "Real", "track gauge, measured 14 mm below the rail top",
           "m", 1.0, 2.0, core="gauge"),
         p("rail.inclination", "Real",
@@ -177,6 +178,10 @@ def _parameters() -> List[ScalarVariable]:
         p("solver.internal_step", "Real",
           "largest internal integration step; a communication step is split into equal "
           "sub-steps no longer than this", "s", 1.0e-7, 0.01, core="internal_step"),
+        p("solver.max_substeps", "Integer",
+          "most internal steps one doStep may take; a longer communication step is "
+          "discarded before it starts (fmi2Discard, reason logged)", None, 1, 10 ** 9,
+          core="max_substeps"),
         p("solver.integrator", "Enumeration",
           "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler",
           core="integrator", declared_type="Integrator"),
@@ -205,7 +210,8 @@ def _parameters() -> List[ScalarVariable]:
           "m/s", 0.0, 150.0, core="speed"),
         p("track.scenario", "String",
           "track: built-in scenario (straight, ren-jin-r400, kang-r320), a TOML/CSV file "
-          "in the FMU resources (e.g. scenarios/kang-r320.toml) or a path", core="track"),
+          "in the FMU resources (e.g. scenarios/kang-r320.toml) or an absolute path",
+          core="track"),
         # FMU-only options (the core has no such field): their start is here
         p("track.direction", "String",
           "side of the curves of a built-in scenario: left or right", start="left"),
@@ -418,6 +424,8 @@ def fmi_value(var: ScalarVariable, core_value, wheelset):
         core_value = core_value[var.component]
     if var.type == "Real":
         return float(core_value)
+    if var.type == "Integer":
+        return int(core_value)
     if var.type == "Enumeration":
         return enumeration_names(var, wheelset).index(core_value)
     if var.type == "Boolean":
@@ -507,6 +515,12 @@ def core_value(var: ScalarVariable, raw, wheelset, *, resolve=None, check=True):
                 raise ValueError(f"parameter {var.name} = {raw!r} {var.unit} is out of range "
                                  f"[{var.min}, {var.max}]")
         return float(raw)
+    if var.type == "Integer":
+        if isinstance(raw, bool) or not isinstance(raw, int) or (
+                check and not var.min <= raw <= var.max):
+            raise ValueError(f"parameter {var.name} = {raw!r} is not an integer in "
+                             f"[{var.min}, {var.max}]")
+        return raw
     if var.type == "Boolean":
         return raw in (True, 1, "true", "1")
     text = str(raw).strip()

@@ -328,18 +328,18 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
     A file written in decreasing lateral order is reversed. Raises
     ProfileError naming the file and line for anything it cannot use.
     """
+    from .data_files import DataFileError, read_text
     path_str = os.fspath(path)
     if not os.path.exists(path_str):
         raise ProfileError("profile file not found", path_str)
     if os.path.isdir(path_str):
         raise ProfileError("is a directory, not a profile file", path_str)
     try:
-        with open(path_str, "r", encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"not a UTF-8 text file ({exc.reason})", path_str) from None
-    except OSError as exc:
-        raise ProfileError(f"cannot be read ({exc.strerror})", path_str) from None
+        # a regular file of at most 10 MB and 200 000 lines (solver/data_files.py):
+        # no hang on a FIFO, no endless read of a device
+        lines = read_text(path_str).splitlines()
+    except DataFileError as exc:
+        raise ProfileError(exc.reason, path_str) from None
 
     header: dict[str, tuple[str, int]] = {}
     lateral: list[float] = []
@@ -362,16 +362,16 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
             continue
         tokens = [tok for tok in _SEPARATORS.split(content) if tok]
         if len(tokens) != 2:
-            raise ProfileError(f"expected 2 columns (lateral, height in mm), found {len(tokens)}: {content!r}",
+            raise ProfileError(f"expected 2 columns (lateral, height in mm), found {len(tokens)}",
                                path_str, lineno)
         values = []
-        for tok in tokens:
+        for column, tok in enumerate(tokens, start=1):
             try:
                 value = float(tok)
             except ValueError:
-                raise ProfileError(f"not a number: {tok!r}", path_str, lineno) from None
+                raise ProfileError(f"column {column} is not a number", path_str, lineno) from None
             if not math.isfinite(value):
-                raise ProfileError(f"value {tok!r} is not finite (NaN or inf)", path_str, lineno)
+                raise ProfileError(f"column {column} is not finite (NaN or inf)", path_str, lineno)
             values.append(value)
         lateral.append(values[0])
         height.append(values[1])
@@ -381,12 +381,12 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
     if "units" in header:
         units, lineno = header["units"]
         if units.strip().lower() not in ("mm", "millimetre", "millimetres", "millimeter", "millimeters"):
-            raise ProfileError(f"units {units!r}: profile files are read in millimetres (mm)", path_str, lineno)
+            raise ProfileError("units: profile files are read in millimetres (mm)", path_str, lineno)
     if "kind" in header:
         header_kind, lineno = header["kind"]
         header_kind = header_kind.strip().lower()
         if header_kind not in KINDS:
-            raise ProfileError(f"kind {header_kind!r} must be 'wheel' or 'rail'", path_str, lineno)
+            raise ProfileError("kind must be 'wheel' or 'rail'", path_str, lineno)
         if kind is not None and kind != header_kind:
             raise ProfileError(f"file says kind {header_kind!r}, caller asked for {kind!r}", path_str, lineno)
         kind = header_kind
@@ -402,7 +402,7 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
         try:
             fb_mm = float(text)
         except ValueError:
-            raise ProfileError(f"flange_back_to_taping_line_mm: not a number: {text!r}", path_str, lineno) from None
+            raise ProfileError("flange_back_to_taping_line_mm: not a number", path_str, lineno) from None
         if not (math.isfinite(fb_mm) and 0.0 < fb_mm < 500.0):
             raise ProfileError(f"flange_back_to_taping_line_mm {fb_mm!r} out of range (0, 500) mm",
                                path_str, lineno)

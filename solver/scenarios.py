@@ -98,11 +98,14 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
     if name_or_path in BUILTIN_SCENARIOS:
         scenario = BUILTIN_SCENARIOS[name_or_path]()
     elif os.path.exists(name_or_path):
+        from .data_files import DataFileError, read_text
         try:
-            with open(name_or_path, "rb") as fh:
-                data = tomllib.load(fh)
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise WheelsetError(f"scenario file {name_or_path}: {exc}") from exc
+            # a regular UTF-8 file within the size and line caps (solver/data_files.py)
+            data = tomllib.loads(read_text(name_or_path))
+        except DataFileError as exc:
+            raise WheelsetError(f"scenario file {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise WheelsetError(f"scenario file {name_or_path}: not valid TOML: {exc}") from None
         known = {f.name for f in dataclasses.fields(WheelsetParameters)}
         if not isinstance(data.get("wheelset", {}), dict):
             raise WheelsetError(f"scenario file {name_or_path}: [wheelset] must be a table")

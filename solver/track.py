@@ -169,7 +169,8 @@ def _finite_float(value, what: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise TrackError(f"{what} must be a number, got {value!r}") from None
+        # the value itself is not quoted: it may be a line of any file
+        raise TrackError(f"{what} must be a number") from None
     if not math.isfinite(x):
         raise TrackError(f"{what} must be finite, got {x!r}")
     return x
@@ -181,7 +182,7 @@ def _float_or_inf(value, what: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
-        raise TrackError(f"{what} must be a number or 'inf', got {value!r}") from None
+        raise TrackError(f"{what} must be a number or 'inf'") from None
     if math.isnan(x) or x == -math.inf:
         raise TrackError(f"{what} must be a number or +inf, got {x!r}")
     return x
@@ -189,7 +190,7 @@ def _float_or_inf(value, what: str) -> float:
 
 def _direction(value, what: str) -> str:
     if not isinstance(value, str) or value.strip().lower() not in DIRECTIONS:
-        raise TrackError(f"{what} must be 'left' or 'right', got {value!r}")
+        raise TrackError(f"{what} must be 'left' or 'right'")
     return value.strip().lower()
 
 
@@ -534,16 +535,16 @@ class Track:
     @classmethod
     def from_toml(cls, path) -> "Track":
         """Read a TOML track file (format in the module docstring)."""
+        from .data_files import DataFileError, read_text
         path = os.fspath(path)
         try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
-        except FileNotFoundError:
-            raise TrackError(f"{path}: no such track file") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            # a regular UTF-8 file within the size and line caps (solver/data_files.py)
+            data = tomllib.loads(read_text(path))
+        except DataFileError as exc:
+            reason = "no such track file" if exc.reason == "no such file" else exc.reason
+            raise TrackError(f"{path}: {reason}") from None
+        except tomllib.TOMLDecodeError as exc:
             raise TrackError(f"{path}: not valid TOML: {exc}") from None
-        except OSError as exc:
-            raise TrackError(f"{path}: cannot be read ({exc.strerror})") from None
         return cls.from_mapping(data, where=path)
 
     @classmethod
@@ -923,13 +924,12 @@ def _csv_num(x: float) -> str:
 
 def _read_csv(path: str):
     """Header (lower-case names), data rows with line numbers, '# key = value' metadata."""
+    from .data_files import DataFileError, read_text
     try:
-        with open(path, "r", encoding="utf-8", newline="") as fh:
-            lines = fh.read().splitlines()
-    except FileNotFoundError:
-        raise TrackError(f"{path}: no such file") from None
-    except UnicodeDecodeError:
-        raise TrackError(f"{path}: not a UTF-8 text file") from None
+        # a regular UTF-8 file within the size and line caps (solver/data_files.py)
+        lines = read_text(path).splitlines()
+    except DataFileError as exc:
+        raise TrackError(f"{path}: {exc.reason}") from None
     meta, header, rows = {}, None, []
     for lineno, line in enumerate(lines, start=1):
         stripped = line.strip()
@@ -950,7 +950,7 @@ def _read_csv(path: str):
         if header is None:
             header = [c.strip().lower() for c in cells]
             if len(set(header)) != len(header):
-                raise TrackError(f"{path}: line {lineno}: duplicate column names in {header}")
+                raise TrackError(f"{path}: line {lineno}: duplicate column names")
             continue
         if len(cells) != len(header):
             raise TrackError(f"{path}: line {lineno}: {len(cells)} values for "
@@ -964,9 +964,10 @@ def _read_csv(path: str):
 
 
 def _check_columns(header, allowed, required):
-    unknown = [c for c in header if c not in allowed]
+    unknown = [i + 1 for i, c in enumerate(header) if c not in allowed]
     if unknown:
-        raise TrackError(f"unknown column(s) {unknown} (allowed: {sorted(allowed)})")
+        # the names are not quoted: the header may be a line of any file
+        raise TrackError(f"unknown column(s) at position(s) {unknown} (allowed: {sorted(allowed)})")
     for r in required:
         if r not in header:
             raise TrackError(f"missing column '{r}'")

@@ -45,6 +45,7 @@ from .track import (BUILTIN_TRACKS, Track, RailMotion, builtin_track, load_track
 INTEGRATOR_NAMES = tuple(INTEGRATOR_IDS)
 CREEP_MODEL_NAMES = tuple(sorted(MODEL_IDS, key=MODEL_IDS.get))   # solver.creep ids
 CONTACT_MODEL_NAMES = ("single", "multipoint")                    # M_MULTIPOINT 0 / 1
+MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
 
 
 
@@ -147,6 +148,10 @@ class WheelsetParameters:
     initial_yaw: float = 0.0
     max_penetration: float = 2e-3
     lift_tolerance: float = 1e-3      # both wheels further than this off the rails: contact lost
+    # most internal steps one advance() may take: a longer step is discarded before
+    # it starts (1e5 steps of 1 ms = 100 s of simulated time, some seconds of wall
+    # time; a host asking for a step of 1e5 s gets a discard, not an hour's wait)
+    max_substeps: int = 100_000
 
     def validate(self):
         positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
@@ -177,6 +182,10 @@ class WheelsetParameters:
             raise WheelsetError(f"integrator must be one of {INTEGRATOR_NAMES}, got {self.integrator!r}")
         if self.internal_step > 0.01:
             raise WheelsetError(f"internal_step {self.internal_step} s is too large (<= 0.01 s)")
+        if (not isinstance(self.max_substeps, int) or isinstance(self.max_substeps, bool)
+                or not 1 <= self.max_substeps <= MAX_SUBSTEPS_LIMIT):
+            raise WheelsetError(f"max_substeps must be an integer in [1, {MAX_SUBSTEPS_LIMIT}], "
+                                f"got {self.max_substeps!r}")
         for name in ("suspension_stiffness", "suspension_damping"):
             vals = getattr(self, name)
             if (not isinstance(vals, (tuple, list)) or len(vals) != 3
@@ -184,14 +193,23 @@ class WheelsetParameters:
                 raise WheelsetError(f"{name} must be three finite values >= 0")
 
 
-def resolve_source(spec: str, is_builtin, search_dirs=()):
+def resolve_source(spec: str, is_builtin, search_dirs=(), working_directory: bool = True):
     """THE lookup rule for a profile or a track given by name (the core and the
     FMU slave both use it): a built-in name (`is_builtin(spec)`) first; else a
     file: an absolute path as it is, a relative one in each of `search_dirs`
-    (the FMU's resources), then relative to the working directory. Returns the
-    built-in name or the file's path; None if it is neither."""
+    (the FMU's resources), then, if `working_directory`, relative to the working
+    directory. Returns the built-in name or the file's path; None if it is neither.
+
+    The FMU calls it with ``working_directory=False``: a relative name must then
+    stay inside a search folder ('..' or a link out of it raises DataFileError,
+    solver/data_files.py), so that a host's string cannot name any file of the
+    machine unless it is an absolute path, given on purpose."""
+    import os
+    from .data_files import resolve_contained
     if is_builtin(spec):
         return spec
+    if not working_directory:
+        return resolve_contained(spec, search_dirs)
     if os.path.isabs(spec):
         candidates = [spec]
     else:
@@ -249,7 +267,7 @@ class StepResult:
     message: str = ""
     rhs_evaluations: int = 0
     reason: str = ""     # for a discard: "non_finite", "excessive_penetration",
-                         # "contact_lost" or "derailment"
+                         # "contact_lost", "derailment" or "too_many_substeps"
 
 
 @dataclass
@@ -507,6 +525,12 @@ class WheelsetModel:
         if not (isinstance(h, (int, float)) and 0.0 < h < math.inf):
             raise WheelsetError(f"step size must be positive and finite, got {h!r}")
         n_sub = max(1, int(math.ceil(h / self.params.internal_step - 1e-9)))
+        if n_sub > self.params.max_substeps:
+            return StepResult(
+                "discard", f"a step of {h:g} s needs {n_sub} internal steps of at most "
+                f"{self.params.internal_step:g} s, more than the {self.params.max_substeps} "
+                "allowed per step (max_substeps, FMU parameter solver.max_substeps): split "
+                "it into shorter communication steps", 0, "too_many_substeps")
         saved_state, saved_contact, saved_summary = self._saved
         code, where, n_rhs = advance_kernel(self.state, float(h), n_sub, self.distance, u,
                                             self._step_data)

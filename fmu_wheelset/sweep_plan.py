@@ -1,0 +1,267 @@
+"""Checks of a whole sweep plan before any case runs (issue 18 items 10-11,
+docs/SECURITY.md).
+
+A sweep file is input from outside: before anything is expanded, built or
+started, ``check_plan`` walks the parsed TOML and refuses, with the file, the
+table, the key and the allowed range in the message:
+
+* unknown top-level keys, tables or case parameters (a typo would otherwise
+  run the default silently);
+* a plan of more than MAX_CASES cases: the grid's size is the product of its
+  axes' lengths, computed before anything is built (a 1e9-case grid used to
+  die with MemoryError after minutes);
+* ``samples`` that is not an integer in [1, MAX_CASES] (``-5`` used to run
+  0 cases and report success);
+* every value of every axis outside its range: the FMU's declared min/max for
+  the wheelset parameters (fmu_wheelset/slave.py VARIABLES), and the ranges
+  of SPECIAL_RANGES for the sweep's own keys;
+* durations and output intervals giving more than MAX_OUTPUT_SAMPLES outputs.
+
+`PlanError` is a ValueError: the CLI prints its one line and exits with 2.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Mapping, Optional
+
+MAX_CASES = 100_000            # cases in one plan
+MAX_OUTPUT_SAMPLES = 1_000_000  # output times of one case (duration / output_interval)
+MAX_WORKERS = 256               # local worker processes
+MAX_STRING = 4096
+
+TOP_KEYS = {"scenario", "duration", "output_interval", "ramp_time", "direction",
+            "fixed", "grid", "random", "description", "name"}
+
+# sweep keys: (lo, hi, lo_open, hi_open, unit, what)
+SPECIAL_RANGES = {
+    "speed_kmh": (0.0, 540.0, True, False, "km/h", "forward speed"),
+    "cant_mm": (-250.0, 250.0, False, False, "mm", "cant (superelevation)"),
+    "cant_deficiency_mm": (-300.0, 300.0, False, False, "mm", "cant deficiency"),
+    "duration": (0.0, 3600.0, True, False, "s", "simulated time per case"),
+    "output_interval": (0.0, 1.0, True, False, "s", "FMI communication step"),
+    "ramp_time": (0.0, 3600.0, False, False, "s", "curve ramp time"),
+}
+MIN_RADIUS_M = 50.0            # tighter curves are outside the wheelset model (and any railway)
+
+
+class PlanError(ValueError):
+    """A sweep plan that cannot run; says where and why."""
+
+
+def _number(value, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PlanError(f"{where}: expected a number, got {type(value).__name__}")
+    x = float(value)
+    if math.isnan(x):
+        raise PlanError(f"{where}: NaN is not a value")
+    return x
+
+
+def _in_range(x: float, where: str, lo, hi, lo_open=False, hi_open=False, unit=""):
+    low_ok = lo is None or (x > lo if lo_open else x >= lo)
+    high_ok = hi is None or (x < hi if hi_open else x <= hi)
+    if not (low_ok and high_ok and (math.isfinite(x) or x in (lo, hi))):
+        interval = (f"{'(' if lo_open else '['}{'-inf' if lo is None else f'{lo:g}'}, "
+                    f"{'inf' if hi is None else f'{hi:g}'}{')' if hi_open else ']'}")
+        raise PlanError(f"{where} = {x:g}{' ' + unit if unit else ''} is outside {interval}")
+    return x
+
+
+def _parameter_table():
+    """WheelsetParameters field -> checker(value, where)."""
+    from fmu_wheelset.parameter_names import (BOOLEAN_PARAMETERS, ENUM_PARAMETERS,
+                                              REAL_PARAMETERS, STRING_PARAMETERS,
+                                              VECTOR_PARAMETERS)
+    from fmu_wheelset.slave import VARIABLES
+    by_name = {v.name: v for v in VARIABLES}
+    checks = {}
+
+    def real(var):
+        return lambda value, where: _in_range(_number(value, where), where, var.min, var.max,
+                                              unit=var.unit or "")
+
+    for field, fmi in REAL_PARAMETERS.items():
+        if fmi in by_name:
+            checks[field] = real(by_name[fmi])
+
+    def string(value, where):
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_STRING or "\0" in value:
+            raise PlanError(f"{where}: expected a non-empty name or path (at most {MAX_STRING} "
+                            "characters)")
+        return value
+
+    for field in STRING_PARAMETERS:
+        checks[field] = string
+
+    def boolean(value, where):
+        if not isinstance(value, bool):
+            raise PlanError(f"{where}: expected true or false")
+        return value
+
+    for field in BOOLEAN_PARAMETERS:
+        checks[field] = boolean
+
+    for field, (_, options) in ENUM_PARAMETERS.items():
+        def enum(value, where, options=options):
+            if value not in options:
+                raise PlanError(f"{where}: {value!r} is not one of {', '.join(options)}"
+                                if isinstance(value, str) and len(value) < 100
+                                else f"{where}: expected one of {', '.join(options)}")
+            return value
+        checks[field] = enum
+
+    for field, names in VECTOR_PARAMETERS.items():
+        def vector(value, where, names=names):
+            if not isinstance(value, list) or len(value) != len(names):
+                raise PlanError(f"{where}: expected a list of {len(names)} numbers (x, y, z)")
+            for k, (x, name) in enumerate(zip(value, names)):
+                real(by_name[name])(x, f"{where}[{k}]")
+            return value
+        checks[field] = vector
+    return checks
+
+
+def _radius(value, where):
+    x = _number(value, where)
+    if x == 0.0 or math.isinf(x):
+        return x                      # straight track
+    if abs(x) < MIN_RADIUS_M:
+        raise PlanError(f"{where} = {x:g} m: a curve radius must be at least {MIN_RADIUS_M:g} m "
+                        "in magnitude (0 or inf for straight track)")
+    return x
+
+
+def _checker(key: str, table: Mapping[str, Any], where: str):
+    if key in SPECIAL_RANGES:
+        lo, hi, lo_open, hi_open, unit, _ = SPECIAL_RANGES[key]
+        return lambda v, w: _in_range(_number(v, w), w, lo, hi, lo_open, hi_open, unit)
+    if key == "radius_m":
+        return _radius
+    if key in table:
+        return table[key]
+    from solver.wheelset import WheelsetParameters
+    fields = {f.name for f in dataclasses.fields(WheelsetParameters)}
+    if key in fields:
+        raise PlanError(f"{where}: {key} cannot be varied in a sweep of the FMU (the FMU has "
+                        "no parameter for it)")
+    raise PlanError(f"{where}: unknown case parameter {key!r} (sweep keys: "
+                    f"{', '.join(sorted(SPECIAL_RANGES) + ['radius_m'])}; wheelset parameters: "
+                    f"{', '.join(sorted(table))})" if len(key) < 100 else
+                    f"{where}: unknown case parameter")
+
+
+def _axis(values) -> list:
+    return values if isinstance(values, list) else [values]
+
+
+def check_plan(data: Mapping[str, Any], source: str = "sweep") -> int:
+    """Check a parsed sweep TOML (format: fmu_wheelset/sweep.py); returns the
+    number of cases it gives. PlanError on the first problem."""
+    if not isinstance(data, Mapping):
+        raise PlanError(f"{source}: not a TOML table")
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise PlanError(f"{source}: unknown key(s) {unknown[:5]} (allowed: {', '.join(sorted(TOP_KEYS))})")
+    for key in ("duration", "output_interval", "ramp_time"):
+        if key in data:
+            _checker(key, {}, source)(data[key], f"{source}: {key}")
+    duration = float(data.get("duration", 3.0))
+    interval = float(data.get("output_interval", 0.01))
+    if "direction" in data and data["direction"] not in ("left", "right"):
+        raise PlanError(f"{source}: direction must be \"left\" or \"right\"")
+    if "scenario" in data and (not isinstance(data["scenario"], str) or not data["scenario"].strip()
+                               or len(data["scenario"]) > MAX_STRING):
+        raise PlanError(f"{source}: scenario must be a built-in scenario name or a file name")
+    if "grid" in data and "random" in data:
+        raise PlanError(f"{source}: give [grid] or [random], not both")
+    table = _parameter_table()
+
+    fixed = data.get("fixed", {})
+    if not isinstance(fixed, Mapping):
+        raise PlanError(f"{source}: [fixed] must be a table")
+    for key, value in fixed.items():
+        _checker(key, table, f"{source}: [fixed]")(value, f"{source}: [fixed] {key}")
+    durations = [float(fixed["duration"])] if "duration" in fixed else [duration]
+
+    if "random" in data:
+        spec = data["random"]
+        if not isinstance(spec, Mapping):
+            raise PlanError(f"{source}: [random] must be a table")
+        samples = spec.get("samples")
+        if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_CASES:
+            raise PlanError(f"{source}: [random] samples must be an integer in [1, {MAX_CASES}]"
+                            + (f", got {samples}" if isinstance(samples, int) else ""))
+        seed = spec.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise PlanError(f"{source}: [random] seed must be an integer")
+        for key, values in spec.items():
+            if key in ("samples", "seed"):
+                continue
+            where = f"{source}: [random] {key}"
+            check = _checker(key, table, where)
+            values = _axis(values)
+            if not values:
+                raise PlanError(f"{where}: empty")
+            numeric = (len(values) == 2 and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                for v in values))
+            if numeric and not values[0] <= values[1]:
+                raise PlanError(f"{where}: the interval [{values[0]:g}, {values[1]:g}] is empty "
+                                "(lo must not exceed hi)")
+            for k, value in enumerate(values):
+                check(value, f"{where}[{k}]")
+            if key == "duration":
+                durations = values if not numeric else [max(values)]
+        n_cases = samples
+    else:
+        grid = data.get("grid", {})
+        if not isinstance(grid, Mapping):
+            raise PlanError(f"{source}: [grid] must be a table")
+        n_cases = 1
+        for key, values in grid.items():
+            where = f"{source}: [grid] {key}"
+            values = _axis(values)
+            if not values:
+                raise PlanError(f"{where}: empty axis")
+            n_cases *= len(values)
+            if n_cases > MAX_CASES:
+                break
+        if n_cases > MAX_CASES:
+            total = math.prod(len(_axis(v)) for v in grid.values())
+            raise PlanError(f"{source}: the grid has {total:.3g} cases, more than the "
+                            f"{MAX_CASES} one sweep may run (split it)")
+        for key, values in grid.items():
+            where = f"{source}: [grid] {key}"
+            check = _checker(key, table, where)
+            for k, value in enumerate(_axis(values)):
+                check(value, f"{where}[{k}]")
+            if key == "duration":
+                durations = _axis(values)
+    longest = max(float(d) for d in durations)
+    if longest / interval > MAX_OUTPUT_SAMPLES:
+        raise PlanError(f"{source}: duration {longest:g} s / output_interval {interval:g} s gives "
+                        f"{longest / interval:.3g} outputs per case, more than {MAX_OUTPUT_SAMPLES}")
+    return n_cases
+
+
+def check_workers(n: Optional[int]) -> Optional[int]:
+    """None (one per core) or an integer in [1, MAX_WORKERS]."""
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_WORKERS:
+        raise PlanError(f"workers must be an integer in [1, {MAX_WORKERS}], got {n!r}")
+    return n
+
+
+def summary_table(rows, width: int = 100) -> str:
+    """The failed cases as a plain-text table: key, parameters, reason."""
+    failed = [r for r in rows if r.get("status") != "ok"]
+    if not failed:
+        return ""
+    lines = [f"{'case':<16}  {'parameters':<40}  reason", f"{'-' * 16}  {'-' * 40}  {'-' * 30}"]
+    for r in failed:
+        params = ", ".join(f"{k[5:]}={v:g}" if isinstance(v, float) else f"{k[5:]}={v}"
+                           for k, v in r.items() if k.startswith("case."))
+        reason = " ".join(str(r.get("message", "")).split())
+        lines.append(f"{str(r.get('key', '?')):<16}  {params[:40]:<40}  {reason[:width]}")
+    return "\n".join(lines)
