@@ -7,10 +7,12 @@ import pkgutil
 import sys
 
 from fmu_wheelset import commands
+from fmu_wheelset.cli_args import Parser, run_command
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    # one-line errors, exit 2, for every subcommand too (fmu_wheelset/cli_args.py)
+    parser = Parser(
         prog="wheelset-fmu",
         description="Railway wheelset with multipoint wheel-rail contact (solver and FMU).",
     )
@@ -27,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return int(args.func(args) or 0)
+    return run_command(f"{parser.prog} {args.command}", args.func, args)
 
 
 if __name__ == "__main__":

@@ -120,8 +120,14 @@ def _axis(values, key):
 def load_sweep(path) -> Sweep:
     """Read a sweep TOML (format in the module docstring); ValueError naming the
     file for anything malformed (not TOML, wrong types, missing keys)."""
-    with open(path, "rb") as fh:
-        data = tomllib.load(fh)      # TOMLDecodeError is a ValueError
+    from fmu_wheelset.sweep_plan import PlanError, check_plan
+    from solver.data_files import read_text
+    try:
+        # a regular UTF-8 file within the size and line caps (solver/data_files.py)
+        data = tomllib.loads(read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise PlanError(f"{path}: not valid TOML: {exc}") from None
+    check_plan(data, str(path))      # the whole plan, before anything is expanded (PlanError)
     try:
         return _parse_sweep(data, path)
     except (TypeError, KeyError, AttributeError, OverflowError) as exc:
@@ -236,7 +242,19 @@ def start_values(params, fmi_names) -> tuple[dict, list]:
     (returned so that the case can report it)."""
     import solver.wheelset as wheelset
     from fmu_wheelset.variables import start_values_for
-    return start_values_for(params, wheelset, available=set(fmi_names))
+    values, missing = start_values_for(params, wheelset, available=set(fmi_names))
+    # the FMU looks relative names up in its resources only (docs/SECURITY.md): a
+    # file the plan names relative to the working directory is passed absolute
+    from solver.profiles import is_builtin_profile
+    from solver.track import BUILTIN_TRACKS
+    builtin = {"wheel.profile": is_builtin_profile, "rail.profile": is_builtin_profile,
+               "track.scenario": lambda name: name in BUILTIN_TRACKS}
+    for name, is_builtin in builtin.items():
+        value = values.get(name)
+        if (isinstance(value, str) and not os.path.isabs(value) and not is_builtin(value)
+                and os.path.isfile(value)):
+            values[name] = os.path.abspath(value)
+    return values, missing
 
 
 # --------------------------------------------------------------- summaries
@@ -425,13 +443,34 @@ def run_case(fmu_path, case, want_history=False) -> dict:
 _WORKER_FMUS: dict = {}
 
 
+def _scratch_directory():
+    """Where a worker extracts the FMU: the Dask worker's own local directory,
+    which Dask removes when the worker closes (and purges after a crash when
+    the next worker starts); outside a worker, a folder removed at exit."""
+    try:
+        from distributed import get_worker
+        return get_worker().local_directory
+    except (ImportError, ValueError, AttributeError):
+        pass
+    global _PROCESS_SCRATCH
+    if _PROCESS_SCRATCH is None:
+        import atexit
+        import shutil
+        _PROCESS_SCRATCH = tempfile.mkdtemp(prefix="wheelset-sweep-")
+        atexit.register(shutil.rmtree, _PROCESS_SCRATCH, True)
+    return _PROCESS_SCRATCH
+
+
+_PROCESS_SCRATCH = None
+
+
 def worker_fmu(digest: str, data: bytes) -> str:
     """On a worker: the FMU written and extracted once per process (temp dir)."""
     path = _WORKER_FMUS.get(digest)
     if path is not None and os.path.isdir(path):
         return path
     import zipfile
-    root = tempfile.mkdtemp(prefix=f"wheelset-sweep-{digest[:8]}-")
+    root = tempfile.mkdtemp(prefix=f"wheelset-sweep-{digest[:8]}-", dir=_scratch_directory())
     fmu = os.path.join(root, "Wheelset.fmu")
     with open(fmu, "wb") as fh:
         fh.write(data)
@@ -479,16 +518,39 @@ def _case_label(row):
                      for k, v in row.items() if k.startswith("case."))
 
 
-def load_done(out: Path, want_history=False) -> dict:
+def load_done(out: Path, want_history=False, warn=None) -> dict:
+    """The cases of ``out/cases`` that ran to the end ("ok"), by key. A failed
+    case is not done: a rerun retries it. A damaged result file (not JSON, not
+    an object, a missing or wrong field) is reported through `warn` (default:
+    stderr), naming the file and the bad line, and its case runs again."""
+    if warn is None:
+        def warn(message):
+            print(message, file=sys.stderr)
     done = {}
     cases_dir = Path(out) / "cases"
     if not cases_dir.is_dir():
         return done
-    for f in cases_dir.glob("*.json"):
+    for f in sorted(cases_dir.glob("*.json")):
         try:
-            row = json.loads(f.read_text())
-        except (OSError, ValueError):
+            row = json.loads(f.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            warn(f"{f}: line {exc.lineno}: damaged result file ({exc.msg}); the case runs again")
             continue
+        except (OSError, UnicodeDecodeError) as exc:
+            warn(f"{f}: unreadable result file ({type(exc).__name__}); the case runs again")
+            continue
+        problem = None
+        if not isinstance(row, dict):
+            problem = "not a JSON object"
+        elif not isinstance(row.get("key"), str) or row["key"] != f.stem:
+            problem = "its \"key\" is missing or differs from the file name"
+        elif row.get("status") not in ("ok", "failed"):
+            problem = "its \"status\" is missing or unknown"
+        if problem:
+            warn(f"{f}: line 1: damaged result file ({problem}); the case runs again")
+            continue
+        if row["status"] != "ok":
+            continue                     # failed before: retried
         if want_history and not (Path(out) / "histories" / f"{row['key']}.csv").exists():
             continue
         done[row["key"]] = row
@@ -516,7 +578,8 @@ def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_work
             if scheduler:
                 client = Client(scheduler)
             else:
-                n = n_workers or os.cpu_count() or 1
+                from fmu_wheelset.sweep_plan import check_workers
+                n = check_workers(n_workers) or os.cpu_count() or 1
                 own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                            dashboard_address=None)
                 client = Client(own_cluster)

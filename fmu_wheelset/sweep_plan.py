@@ -69,54 +69,57 @@ def _in_range(x: float, where: str, lo, hi, lo_open=False, hi_open=False, unit="
 
 
 def _parameter_table():
-    """WheelsetParameters field -> checker(value, where)."""
-    from fmu_wheelset.parameter_names import (BOOLEAN_PARAMETERS, ENUM_PARAMETERS,
-                                              REAL_PARAMETERS, STRING_PARAMETERS,
-                                              VECTOR_PARAMETERS)
-    from fmu_wheelset.slave import VARIABLES
-    by_name = {v.name: v for v in VARIABLES}
+    """WheelsetParameters field -> checker(value, where), from the FMU's table of
+    variables (fmu_wheelset/variables.py): the declared range of each parameter."""
+    from fmu_wheelset import variables as fmu_variables
+    from solver import wheelset
     checks = {}
 
-    def real(var):
-        return lambda value, where: _in_range(_number(value, where), where, var.min, var.max,
-                                              unit=var.unit or "")
+    def scalar(var):
+        if var.type == "Real":
+            unit = "" if var.unit in (None, "1") else var.unit
+            return lambda value, where: _in_range(_number(value, where), where, var.min, var.max,
+                                                  unit=unit)
+        if var.type == "Integer":
+            def integer(value, where):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise PlanError(f"{where}: expected an integer")
+                return _in_range(float(value), where, var.min, var.max)
+            return integer
+        if var.type == "Boolean":
+            def boolean(value, where):
+                if not isinstance(value, bool):
+                    raise PlanError(f"{where}: expected true or false")
+                return value
+            return boolean
+        if var.type == "Enumeration":
+            options = fmu_variables.enumeration_names(var, wheelset)
 
-    for field, fmi in REAL_PARAMETERS.items():
-        if fmi in by_name:
-            checks[field] = real(by_name[fmi])
+            def enum(value, where):
+                if value not in options:
+                    raise PlanError(f"{where}: expected one of {', '.join(options)}")
+                return value
+            return enum
 
-    def string(value, where):
-        if not isinstance(value, str) or not value.strip() or len(value) > MAX_STRING or "\0" in value:
-            raise PlanError(f"{where}: expected a non-empty name or path (at most {MAX_STRING} "
-                            "characters)")
-        return value
-
-    for field in STRING_PARAMETERS:
-        checks[field] = string
-
-    def boolean(value, where):
-        if not isinstance(value, bool):
-            raise PlanError(f"{where}: expected true or false")
-        return value
-
-    for field in BOOLEAN_PARAMETERS:
-        checks[field] = boolean
-
-    for field, (_, options) in ENUM_PARAMETERS.items():
-        def enum(value, where, options=options):
-            if value not in options:
-                raise PlanError(f"{where}: {value!r} is not one of {', '.join(options)}"
-                                if isinstance(value, str) and len(value) < 100
-                                else f"{where}: expected one of {', '.join(options)}")
+        def string(value, where):
+            if not isinstance(value, str) or not value.strip() or len(value) > MAX_STRING \
+                    or "\0" in value:
+                raise PlanError(f"{where}: expected a non-empty name or path (at most "
+                                f"{MAX_STRING} characters)")
             return value
-        checks[field] = enum
+        return string
 
-    for field, names in VECTOR_PARAMETERS.items():
-        def vector(value, where, names=names):
-            if not isinstance(value, list) or len(value) != len(names):
-                raise PlanError(f"{where}: expected a list of {len(names)} numbers (x, y, z)")
-            for k, (x, name) in enumerate(zip(value, names)):
-                real(by_name[name])(x, f"{where}[{k}]")
+    for field, variables in fmu_variables.CORE_FIELDS.items():
+        if variables[0].component is None:
+            checks[field] = scalar(variables[0])
+            continue
+        parts = [scalar(v) for v in variables]
+
+        def vector(value, where, parts=parts):
+            if not isinstance(value, list) or len(value) != len(parts):
+                raise PlanError(f"{where}: expected a list of {len(parts)} numbers (x, y, z)")
+            for k, (x, check) in enumerate(zip(value, parts)):
+                check(x, f"{where}[{k}]")
             return value
         checks[field] = vector
     return checks

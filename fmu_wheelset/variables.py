@@ -150,8 +150,11 @@ def _parameters() -> List[ScalarVariable]:
           "kg.m2", 1.0e-3, 1.0e5, core="inertia_yaw"),
         p("material.youngs_modulus", "Real", "Young's modulus of wheel and rail",
           "Pa", 1.0e9, 1.0e12, core="young"),
+        # max 0.499, not 0.5: the core takes 0 <= nu < 0.5 (0.5, incompressible, is
+        # not a wheel-rail material), and FMI has no open bound; every declared
+        # value is accepted (issue 18 item 6)
         p("material.poisson_ratio", "Real", "Poisson's ratio of wheel and rail",
-          "1", 0.0, 0.5, core="poisson"),
+          "1", 0.0, 0.499, core="poisson"),
         p("contact.friction_coefficient", "Real", "wheel-rail friction coefficient",
           "1", 0.0, 2.0, core="friction"),
         p("contact.creep_model", "Enumeration",

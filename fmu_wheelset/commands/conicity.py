@@ -17,7 +17,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("conicity", help="equivalent conicity (EN 15302)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_setup_arguments(p)
-    p.add_argument("--amplitude", type=float, default=3.0, help="lateral amplitude y_hat, mm (default 3)")
+    from fmu_wheelset.cli_args import number
+    p.add_argument("--amplitude", type=number(0.0, 20.0, lo_open=True, unit="mm"), default=3.0,
+                   help="lateral amplitude y_hat, mm (default 3)")
     p.add_argument("--method", choices=("integration", "harmonic"), default="integration",
                    help="EN 15302 Annex B integration (default) or harmonic linearisation")
     p.set_defaults(func=run)
@@ -31,8 +33,8 @@ def run(args) -> int:
         setup = build_setup(args)
         value = equivalent_conicity(setup, args.amplitude * 1e-3, method=args.method)
     except (GeometryError, ValueError, KeyError) as exc:
-        print(f"wheelset-fmu conicity: {exc}", file=sys.stderr)
-        return 1
+        print(f"wheelset-fmu conicity: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     print(f"{value:.4f}")
     print(f"equivalent conicity ({args.method}, EN 15302) of {args.wheel}/{args.rail} at "
           f"{args.amplitude:g} mm: {value:.4f}", file=sys.stderr)

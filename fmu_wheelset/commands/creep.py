@@ -25,14 +25,21 @@ def register(subparsers) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_setup_arguments(p)
     p.add_argument("--model", choices=MODELS, default="polach", help="highlighted creep model")
-    p.add_argument("--y", type=float, default=0.0, help="lateral displacement, mm (default 0)")
-    p.add_argument("--wheel-load", type=float, default=80.0, dest="wheel_load",
-                   help="static vertical wheel load Q, kN (default 80)")
-    p.add_argument("--friction", type=float, default=0.3, help="friction coefficient (default 0.3)")
-    p.add_argument("--young", type=float, default=210.0, help="Young's modulus, GPa (default 210)")
-    p.add_argument("--poisson", type=float, default=0.28, help="Poisson's ratio (default 0.28)")
-    p.add_argument("--speed", type=float, default=20.0, help="rolling speed, m/s (default 20)")
-    p.add_argument("--out", default="creep.png", help="PNG to write")
+    from fmu_wheelset.cli_args import number, output_file
+    # ranges: those of the FMU's parameters (fmu_wheelset/variables.py)
+    p.add_argument("--y", type=number(-30.0, 30.0, unit="mm"), default=0.0,
+                   help="lateral displacement, mm (default 0)")
+    p.add_argument("--wheel-load", type=number(0.0, 1000.0, lo_open=True, unit="kN"), default=80.0,
+                   dest="wheel_load", help="static vertical wheel load Q, kN (default 80)")
+    p.add_argument("--friction", type=number(0.0, 2.0), default=0.3,
+                   help="friction coefficient (default 0.3)")
+    p.add_argument("--young", type=number(1.0, 1000.0, unit="GPa"), default=210.0,
+                   help="Young's modulus, GPa (default 210)")
+    p.add_argument("--poisson", type=number(0.0, 0.5, hi_open=True), default=0.28,
+                   help="Poisson's ratio (default 0.28)")
+    p.add_argument("--speed", type=number(0.0, 150.0, lo_open=True, unit="m/s"), default=20.0,
+                   help="rolling speed, m/s (default 20)")
+    p.add_argument("--out", default="creep.png", type=output_file(), help="PNG to write")
     p.set_defaults(func=run)
 
 
@@ -62,8 +69,8 @@ def run(args) -> int:
         sc, ell, normal_force, A, B = hertz_at_principal_point(
             setup, args.y * 1e-3, args.wheel_load * 1e3, young, args.poisson)
     except (GeometryError, NormalContactError, ValueError, KeyError) as exc:
-        print(f"wheelset-fmu creep: {exc}", file=sys.stderr)
-        return 1
+        print(f"wheelset-fmu creep: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     shear = young / (2.0 * (1.0 + args.poisson))
     pts = sc.points
     print(f"left principal point: s = {pts.y_wheel[0, 0] * 1e3:.2f} mm, contact angle "

@@ -7,7 +7,8 @@ from __future__ import annotations
 def register(subparsers):
     p = subparsers.add_parser("demo", help="build the FMU, run the validation suite through "
                                            "FMPy, write the report, print the table")
-    p.add_argument("--out", default="demo-output", help="output directory")
+    from fmu_wheelset.cli_args import output_dir
+    p.add_argument("--out", default="demo-output", type=output_dir, help="output directory")
     p.set_defaults(func=run)
 
 

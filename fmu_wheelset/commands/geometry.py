@@ -26,12 +26,19 @@ def parse_range(text: str) -> np.ndarray:
     except ValueError:
         raise argparse.ArgumentTypeError(f"bad range {text!r}: expected start:stop:step in mm")
     if len(values) == 1:
+        if not (math.isfinite(values[0]) and abs(values[0]) <= 30.0):
+            raise argparse.ArgumentTypeError(f"{text!r}: a lateral displacement is within [-30, 30] mm")
         return np.array([values[0] * 1e-3])
     if len(values) == 2:
         values.append(0.1)
     if len(values) != 3 or values[2] <= 0 or values[1] < values[0]:
         raise argparse.ArgumentTypeError(f"bad range {text!r}: expected start:stop:step with step > 0")
+    if not all(math.isfinite(v) for v in values) or max(abs(values[0]), abs(values[1])) > 30.0:
+        raise argparse.ArgumentTypeError(f"bad range {text!r}: lateral displacements are within "
+                                         "[-30, 30] mm")
     start, stop, step = values
+    if (stop - start) / step > 100_000:
+        raise argparse.ArgumentTypeError(f"bad range {text!r}: more than 100000 positions")
     n = int(math.floor((stop - start) / step + 1e-9)) + 1
     return (start + step * np.arange(n)) * 1e-3
 
@@ -41,14 +48,31 @@ def add_setup_arguments(parser: argparse.ArgumentParser, wheel="S1002", rail="UI
     """Profile and track arguments shared by the geometry/conicity/creep/patch commands."""
     parser.add_argument("--wheel", default=wheel, help=f"wheel profile (default {wheel})")
     parser.add_argument("--rail", default=rail, help=f"rail profile (default {rail})")
-    parser.add_argument("--gauge", type=float, default=1435.0, help="track gauge, mm (default 1435)")
-    parser.add_argument("--inclination", type=float, default=40.0,
+    from fmu_wheelset.cli_args import number
+    # ranges: those of the FMU's parameters (fmu_wheelset/variables.py), in mm
+    parser.add_argument("--gauge", type=number(1000.0, 2000.0, unit="mm"), default=1435.0,
+                        help="track gauge, mm (default 1435)")
+    parser.add_argument("--inclination", type=_inclination, default=40.0,
                         help="rail inclination 1:n, give n (default 40; 0 = none)")
-    parser.add_argument("--back-to-back", type=float, default=back_to_back, dest="back_to_back",
+    parser.add_argument("--back-to-back", type=number(1000.0, 2000.0, unit="mm"),
+                        default=back_to_back, dest="back_to_back",
                         help=f"wheel back-to-back distance, mm (default {back_to_back:g})")
-    parser.add_argument("--radius", type=float, default=radius,
+    parser.add_argument("--radius", type=number(100.0, 1500.0, unit="mm"), default=radius,
                         help=f"nominal rolling radius, mm (default {radius:g})")
-    parser.add_argument("--step", type=float, default=0.1, help="profile grid step, mm (default 0.1)")
+    parser.add_argument("--step", type=number(0.01, 1.0, unit="mm"), default=0.1,
+                        help="profile grid step, mm (default 0.1)")
+
+
+def _inclination(text):
+    """n of a 1:n rail inclination: 0 (upright) or n >= 5 (1:5 = 0.2 rad, the FMU's
+    largest rail.inclination)."""
+    import argparse
+    from fmu_wheelset.cli_args import number
+    n = number(0.0, 1.0e6)(text)
+    if 0.0 < n < 5.0:
+        raise argparse.ArgumentTypeError(f"1:{n:g} is steeper than 1:5 (give 0 for an upright "
+                                         "rail or n >= 5)")
+    return n
 
 
 def build_setup(args):
@@ -66,11 +90,14 @@ def register(subparsers) -> None:
     add_setup_arguments(p)
     p.add_argument("--y", type=parse_range, default=parse_range("-10:10:0.5"),
                    help="lateral displacements start:stop:step in mm (use --y=-12:12:0.1)")
-    p.add_argument("--yaw", type=float, default=0.0, help="yaw angle, mrad (default 0)")
-    p.add_argument("--epsilon", type=float, default=0.1,
+    from fmu_wheelset.cli_args import number, output_file
+    p.add_argument("--yaw", type=number(-100.0, 100.0, unit="mrad"), default=0.0,
+                   help="yaw angle, mrad (default 0)")
+    p.add_argument("--epsilon", type=number(0.0, 10.0, lo_open=True, unit="mm"), default=0.1,
                    help="multipoint tolerance, mm (default 0.1 ~ difference of elastic compressions)")
-    p.add_argument("--out", default="geometry.csv", help="CSV table to write")
-    p.add_argument("--plot", default=None, help="PNG with profiles, contact points and delta r(y)")
+    p.add_argument("--out", default="geometry.csv", type=output_file(), help="CSV table to write")
+    p.add_argument("--plot", default=None, type=output_file(),
+                   help="PNG with profiles, contact points and delta r(y)")
     p.set_defaults(func=run)
 
 

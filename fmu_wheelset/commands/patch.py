@@ -30,15 +30,22 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("patch", help="non-Hertzian pressure map of the static contact",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_setup_arguments(p, wheel="LMA-worn", rail="CHN60", back_to_back=1353.0, radius=430.0)
-    p.add_argument("--y", type=float, default=0.0, help="lateral displacement, mm (default 0)")
-    p.add_argument("--wheel-load", type=float, default=80.0, dest="wheel_load",
-                   help="vertical wheel load, kN (default 80)")
-    p.add_argument("--young", type=float, default=210.0, help="Young's modulus, GPa (default 210)")
-    p.add_argument("--poisson", type=float, default=0.28, help="Poisson's ratio (default 0.28)")
-    p.add_argument("--depth", type=float, default=0.3,
+    from fmu_wheelset.cli_args import number, output_file
+    p.add_argument("--y", type=number(-30.0, 30.0, unit="mm"), default=0.0,
+                   help="lateral displacement, mm (default 0)")
+    p.add_argument("--wheel-load", type=number(0.0, 1000.0, lo_open=True, unit="kN"), default=80.0,
+                   dest="wheel_load", help="vertical wheel load, kN (default 80)")
+    p.add_argument("--young", type=number(1.0, 1000.0, unit="GPa"), default=210.0,
+                   help="Young's modulus, GPa (default 210)")
+    p.add_argument("--poisson", type=number(0.0, 0.5, hi_open=True), default=0.28,
+                   help="Poisson's ratio (default 0.28)")
+    # the grid has ~(2 sqrt(2 r depth) / cell) x (patch width / cell) elements: the
+    # bounds keep it below ~1e5 elements (a few seconds of the exact solver)
+    p.add_argument("--depth", type=number(0.0, 2.0, lo_open=True, unit="mm"), default=0.3,
                    help="gap window: cells with gap below this are meshed, mm (default 0.3)")
-    p.add_argument("--cell", type=float, default=0.4, help="element size, mm (default 0.4)")
-    p.add_argument("--out", default="patch.png", help="PNG to write")
+    p.add_argument("--cell", type=number(0.1, 5.0, unit="mm"), default=0.4,
+                   help="element size, mm (default 0.4)")
+    p.add_argument("--out", default="patch.png", type=output_file(), help="PNG to write")
     p.set_defaults(func=run)
 
 
@@ -87,8 +94,8 @@ def run(args) -> int:
         result = exact_normal_contact(h, dx, dy, load, args.young * 1e9, args.poisson,
                                       x0=x0, y0=y0, method="fft")
     except (GeometryError, NormalContactError, ValueError, KeyError) as exc:
-        print(f"wheelset-fmu patch: {exc}", file=sys.stderr)
-        return 1
+        print(f"wheelset-fmu patch: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     print(f"{args.wheel}/{args.rail} y = {args.y:g} mm: static contact points left "
           f"{int(sc.points.count[0])}, grid {h.shape[0]}x{h.shape[1]}, approach "
           f"{result.approach * 1e3:.4f} mm, converged {result.converged}")

@@ -20,7 +20,9 @@ def register(subparsers) -> None:
     p.add_argument("--check", metavar="FILE", default=None, help="load and summarise a profile file (mm)")
     p.add_argument("--kind", choices=("wheel", "rail"), default=None,
                    help="kind of the checked file (default: its '# kind:' directive)")
-    p.add_argument("--step", type=float, default=0.1, help="resampling step, mm (default 0.1)")
+    from fmu_wheelset.cli_args import number
+    p.add_argument("--step", type=number(0.01, 1.0, unit="mm"), default=0.1,
+                   help="resampling step, mm (default 0.1)")
     p.add_argument("--method", choices=("auto", "cubic", "akima", "pchip"), default="auto",
                    help="resampling spline for --check (default auto)")
     p.set_defaults(func=run)
@@ -43,8 +45,8 @@ def run(args) -> int:
         try:
             profile = load_profile(args.check, args.kind, step=args.step * 1e-3, method=args.method)
         except (ProfileError, ValueError) as exc:
-            print(f"wheelset-fmu profiles: {exc}", file=sys.stderr)
-            return 1
+            print(f"wheelset-fmu profiles: error: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
         print(_describe(profile))
         print(f"  source: {profile.source}")
         return 0

@@ -5,8 +5,9 @@ from __future__ import annotations
 def register(subparsers):
     p = subparsers.add_parser("report", help="run the validation suite (FMU through FMPy) and "
                                              "write a self-contained HTML report")
-    p.add_argument("--out", default="report", help="output directory (CSV, PNG, FMU cache, "
-                                                   "report.html)")
+    from fmu_wheelset.cli_args import output_dir
+    p.add_argument("--out", default="report", type=output_dir,
+                   help="output directory (CSV, PNG, FMU cache, report.html)")
     p.add_argument("--backend", choices=("fmu", "core"), default="fmu",
                    help="run the dynamic cases through the FMU (FMPy) or the core")
     p.add_argument("--no-progress", action="store_true")

@@ -7,9 +7,12 @@ def register(subparsers):
     p.add_argument("--scenario", default="ren-jin-r400-100",
                    help="built-in scenario (ren-jin-r400-100, ren-jin-r400-80, kang-r320, "
                         "straight-klingel) or a scenario TOML file")
-    p.add_argument("--duration", type=float, help="simulated time (s)")
-    p.add_argument("--out", default="run.csv", help="CSV of the time histories")
-    p.add_argument("--plot", help="PNG with lateral displacement, normal forces and Y/Q")
+    from fmu_wheelset.cli_args import number, output_file
+    p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"),
+                   help="simulated time (s; default: the scenario's)")
+    p.add_argument("--out", default="run.csv", type=output_file(), help="CSV of the time histories")
+    p.add_argument("--plot", type=output_file(),
+                   help="PNG with lateral displacement, normal forces and Y/Q")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -17,7 +20,7 @@ def register(subparsers):
 def run(args) -> int:
     from solver.scenarios import load_scenario, simulate
     overrides = {}
-    if args.duration:
+    if args.duration is not None:        # 0 is refused by the type, never "the default"
         overrides["duration"] = args.duration
     scenario = load_scenario(args.scenario, **overrides)
     result = simulate(scenario, progress=not args.no_progress)

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 def register(subparsers):
     p = subparsers.add_parser("sweep", help="parameter sweep of the FMU on a Dask cluster")
-    p.add_argument("sweep_file", help="sweep TOML (base scenario + [grid] or [random])")
-    p.add_argument("--out", default="results", help="results directory (cases/, summary.csv)")
+    from fmu_wheelset.cli_args import input_file, number, output_dir
+    from fmu_wheelset.sweep_plan import MAX_WORKERS
+    p.add_argument("sweep_file", type=input_file,
+                   help="sweep TOML (base scenario + [grid] or [random])")
+    p.add_argument("--out", default="results", type=output_dir,
+                   help="results directory (cases/, summary.csv)")
     p.add_argument("--fmu", help="FMU to run (default: build one into <out>/Wheelset.fmu "
                                  "unless it exists)")
     p.add_argument("--rebuild", action="store_true", help="build the FMU even if <out>/Wheelset.fmu exists")
@@ -13,7 +17,8 @@ def register(subparsers):
                    help="fmu (FMPy, default) or core (solver without the FMU)")
     p.add_argument("--scheduler", help="address of an existing Dask scheduler, tcp://HOST:PORT "
                                        "(default: a local cluster)")
-    p.add_argument("--workers", type=int, help="local cluster: worker processes (default: one per core)")
+    p.add_argument("--workers", type=number(1, MAX_WORKERS, integer=True),
+                   help="local cluster: worker processes (default: one per core)")
     p.add_argument("--histories", action="store_true",
                    help="also write per-case time histories (histories/<key>.csv and .png)")
     p.add_argument("--no-progress", action="store_true")
@@ -21,9 +26,13 @@ def register(subparsers):
 
 
 def run(args) -> int:
+    """Exit status: 0 when every case ran to the end, 1 when any failed (the table
+    of failed cases is printed), 2 for a plan or an option that is wrong."""
+    import sys
     from pathlib import Path
     from fmu_wheelset.sweep import load_sweep, run_sweep
-    sweep = load_sweep(args.sweep_file)
+    from fmu_wheelset.sweep_plan import summary_table
+    sweep = load_sweep(args.sweep_file)       # the whole plan is checked here (PlanError)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     fmu = None
@@ -31,7 +40,7 @@ def run(args) -> int:
         fmu = Path(args.fmu) if args.fmu else out / "Wheelset.fmu"
         if args.rebuild or not fmu.exists():
             if args.fmu and not args.rebuild:
-                print(f"no FMU at {fmu}")
+                print(f"wheelset-fmu sweep: error: no FMU at {fmu}", file=sys.stderr)
                 return 2
             from fmu_wheelset.build import build_fmu
             build_fmu(fmu, quiet=True)
@@ -44,9 +53,12 @@ def run(args) -> int:
     stats = run_sweep.last_stats
     failed = [r for r in rows if r.get("status") != "ok"]
     print(f"{stats['total']} cases: {stats['skipped']} already done, {stats['ran']} run, "
-          f"{len(failed)} failed in total")
-    for r in failed:
-        print(f"  failed {r['key']}: {str(r.get('message', ''))[:300]}")
+          f"{len(failed)} failed")
     print(f"wrote {out / 'summary.csv'}" + (f", {out / 'heatmap_max_YQ.png'}"
                                            if (out / 'heatmap_max_YQ.png').exists() else ""))
+    if failed:
+        print(f"\n{len(failed)} of {stats['total']} cases failed (a rerun with the same --out "
+              "retries them):")
+        print(summary_table(failed))
+        return 1
     return 0
