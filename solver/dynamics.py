@@ -44,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from . import geometry as geo
+from . import geometry_table
 from .creep import creep_forces_kernel
 from .normal import hertz_from_penetration_kernel
 
@@ -126,7 +127,8 @@ def _cross(ax, ay, az, bx, by, bz):
 
 
 @njit(cache=True)
-def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False):
+def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False,
+                 table_search=None):
     """Time derivative of the wheelset state (deriv, N_STATE) and the contact results.
 
     state (N_STATE,) S_*; track a TrackPoint; tables the geometry.ContactTables;
@@ -135,7 +137,10 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     filled. update_only: keep the contact points found by the last full search
     in `search.points` and only re-locate them at this state
     (geometry.wheelset_contact_update); the integrator does so at the
-    intermediate stages of a step.
+    intermediate stages of a step. table_search: a geometry_table.TableSearch;
+    with a table in it (contact_geometry = "table") the full search reads the
+    table instead of scanning the profiles (the same points); None or an empty
+    table (no tparams): the online search.
     """
     curvature = track.curvature
     curvature_rate = track.curvature_rate
@@ -164,6 +169,12 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     pose = geo.WheelsetPose(y, z, roll, yaw)
     if update_only:
         geo.wheelset_contact_update(tables, pose, inputs.rail_motion, search)
+    elif table_search is not None:
+        if table_search.arrays.tparams.size > 0:
+            geometry_table.wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
+                                                 epsilon, search, table_search.scratch)
+        else:
+            geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     else:
         geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     if model[M_MULTIPOINT] < 0.5:

@@ -107,6 +107,19 @@ def table_scratch() -> "TableScratch":
     return TableScratch(np.zeros((MAX_SEEDS, N_SCRATCH)), np.zeros(MAX_SEEDS + geo.MAX_POINTS, dtype=np.int64))
 
 
+def empty_table_arrays() -> TableArrays:
+    """TableArrays without a table (no tparams): the kernels then search online."""
+    return TableArrays(np.zeros(0), np.zeros((1, 1, 1), dtype=np.int8),
+                       np.zeros((1, 1, 1, MAX_BRANCHES, N_BRANCH_FIELDS)))
+
+
+class TableSearch(NamedTuple):
+    """What the dynamics pass to the contact search for contact_geometry = "table"."""
+
+    arrays: TableArrays
+    scratch: TableScratch
+
+
 # ---------------------------------------------------------------------------
 # Build: all relevant minima of the distance function at one pose
 # ---------------------------------------------------------------------------
@@ -699,3 +712,24 @@ def table_contact_points(setup: geo.ContactSetup, table: ContactTable, y: float,
                           geo.WheelsetPose(float(y), float(z), float(roll), float(yaw)),
                           motion, float(epsilon), buffers, table_scratch())
     return geo.points_from_kernel(buffers.points, buffers.counts)
+
+
+_SHARED_TABLES: dict = {}
+_SHARED_TABLES_MAX = 8
+
+
+def shared_contact_table(setup: geo.ContactSetup, grid: TableGrid | None = None) -> ContactTable:
+    """The contact table of `setup`, built once per wheel/rail pair, placement and grid
+    in this process (the four wheelsets of a vehicle, the cases of a sweep share it).
+    The arrays are read-only."""
+    grid = grid or TableGrid()
+    key = (setup.wheel_table.tobytes(), setup.rail_table.tobytes(), setup.params.tobytes(), grid)
+    table = _SHARED_TABLES.get(key)
+    if table is None:
+        table = build_contact_table(setup, grid)
+        for array in (table.arrays.tparams, table.arrays.flags, table.arrays.nodes):
+            array.setflags(write=False)
+        if len(_SHARED_TABLES) >= _SHARED_TABLES_MAX:
+            _SHARED_TABLES.pop(next(iter(_SHARED_TABLES)))
+        _SHARED_TABLES[key] = table
+    return table

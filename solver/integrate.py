@@ -40,6 +40,7 @@ from .dynamics import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT, 
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
 from .geometry import ContactBuffers, ContactTables
+from .geometry_table import TableArrays, TableScratch, TableSearch
 from .track import track_state_kernel
 
 INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1}
@@ -81,6 +82,11 @@ class StepData(NamedTuple):
     saved_summary: np.ndarray
     derived: np.ndarray           # (N_DERIVED,) scratch of fill_record
     record: np.ndarray            # (N_RECORD,) the output record, rebuilt after an accepted step
+    table_params: np.ndarray      # geometry_table.TableArrays fields (tparams empty: online search)
+    table_flags: np.ndarray
+    table_nodes: np.ndarray
+    table_rows: np.ndarray        # geometry_table.TableScratch fields
+    table_index: np.ndarray
 
 
 @njit(cache=True)
@@ -89,7 +95,8 @@ def _track_point(samples, step):
 
 
 @njit(cache=True)
-def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages):
+def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages,
+                  table_search=None):
     """n_sub classical RK4 steps of size dt (TrackSamples per substep; stages a
     (5, N_STATE) scratch array: k1..k4 and the stage state).
 
@@ -103,7 +110,7 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     n_rhs = 0
     for step in range(n_sub):
         track = _track_point(samples, step)
-        wheelset_rhs(state, track, tables, model, inputs, search, results, k1)
+        wheelset_rhs(state, track, tables, model, inputs, search, results, k1, False, table_search)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
         wheelset_rhs(tmp, track, tables, model, inputs, search, results, k2, True)
@@ -120,20 +127,22 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
             return -1
     # one RHS evaluation at the end of the step, so that the contact results
     # (the outputs) belong to the final state
-    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1)
+    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
+                 False, table_search)
     return n_rhs + 1
 
 
 @njit(cache=True)
 def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, search, results,
-                            stages):
+                            stages, table_search=None):
     """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
     positions with the new velocities. One RHS evaluation per step; stable for
     stiff contact springs at steps where explicit Euler is not."""
     k1 = stages[0]
     n_rhs = 0
     for step in range(n_sub):
-        wheelset_rhs(state, _track_point(samples, step), tables, model, inputs, search, results, k1)
+        wheelset_rhs(state, _track_point(samples, step), tables, model, inputs, search, results, k1,
+                     False, table_search)
         for j in range(6):
             state[6 + j] += dt * k1[6 + j]
         for j in range(6):
@@ -141,7 +150,8 @@ def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, se
         n_rhs += 1
         if not state_is_finite(state):
             return -1
-    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1)
+    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
+                 False, table_search)
     return n_rhs + 1
 
 
@@ -186,6 +196,8 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     tables = ContactTables(data.wheel_table, data.rail_table, data.geometry_params)
     search = ContactBuffers(data.work, data.points, data.counts)
     results = ContactResults(data.contact, data.summary)
+    table_search = TableSearch(TableArrays(data.table_params, data.table_flags, data.table_nodes),
+                               TableScratch(data.table_rows, data.table_index))
     model = data.model
     dt = h / n_sub
     samples = TrackSamples(np.empty(n_sub), np.empty(n_sub), np.empty(n_sub))
@@ -203,10 +215,10 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     data.saved_summary[:] = data.summary
     if data.integrator_id == 0:
         n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
-                              results, data.stages)
+                              results, data.stages, table_search)
     else:
         n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
-                                        search, results, data.stages)
+                                        search, results, data.stages, table_search)
     limits = StepLimits(data.max_penetration, data.lift_tolerance, data.flange_tip)
     code, side = step_problem(state, n_rhs, results, limits)
     if code != PROBLEM_NONE:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import geometry as geo
+from . import geometry_table
 from .creep import MODEL_IDS, kernel_parameters, linear_creep_coefficients
 from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the module docstring)
     C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX,
@@ -45,6 +46,7 @@ from .track import (BUILTIN_TRACKS, Track, RailMotion, builtin_track, load_track
 INTEGRATOR_NAMES = tuple(INTEGRATOR_IDS)
 CREEP_MODEL_NAMES = tuple(sorted(MODEL_IDS, key=MODEL_IDS.get))   # solver.creep ids
 CONTACT_MODEL_NAMES = ("single", "multipoint")                    # M_MULTIPOINT 0 / 1
+CONTACT_GEOMETRY_NAMES = ("online", "table")                       # solver.geometry / geometry_table
 MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
 
 
@@ -107,6 +109,9 @@ class WheelsetParameters:
     `creep_model`: "kalker", "she", "polach", "fastsim"; `creep_options`
     passed to solver.creep (Polach kA, kS, A, B; FASTSIM nx, ny).
     `contact_model`: "multipoint" or "single" (deepest point per wheel only).
+    `contact_geometry`: "online" (the profiles scanned at every full contact
+    search) or "table" (solver.geometry_table: contact point sets precomputed
+    at initialisation, the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
     `bogie`: True for the built-in spring-damper to a frame following the
     track centreline (stand-alone runs); False when the host supplies the
@@ -132,6 +137,7 @@ class WheelsetParameters:
     creep_model: str = "polach"
     creep_options: dict = field(default_factory=dict)
     contact_model: str = "multipoint"
+    contact_geometry: str = "online"
     separation_min: float = 0.008
     slope_difference_min: float = 0.025
     contact_damping: float = 0.0
@@ -176,6 +182,9 @@ class WheelsetParameters:
             raise WheelsetError("suspended_mass and contact_damping must be >= 0")
         if not isinstance(self.creep_model, str) or self.creep_model not in MODEL_IDS:
             raise WheelsetError(f"creep_model must be one of {sorted(MODEL_IDS)}, got {self.creep_model!r}")
+        if self.contact_geometry not in CONTACT_GEOMETRY_NAMES:
+            raise WheelsetError(f"contact_geometry must be one of {CONTACT_GEOMETRY_NAMES}, "
+                                f"got {self.contact_geometry!r}")
         if self.contact_model not in CONTACT_MODEL_NAMES:
             raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
         if self.integrator not in INTEGRATOR_NAMES:
@@ -360,6 +369,16 @@ class WheelsetModel:
         self._deriv = np.zeros(N_STATE)
         self._saved = (np.zeros(N_STATE), np.zeros_like(self._contact), np.zeros(N_SUMMARY))
         self._derived = np.zeros(N_DERIVED)
+        # tabulated contact geometry: built here, shared by the models of one set-up
+        self.contact_table = None
+        self._table_search = None
+        table_arrays = geometry_table.empty_table_arrays()
+        if params.contact_geometry == "table":
+            self.contact_table = geometry_table.shared_contact_table(self.setup)
+            table_arrays = self.contact_table.arrays
+            self._table_search = geometry_table.TableSearch(table_arrays, geometry_table.table_scratch())
+        table_scratch = (self._table_search.scratch if self._table_search is not None
+                         else geometry_table.table_scratch())
         self.state = np.zeros(N_STATE)
         self.record = np.zeros(N_RECORD)    # the outputs at the current state, flat (R_*)
         # all that the per-step kernel works on, as the plain tuple it takes (see
@@ -375,7 +394,9 @@ class WheelsetModel:
             work=self._work, points=self._points, counts=self._counts,
             contact=self._contact, summary=self._summary, stages=np.zeros((5, N_STATE)),
             saved_state=saved_state, saved_contact=saved_contact, saved_summary=saved_summary,
-            derived=self._derived, record=self.record))
+            derived=self._derived, record=self.record, table_params=table_arrays.tparams,
+            table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
+            table_rows=table_scratch.rows, table_index=table_scratch.index))
         self.time = 0.0
         self.distance = 0.0
         self.rhs_evaluations = 0
@@ -443,7 +464,7 @@ class WheelsetModel:
                             box_moment=u[U_BOX_MOMENT:U_BOX_MOMENT + 6].reshape(2, 3),
                             axle_torque=u[U_TORQUE])
         wheelset_rhs(state, TrackPoint(kap, rate, cant), self.setup.tables, self.model, inputs,
-                     self._search, self._results, self._deriv)
+                     self._search, self._results, self._deriv, False, self._table_search)
         return self._deriv.copy()
 
     def _update_record(self):

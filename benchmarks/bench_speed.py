@@ -1,0 +1,130 @@
+"""Speed of the wheelset core, online and tabulated contact geometry (issue 19).
+
+On the Ren & Jin R = 400 m, 100 km/h scenario (LMA-worn/CHN60, Polach creep,
+RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
+  - the real-time factor of the core alone (advance only, no recording) over
+    the full 12 s, min and median of REPEATS runs, wall and CPU time;
+  - in the curve (t = 9 s, outer wheel in two-point flange contact): the cost
+    of one right-hand side with the full contact search (the first RK4 stage),
+    of one with the contact update (the other three stages), and their mean
+    per RHS as the integrator calls them (1 full + 3 updates per step);
+  - the build time and size of the table;
+  - the largest difference of the scenario's output columns between the two;
+and the ratios to the issue's targets (RHS <= 2 us online, <= 1 us table;
+>= 150x / >= 300x real time). The machine may be shared: the CPU-time figures
+are the ones to compare; min and median both printed. Measured figures only,
+no pass/fail.
+
+Run: PYTHONPATH=. python benchmarks/bench_speed.py [repeats]
+"""
+import statistics
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+from solver import geometry_table
+from solver.scenarios import load_scenario, simulate
+from solver.wheelset import WheelsetModel, wheelset_rhs
+
+SCENARIO = "ren-jin-r400-100"
+TARGET_RHS_US = {"online": 2.0, "table": 1.0}
+TARGET_RTF = {"online": 150.0, "table": 300.0}
+
+
+@njit
+def _rhs_loop(n, state, wt, rt, gp, model, zero, work, pts, cnt, con, summ, d, update_only, search):
+    for _ in range(n):
+        wheelset_rhs(state, 1.0 / 400.0, 0.0, -0.08, wt, rt, gp, model, zero, zero, zero, zero, 0.0,
+                     work, pts, cnt, con, summ, d, update_only, search)
+
+
+def _min_median(values):
+    return min(values), statistics.median(values)
+
+
+def _core_runs(params, duration, output_interval, repeats):
+    walls, cpus = [], []
+    for _ in range(repeats):
+        core = WheelsetModel(params)
+        core.initialize()
+        n_out = int(round(duration / output_interval))
+        w0, c0 = time.perf_counter(), time.process_time()
+        for _ in range(n_out):
+            core.advance(output_interval)
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return walls, cpus, core.rhs_evaluations
+
+
+def _rhs_costs(params, repeats, n=20000):
+    model = WheelsetModel(params)
+    model.initialize()
+    for _ in range(900):
+        model.advance(0.01)
+    su = model.setup
+    zero = np.zeros((2, 3))
+    state = model.state.copy()
+    args = (state, su.wheel_table, su.rail_table, su.params, model.model, zero, model._work,
+            model._points, model._counts, model._contact, model._summary, model._deriv)
+    search = model._table_search
+    _rhs_loop(2, *args, False, search)
+    _rhs_loop(2, *args, True, search)
+    full, update = [], []
+    for _ in range(repeats):
+        _rhs_loop(1, *args, False, search)      # the points of a full search at this state
+        c0 = time.process_time()
+        _rhs_loop(n, *args, False, search)
+        c1 = time.process_time()
+        _rhs_loop(n, *args, True, search)
+        c2 = time.process_time()
+        full.append((c1 - c0) / n * 1e6)
+        update.append((c2 - c1) / n * 1e6)
+    return full, update, [int(c) for c in model._counts]
+
+
+def main():
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    base = load_scenario(SCENARIO)
+    columns = {}
+    print(f"scenario {SCENARIO}: {base.duration:g} s, internal step {base.params.internal_step * 1e3:g} ms "
+          f"(RK4), advance every {base.output_interval * 1e3:g} ms; {repeats} repeats, min / median")
+    for geometry in ("online", "table"):
+        scenario = load_scenario(SCENARIO, contact_geometry=geometry)
+        simulate(load_scenario(SCENARIO, contact_geometry=geometry, duration=0.05))   # compile
+        columns[geometry] = simulate(scenario).columns
+        line = f"[{geometry}]"
+        if geometry == "table":
+            t0 = time.perf_counter()
+            table = geometry_table.build_contact_table(WheelsetModel(scenario.params).setup)
+            line += (f" {table.describe()} (this build {time.perf_counter() - t0:.2f} s wall incl. "
+                     "set-up; shared by the models of one set-up in a process)")
+        print(line)
+        walls, cpus, n_rhs = _core_runs(scenario.params, scenario.duration, scenario.output_interval, repeats)
+        wall_min, wall_med = _min_median(walls)
+        cpu_min, cpu_med = _min_median(cpus)
+        rtf_cpu = scenario.duration / cpu_min
+        print(f"  core alone: wall {wall_min:.3f} / {wall_med:.3f} s, CPU {cpu_min:.3f} / {cpu_med:.3f} s; "
+              f"real-time factor (CPU) {rtf_cpu:.1f}x / {scenario.duration / cpu_med:.1f}x, "
+              f"{n_rhs} RHS: {cpu_min / n_rhs * 1e6:.2f} us per RHS incl. everything")
+        print(f"    target >= {TARGET_RTF[geometry]:g}x: measured / target = {rtf_cpu / TARGET_RTF[geometry]:.2f}")
+        full, update, counts = _rhs_costs(scenario.params, repeats)
+        full_min, full_med = _min_median(full)
+        upd_min, upd_med = _min_median(update)
+        mean = (full_min + 3 * upd_min) / 4
+        print(f"  in the curve (points per wheel {counts}): RHS with full search {full_min:.2f} / {full_med:.2f} us, "
+              f"with update {upd_min:.2f} / {upd_med:.2f} us, mean per RHS (1 + 3) {mean:.2f} us")
+        print(f"    target <= {TARGET_RHS_US[geometry]:g} us: full-search RHS / target = "
+              f"{full_min / TARGET_RHS_US[geometry]:.2f}, mean RHS / target = {mean / TARGET_RHS_US[geometry]:.2f}")
+    worst, worst_name = 0.0, ""
+    for name, online in columns["online"].items():
+        diff = float(np.max(np.abs(np.asarray(online) - np.asarray(columns["table"][name]))))
+        if diff > worst:
+            worst, worst_name = diff, name
+    print(f"table vs online, all {len(columns['online'])} output columns of the scenario: largest "
+          f"difference {worst:.3g}" + (f" ({worst_name})" if worst_name else ""))
+
+
+if __name__ == "__main__":
+    main()
