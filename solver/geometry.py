@@ -671,12 +671,45 @@ def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
 
 
 @njit(cache=True)
+def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
+    """Warm start of a contact point: from wheel grid index k (its previous place),
+    evaluate the distance function at k-1, k, k+1 and step downhill until a grid
+    point is not above either neighbour (a local minimum of the sampled distance
+    function, as the full search finds them). Returns its index, with the three
+    samples around it in `work`, or -1 if none is reached within max_steps steps,
+    the walk leaves the profile, or a sample is off the rail."""
+    n_w = tables.wheel.shape[0]
+    gg = work[1]
+    if k < 1 or k > n_w - 2:
+        return -1
+    for q in range(k - 1, k + 2):
+        _distance_at(q, tables, pose, rail_frame, axle, work)
+    for _ in range(max_steps + 1):
+        if gg[k - 1] == np.inf or gg[k] == np.inf or gg[k + 1] == np.inf:
+            return -1
+        if gg[k - 1] < gg[k]:
+            k -= 1
+            if k < 1:
+                return -1
+            _distance_at(k - 1, tables, pose, rail_frame, axle, work)
+        elif gg[k + 1] < gg[k]:
+            k += 1
+            if k > n_w - 2:
+                return -1
+            _distance_at(k + 1, tables, pose, rail_frame, axle, work)
+        else:
+            return k
+    return -1
+
+
+@njit(cache=True)
 def wheel_contact_update(tables, pose, rail, count, work, out):
     """Re-locate the contact points already in `out` (side-local frame) at a new pose.
 
-    For each of the `count` points the distance function is evaluated on the
-    full profile grid within +-UPDATE_HALF_WINDOW points of its previous
-    position and its minimum (parabola-refined) replaces the row. The set of
+    For each of the `count` points the local minimum of the distance function
+    next to its previous position is found by `walk_to_minimum` (warm start: a
+    few evaluations; if that fails, the smallest distance on the full grid within
+    +-UPDATE_HALF_WINDOW points), refined by the parabola, and replaces the row. The set of
     contact points is kept: the integrator uses this for the intermediate
     stages of one step, the full search (`wheel_distance_minima`) at its start.
     """
@@ -697,14 +730,17 @@ def wheel_contact_update(tables, pose, rail, count, work, out):
     for i in range(count):
         row = out[i]
         kc = int(round((row[P_S_WHEEL] - s0) / ds))
-        lo = max(kc - UPDATE_HALF_WINDOW, 1)
-        hi = min(kc + UPDATE_HALF_WINDOW + 1, n_w - 1)
-        for k in range(lo - 1, hi + 1):
-            _distance_at(k, tables, pose, rail_frame, axle, work)
-        best = -1
-        for k in range(lo, hi):
-            if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
-                best = k
+        # warm start: walk down from the previous point (a few evaluations) ...
+        best = walk_to_minimum(kc, tables, pose, rail_frame, axle, work, UPDATE_HALF_WINDOW)
+        if best < 0:
+            # ... else the smallest distance within the window around it
+            lo = max(kc - UPDATE_HALF_WINDOW, 1)
+            hi = min(kc + UPDATE_HALF_WINDOW + 1, n_w - 1)
+            for k in range(lo - 1, hi + 1):
+                _distance_at(k, tables, pose, rail_frame, axle, work)
+            for k in range(lo, hi):
+                if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
+                    best = k
         if best < 0:
             row[P_GAP] = np.inf
             continue

@@ -306,26 +306,9 @@ def _refine_branch(k, tables, pose, rail_frame, axle, work, result, max_walk):
     minimum and refine it by the parabola of solver.geometry (the same arithmetic as
     the online search, so the point is the online point). Fills result[R_POS..R_Z].
     Returns False if no interior minimum is reached within max_walk steps."""
-    n_w = tables.wheel.shape[0]
     gg = work[1]
-    if k < 1 or k > n_w - 2:
-        return False
-    for q in range(k - 1, k + 2):
-        geo._distance_at(q, tables, pose, rail_frame, axle, work)
-    for _ in range(max_walk):
-        if gg[k - 1] < gg[k]:
-            k -= 1
-            if k < 1:
-                return False
-            geo._distance_at(k - 1, tables, pose, rail_frame, axle, work)
-        elif gg[k + 1] < gg[k]:
-            k += 1
-            if k > n_w - 2:
-                return False
-            geo._distance_at(k + 1, tables, pose, rail_frame, axle, work)
-        else:
-            break
-    else:
+    k = geo.walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_walk)
+    if k < 0:
         return False
     g0 = gg[k - 1]
     g1 = gg[k]
