@@ -22,7 +22,7 @@ row here (plus the physics in the core that uses it).
 
 Enumerations: the values are the core's ids (the position of the model name in
 ``solver.wheelset.CREEP_MODEL_NAMES``, ``CONTACT_MODEL_NAMES``,
-``INTEGRATOR_NAMES``); `ENUMERATIONS` only adds the FMI item name and its
+``CONTACT_GEOMETRY_NAMES``, ``INTEGRATOR_NAMES``); `ENUMERATIONS` only adds the FMI item name and its
 description per core name.
 
 This module imports only the standard library: it is bundled in the FMU as
@@ -93,6 +93,10 @@ ENUMERATIONS = (
         "single": ("SinglePoint", "one contact point per wheel (the deepest)"),
         "multipoint": ("Multipoint", "up to three independent contact points per wheel "
                                      "(trace-line extremum detection, Ren & Jin 2010)")}),
+    EnumerationType("ContactGeometry", "CONTACT_GEOMETRY_NAMES", {
+        "online": ("Online", "the profiles scanned at every contact search"),
+        "table": ("Table", "contact point sets precomputed at initialisation "
+                           "(solver.geometry_table), the same points")}),
     EnumerationType("Integrator", "INTEGRATOR_NAMES", {
         "rk4": ("RK4", "classical Runge-Kutta, 4th order"),
         "semi-implicit": ("SemiImplicit", "semi-implicit (symplectic) Euler")}),
@@ -163,6 +167,10 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.model", "Enumeration",
           "contact points per wheel: 0 single point, 1 multipoint (up to 3)",
           core="contact_model", declared_type="ContactModel"),
+        p("contact.geometry", "Enumeration",
+          "contact geometry: 0 online (profiles scanned at every search), 1 table "
+          "(precomputed at initialisation; the same contact points, faster)",
+          core="contact_geometry", declared_type="ContactGeometry"),
         p("contact.multipoint.min_separation", "Real",
           "e_d of Ren & Jin (Eq. 5): minimum lateral separation of two contact points",
           "m", 0.0, 0.1, core="separation_min"),

@@ -147,3 +147,39 @@ def test_table_build_reports_size_and_time():
 def test_bad_table_grid_is_refused(grid):
     with pytest.raises(gt.GeometryTableError):
         gt.TableGrid(**grid).axes()
+
+
+def test_core_with_table_runs_as_online():
+    # the wheelset pushed into flange contact and released (a 40 kN lateral axle-box
+    # load on for 0.3 s, then off): with contact_geometry = "table" every output of
+    # every step is the online one (the same points, hence the same forces)
+    from solver.scenarios import load_scenario
+    from solver.wheelset import WheelsetInputs, WheelsetModel
+    models = {}
+    for geometry in ("online", "table"):
+        params = load_scenario("ren-jin-r400-100", contact_geometry=geometry).params
+        model = WheelsetModel(params)
+        model.initialize()
+        models[geometry] = model
+    assert models["table"].contact_table is not None and models["online"].contact_table is None
+    push = np.array([[0.0, 2.0e4, 0.0], [0.0, 2.0e4, 0.0]])
+    max_points = 0
+    for step in range(60):
+        inputs = WheelsetInputs(axle_box_force=push if step < 30 else np.zeros((2, 3)))
+        records = []
+        for model in models.values():
+            assert model.advance(0.01, inputs).status == "ok"
+            records.append(model.record.copy())
+        np.testing.assert_allclose(records[1], records[0], rtol=1e-12, atol=1e-12)
+        max_points = max(max_points, int(models["online"].outputs().contact_count.max()))
+    assert max_points >= 2      # the flange did touch
+
+
+def test_fmu_parameter_selects_the_table():
+    from fmu_wheelset import variables
+    from solver import wheelset
+    var = variables.BY_NAME["contact.geometry"]
+    assert variables.core_value(var, 1, wheelset) == "table"
+    assert variables.core_value(var, 0, wheelset) == "online"
+    with pytest.raises(ValueError):
+        variables.core_value(var, 2, wheelset)

@@ -13,6 +13,9 @@ def register(subparsers):
     p.add_argument("--out", default="run.csv", type=output_file(), help="CSV of the time histories")
     p.add_argument("--plot", type=output_file(),
                    help="PNG with lateral displacement, normal forces and Y/Q")
+    p.add_argument("--contact-geometry", choices=("online", "table"),
+                   help="contact geometry: online (profiles scanned at every search) or table "
+                        "(precomputed at initialisation, the same points); default: the scenario's")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -22,6 +25,8 @@ def run(args) -> int:
     overrides = {}
     if args.duration is not None:        # 0 is refused by the type, never "the default"
         overrides["duration"] = args.duration
+    if getattr(args, "contact_geometry", None):
+        overrides["contact_geometry"] = args.contact_geometry
     scenario = load_scenario(args.scenario, **overrides)
     result = simulate(scenario, progress=not args.no_progress)
     result.write_csv(args.out)
