@@ -25,8 +25,9 @@ import numpy as np
 from numba import njit
 
 from solver import geometry_table
+from solver.dynamics import StepInputs, TrackPoint, wheelset_rhs
 from solver.scenarios import load_scenario, simulate
-from solver.wheelset import WheelsetModel, wheelset_rhs
+from solver.wheelset import WheelsetModel
 
 SCENARIO = "ren-jin-r400-100"
 TARGET_RHS_US = {"online": 2.0, "table": 1.0}
@@ -34,10 +35,11 @@ TARGET_RTF = {"online": 150.0, "table": 300.0}
 
 
 @njit
-def _rhs_loop(n, state, wt, rt, gp, model, zero, work, pts, cnt, con, summ, d, update_only, search):
+def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, table_search):
+    track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
+    inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
-        wheelset_rhs(state, 1.0 / 400.0, 0.0, -0.08, wt, rt, gp, model, zero, zero, zero, zero, 0.0,
-                     work, pts, cnt, con, summ, d, update_only, search)
+        wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search)
 
 
 def _min_median(values):
@@ -66,9 +68,9 @@ def _rhs_costs(params, repeats, n=20000):
     su = model.setup
     zero = np.zeros((2, 3))
     state = model.state.copy()
-    args = (state, su.wheel_table, su.rail_table, su.params, model.model, zero, model._work,
-            model._points, model._counts, model._contact, model._summary, model._deriv)
-    search = model._table_search
+    args = (state, su.tables, model.model, zero, model._search, model._results, model._deriv)
+    search = model._table_search or geometry_table.TableSearch(geometry_table.empty_table_arrays(),
+                                                               geometry_table.table_scratch())
     _rhs_loop(2, *args, False, search)
     _rhs_loop(2, *args, True, search)
     full, update = [], []
