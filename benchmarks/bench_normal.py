@@ -17,6 +17,7 @@ from numba import njit
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from solver import normal as nm  # noqa: E402
+from solver import normal_exact as nme  # noqa: E402
 
 YOUNG, POISSON = 210e9, 0.3
 
@@ -90,9 +91,9 @@ def bench_kik_piotrowski():
     y = np.linspace(-1.5 * half, 1.5 * half, 201)
     gap = B * y ** 2
     radius = np.full(y.size, 0.5 / A)
-    nm.kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32)
-    t_kernel = best_time(lambda: nm.kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32), 5, 200)
-    t_reference = best_time(lambda: nm.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON), 3, 50)
+    nme.kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32)
+    t_kernel = best_time(lambda: nme.kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32), 5, 200)
+    t_reference = best_time(lambda: nme.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON), 3, 50)
     report("Kik-Piotrowski force, 201 strips x 32 cells", t_kernel, t_reference, "us")
 
 
@@ -106,10 +107,10 @@ def bench_exact():
     dx, dy = x[1] - x[0], y[1] - y[0]
     runs = {}
     for method in ("numba", "numpy", "fft"):
-        nm.exact_normal_contact(gap[:8, :8], dx, dy, load / 20, YOUNG, POISSON, method=method)  # compile
-        result = nm.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=method)
+        nme.exact_normal_contact(gap[:8, :8], dx, dy, load / 20, YOUNG, POISSON, method=method)  # compile
+        result = nme.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=method)
         repeats = 2 if method == "numpy" else 5
-        runs[method] = (best_time(lambda m=method: nm.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=m),
+        runs[method] = (best_time(lambda m=method: nme.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=m),
                                   repeats), result)
     label = f"exact BEM {nx}x{ny}={nx * ny} elements"
     report(label + " (dense)", runs["numba"][0], runs["numpy"][0], "ms")

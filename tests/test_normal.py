@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from scipy import optimize, special
 
 from solver import normal as nm
+from solver import normal_exact as nme
 
 YOUNG = 210e9
 POISSON = 0.3
@@ -231,8 +232,8 @@ def test_kik_piotrowski_kernel_equals_reference():
     for A, B in [(1.0, 1.0), (1.1, 3.7), (0.9, 0.2)]:
         y, gap, radius = _parabolic_strips(A, B, 1e-4)
         gap = gap + 0.01 * np.sin(4e3 * y) ** 2 * 1e-4 + 3e-3  # non-elliptic, shifted
-        ref = nm.kik_piotrowski(y, gap, radius, 1e-4, YOUNG, POISSON)
-        ker = nm.kik_piotrowski_force_kernel(y, gap, radius, 1e-4, YOUNG, POISSON, nm.KIK_PIOTROWSKI_REDUCTION, 32)
+        ref = nme.kik_piotrowski(y, gap, radius, 1e-4, YOUNG, POISSON)
+        ker = nme.kik_piotrowski_force_kernel(y, gap, radius, 1e-4, YOUNG, POISSON, nme.KIK_PIOTROWSKI_REDUCTION, 32)
         assert ker[4] == 0
         assert rel(ker[0], ref.normal_force) < 1e-10
         assert rel(ker[1], ref.area) < 1e-10
@@ -245,7 +246,7 @@ def test_kik_piotrowski_on_hertzian_gap_matches_analytic_ellipse():
     ellipsoidal pressure, so its load is (2/3) pi a' E* delta / K(e') (a' major semi-axis)."""
     A, B, delta = 1.0, 3.0, 1e-4
     y, gap, radius = _parabolic_strips(A, B, delta)
-    result = nm.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
+    result = nme.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
     semi_a = math.sqrt(0.55 * delta / A)
     semi_b = math.sqrt(0.55 * delta / B)
     assert rel(result.semi_length, semi_a) < 1e-12
@@ -266,9 +267,9 @@ def test_kik_piotrowski_patch_close_to_hertz():
         hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
         y, gap, radius = _parabolic_strips(A, B, hertz.approach)
         delta = optimize.brentq(
-            lambda d: nm.kik_piotrowski_force_kernel(y, gap, radius, d, YOUNG, POISSON, 0.55, 32)[0] - load,
+            lambda d: nme.kik_piotrowski_force_kernel(y, gap, radius, d, YOUNG, POISSON, 0.55, 32)[0] - load,
             0.5 * hertz.approach, 1.5 * hertz.approach, xtol=1e-12)
-        kp = nm.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
+        kp = nme.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
         assert rel(kp.normal_force, load) < 1e-6
         assert rel(kp.semi_length, hertz.a) < tolerance
         assert rel(kp.semi_width, hertz.b) < tolerance
@@ -278,22 +279,22 @@ def test_kik_piotrowski_patch_close_to_hertz():
 def test_kik_piotrowski_force_positive_and_increasing():
     y, gap, radius = _parabolic_strips(1.0, 2.5, 2e-4)
     gap = gap + 4e-4 * np.maximum(y, 0.0) ** 1.5  # asymmetric, non-Hertzian
-    forces = [nm.kik_piotrowski(y, gap, radius, d, YOUNG, POISSON).normal_force for d in np.linspace(1e-5, 2e-4, 8)]
+    forces = [nme.kik_piotrowski(y, gap, radius, d, YOUNG, POISSON).normal_force for d in np.linspace(1e-5, 2e-4, 8)]
     assert forces[0] > 0.0 and np.all(np.diff(forces) > 0.0)
 
 
 def test_kik_piotrowski_degenerate_inputs():
     y, gap, radius = _parabolic_strips(1.0, 2.0, 1e-4)
-    zero = nm.kik_piotrowski(y, gap, radius, 0.0, YOUNG, POISSON)
+    zero = nme.kik_piotrowski(y, gap, radius, 0.0, YOUNG, POISSON)
     assert zero.normal_force == 0.0 and zero.area == 0.0 and np.all(np.isfinite(zero.pressure))
-    assert nm.kik_piotrowski_force_kernel(y, gap, radius, -1e-5, YOUNG, POISSON, 0.55, 32)[4] == 1
+    assert nme.kik_piotrowski_force_kernel(y, gap, radius, -1e-5, YOUNG, POISSON, 0.55, 32)[4] == 1
     bad = gap.copy()
     bad[3] = np.nan
-    assert nm.kik_piotrowski_force_kernel(y, bad, radius, 1e-4, YOUNG, POISSON, 0.55, 32)[:4] == (0.0,) * 4
+    assert nme.kik_piotrowski_force_kernel(y, bad, radius, 1e-4, YOUNG, POISSON, 0.55, 32)[:4] == (0.0,) * 4
     with pytest.raises(nm.NormalContactError):
-        nm.kik_piotrowski(y, bad, radius, 1e-4, YOUNG, POISSON)
+        nme.kik_piotrowski(y, bad, radius, 1e-4, YOUNG, POISSON)
     with pytest.raises(nm.NormalContactError):
-        nm.kik_piotrowski(y[::-1], gap, radius, 1e-4, YOUNG, POISSON)
+        nme.kik_piotrowski(y[::-1], gap, radius, 1e-4, YOUNG, POISSON)
 
 
 # ---------------------------------------------------------------------------
@@ -307,18 +308,18 @@ def _elliptic_gap(A, B, half_x, half_y, nx, ny):
 
 
 def test_influence_kernel_equals_reference():
-    ref = nm.influence_coefficients(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
-    ker = nm.influence_coefficients_kernel(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
+    ref = nme.influence_coefficients(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
+    ker = nme.influence_coefficients_kernel(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
     np.testing.assert_allclose(ker, ref, rtol=1e-12)
     # centre of a uniformly loaded square of side s: u = 4 s asinh(1) p/(pi E*) (both bodies)
-    square = nm.influence_coefficients(1, 1, 1e-3, 1e-3, YOUNG, POISSON)[0, 0]
+    square = nme.influence_coefficients(1, 1, 1e-3, 1e-3, YOUNG, POISSON)[0, 0]
     assert rel(square, 4e-3 * math.asinh(1.0) / (math.pi * E_STAR)) < 1e-12
 
 
 def test_exact_solver_reproduces_hertz():
     A, B, load = 1.0, 3.0, 1e5
     hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
-    study = nm.converge_exact_normal(lambda x, y: A * x ** 2 + B * y ** 2, (-1.25 * hertz.a, 1.25 * hertz.a),
+    study = nme.converge_exact_normal(lambda x, y: A * x ** 2 + B * y ** 2, (-1.25 * hertz.a, 1.25 * hertz.a),
                                      (-1.25 * hertz.b, 1.25 * hertz.b), load, YOUNG, POISSON, cells=(20, 20))
     assert study.converged and study.history[-1].change < 0.01
     result = study.result
@@ -338,14 +339,14 @@ def test_exact_solver_confirms_hertz_at_10_degrees():
     B = (1.0 + c) / (1.0 - c)
     hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
     gap, dx, dy = _elliptic_gap(A, B, 1.2 * hertz.a, 1.2 * hertz.b, 48, 36)
-    result = nm.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON)
+    result = nme.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON)
     assert rel(result.peak_pressure, hertz.p0) < 0.003
     assert rel(result.approach, hertz.approach) < 0.003
 
 
 def test_exact_methods_agree():
     gap, dx, dy = _elliptic_gap(1.0, 2.0, 0.011, 0.008, 26, 22)
-    results = [nm.exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON, method=m, tolerance=1e-11)
+    results = [nme.exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON, method=m, tolerance=1e-11)
                for m in ("numpy", "numba", "fft")]
     for other in results[1:]:
         assert other.converged
@@ -360,7 +361,7 @@ def test_exact_two_point_gap_gives_two_patches():
     y = np.linspace(-0.02, 0.02, 61)
     X, Y = np.meshgrid(x, y, indexing="ij")
     gap = np.minimum(1.0 * X ** 2 + 4.0 * (Y + 0.011) ** 2, 1.0 * X ** 2 + 8.0 * (Y - 0.011) ** 2 + 2e-6)
-    result = nm.exact_normal_contact(gap, x[1] - x[0], y[1] - y[0], 9e4, YOUNG, POISSON, x0=x[0], y0=y[0])
+    result = nme.exact_normal_contact(gap, x[1] - x[0], y[1] - y[0], 9e4, YOUNG, POISSON, x0=x[0], y0=y[0])
     assert result.converged and len(result.patches) == 2
     assert rel(result.total_force, 9e4) < 1e-3
     assert rel(sum(p.normal_force for p in result.patches), 9e4) < 1e-3
@@ -374,23 +375,23 @@ def test_exact_two_point_gap_gives_two_patches():
 
 def test_exact_degenerate_inputs():
     gap, dx, dy = _elliptic_gap(1.0, 2.0, 0.01, 0.01, 8, 8)
-    zero = nm.exact_normal_contact(gap, dx, dy, 0.0, YOUNG, POISSON)
+    zero = nme.exact_normal_contact(gap, dx, dy, 0.0, YOUNG, POISSON)
     assert zero.total_force == 0.0 and zero.patches == () and np.all(np.isfinite(zero.pressure))
     with pytest.raises(nm.NormalContactError):
-        nm.exact_normal_contact(gap, dx, dy, -1.0, YOUNG, POISSON)
+        nme.exact_normal_contact(gap, dx, dy, -1.0, YOUNG, POISSON)
     bad = gap.copy()
     bad[2, 2] = np.inf
     with pytest.raises(nm.NormalContactError):
-        nm.exact_normal_contact(bad, dx, dy, 1e3, YOUNG, POISSON)
+        nme.exact_normal_contact(bad, dx, dy, 1e3, YOUNG, POISSON)
     with pytest.raises(nm.NormalContactError):
-        nm.exact_normal_contact(gap, dx, 0.0, 1e3, YOUNG, POISSON)
+        nme.exact_normal_contact(gap, dx, 0.0, 1e3, YOUNG, POISSON)
 
 
 def test_plot_pressure_map(tmp_path):
     gap, dx, dy = _elliptic_gap(1.0, 2.0, 0.011, 0.008, 20, 16)
-    result = nm.exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON)
-    path = nm.plot_pressure_map(result, tmp_path / "exact.png")
+    result = nme.exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON)
+    path = nme.plot_pressure_map(result, tmp_path / "exact.png")
     assert path.stat().st_size > 1000
     y, gap1, radius = _parabolic_strips(1.0, 2.0, 1e-4, points=61)
-    kp = nm.kik_piotrowski(y, gap1, radius, 1e-4, YOUNG, POISSON)
-    assert nm.plot_pressure_map(kp, tmp_path / "kp.png").stat().st_size > 1000
+    kp = nme.kik_piotrowski(y, gap1, radius, 1e-4, YOUNG, POISSON)
+    assert nme.plot_pressure_map(kp, tmp_path / "kp.png").stat().st_size > 1000

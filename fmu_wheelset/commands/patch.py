@@ -84,7 +84,8 @@ def gap_grid(setup, sc, depth, cell, side=0):
 
 def run(args) -> int:
     from solver.geometry import GeometryError, static_contact
-    from solver.normal import NormalContactError, exact_normal_contact, plot_pressure_map
+    from solver.normal import NormalContactError
+    from solver.normal_exact import exact_normal_contact, plot_pressure_map
 
     try:
         setup = build_setup(args)
