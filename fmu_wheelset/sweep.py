@@ -360,7 +360,7 @@ def _fmu_run(fmu_path, case, want_history):
 def _core_run(case, want_history):
     """The same case with the core (no FMU): the reference runner."""
     from solver.wheelset import WheelsetInputs, WheelsetModel
-    from solver.track import RailMotion
+    from solver.track_excitation import RailMotion
     scenario = case_scenario(case)
     track = _track_values(case, scenario.params.speed)
     dt, stop = scenario.output_interval, scenario.duration

@@ -6,7 +6,8 @@ catch all of them in one clause and still tell them apart:
 
     SolverError
       ProfileError        solver.profiles: a malformed or unusable profile (names file and line)
-      TrackError          solver.track: a bad track layout, irregularity or rail motion
+      TrackError          solver.track, solver.track_excitation: a bad track layout,
+                          irregularity or rail motion
       GeometryError       solver.geometry: a contact-geometry request that cannot be answered
       NormalContactError  solver.normal: bad input to the normal-contact layer (and normal_exact)
       WheelsetError       here: bad wheelset parameters, inputs or calls (solver.wheelset)

@@ -1,4 +1,4 @@
-"""Track layer: geometry along the travelled distance, irregularities, rail motion.
+"""Track layout along the travelled distance: curves, transitions, cant; TOML/CSV files.
 
 Everything is a function of the travelled distance ``s`` (m) along the track
 centreline, in SI units (m, rad). Sign conventions (``docs/CONVENTIONS.md``):
@@ -82,36 +82,8 @@ metadata. Either sections, header ``type,length_m,radius_m,cant_mm,direction``
 ``s_m,radius_m,cant_mm[,direction]`` (``inf`` = straight). ``cant_m`` may
 replace ``cant_mm``.
 
-Irregularities (``TrackIrregularity``)
---------------------------------------
-Four functions of s, in metres: lateral ``alignment`` (+y), vertical ``level``
-(+z), ``gauge`` deviation (actual minus nominal gauge, + = wider) and
-``cross_level`` (z_left - z_right, + = left rail higher, the same sign as
-``cant_angle``). Per rail (last axis index 0 = left, 1 = right):
-
-    left  rail lateral  = alignment + gauge/2     right rail lateral  = alignment - gauge/2
-    left  rail vertical = level + cross_level/2   right rail vertical = level - cross_level/2
-
-so a wider gauge moves the left rail to +y and the right rail to -y.
-
-Sources: a CSV file (columns ``s_m, alignment_m, level_m, gauge_m,
-crosslevel_m``; missing component columns are zero), or a realisation of a
-standard one-sided PSD S(Omega) (m^2/(rad/m), Omega = 2 pi / wavelength in
-rad/m) generated with a seed by the spectral representation (sum of harmonics
-with deterministic amplitudes a_k = sqrt(2 * integral of S over the k-th
-frequency bin) and uniform random phases, Shinozuka & Deodatis 1991), evaluated
-on a grid by an inverse FFT. The realisation is PERIODIC with period
-``length`` (choose it at least as long as the run), its variance over one
-period equals the integral of the PSD over the wavelength band (default 1-120
-m). Values between grid points come from a cubic Hermite spline fed with the
-spectrally exact derivative.
-
-Rail motion (``RailMotion``)
-----------------------------
-Lateral, vertical, roll displacement of each rail and their time derivatives,
-arrays of shape (2,) [left, right], zero by default; ``combined_with_irregularity``
-adds an irregularity at s (rates times the speed) so the dynamics sees one rail
-motion.
+Irregularities and rail motion (``TrackIrregularity``, ``RailMotion``) are in
+solver.track_excitation.
 """
 from __future__ import annotations
 
@@ -120,13 +92,12 @@ import csv
 import math
 import os
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from numba import njit
 from scipy import integrate
-from scipy.interpolate import CubicSpline
 from scipy.special import roots_legendre
 
 from .errors import SolverError
@@ -139,11 +110,6 @@ __all__ = [
     "load_track",
     "builtin_track",
     "BUILTIN_TRACKS",
-    "SPECTRA",
-    "psd",
-    "psd_band_variance",
-    "TrackIrregularity",
-    "RailMotion",
     "DEFAULT_RAIL_DISTANCE",
 ]
 
@@ -165,7 +131,7 @@ class TrackError(SolverError):
 # --------------------------------------------------------------------------
 # small validation helpers
 # --------------------------------------------------------------------------
-def _finite_float(value, what: str) -> float:
+def finite_float(value, what: str) -> float:
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -198,14 +164,14 @@ def _sign(direction: str) -> float:
     return 1.0 if direction == "left" else -1.0
 
 
-def _as_s(s) -> np.ndarray:
+def as_distance(s) -> np.ndarray:
     arr = np.asarray(s, dtype=float)
     if not np.all(np.isfinite(arr)):
         raise TrackError("the distance s must be finite")
     return arr
 
 
-def _ret(x: np.ndarray, scalar: bool):
+def scalar_or_array(x: np.ndarray, scalar: bool):
     return float(x) if scalar else x
 
 
@@ -254,9 +220,9 @@ def _section_from_mapping(d: Mapping, where: str) -> TrackSection:
         if canon == "radius" and "radius" in out:
             raise TrackError(f"{where}: give the radius once")
         if canon == "cant_m":
-            out["cant"] = None if value is None else _finite_float(value, f"{where}: cant (m)")
+            out["cant"] = None if value is None else finite_float(value, f"{where}: cant (m)")
         elif canon == "cant_mm":
-            out["cant"] = None if value is None else 1e-3 * _finite_float(value, f"{where}: cant_mm")
+            out["cant"] = None if value is None else 1e-3 * finite_float(value, f"{where}: cant_mm")
         else:
             out[canon] = value
     if "type" not in out:
@@ -279,13 +245,13 @@ def _normalise_section(sec, index: int, default_direction: str,
         raise TrackError(f"{where}: unknown section type {sec.type!r} "
                          f"(allowed: {', '.join(SECTION_TYPES)})")
     where = f"section {index} ({kind})"
-    length = _finite_float(sec.length, f"{where}: length")
+    length = finite_float(sec.length, f"{where}: length")
     if length <= 0.0:
         raise TrackError(f"{where}: length must be positive, got {length} m")
     direction = default_direction if sec.direction is None else _direction(
         sec.direction, f"{where}: direction")
     radius = None if sec.radius is None else _float_or_inf(sec.radius, f"{where}: radius")
-    cant = None if sec.cant is None else _finite_float(sec.cant, f"{where}: cant")
+    cant = None if sec.cant is None else finite_float(sec.cant, f"{where}: cant")
     if radius is not None and radius <= 0.0:
         raise TrackError(f"{where}: radius must be positive (use 'direction' for the side), "
                          f"got {radius} m")
@@ -382,7 +348,7 @@ class Track:
         next) of s (m), curvature (1/m) and signed superelevation (m)."""
         self.name = str(name)
         self.description = str(description)
-        self.rail_distance = _finite_float(rail_distance, "rail_distance")
+        self.rail_distance = finite_float(rail_distance, "rail_distance")
         if self.rail_distance <= 0.0:
             raise TrackError(f"rail_distance must be positive, got {self.rail_distance} m")
         s = np.asarray(knots_s, dtype=float)
@@ -426,7 +392,7 @@ class Track:
     def from_sections(cls, sections: Iterable, *, rail_distance: float = DEFAULT_RAIL_DISTANCE,
                       direction: str = "left", name: str = "", description: str = "") -> "Track":
         """Track from a list of ``TrackSection`` or dicts (see module docstring)."""
-        rail_distance = _finite_float(rail_distance, "rail_distance")
+        rail_distance = finite_float(rail_distance, "rail_distance")
         if rail_distance <= 0.0:
             raise TrackError(f"rail_distance must be positive, got {rail_distance} m")
         default_direction = _direction(direction, "direction")
@@ -486,10 +452,10 @@ class Track:
         cant (m, >= 0) at stations s (m, first 0, increasing); curvature and
         superelevation are linear in s between stations. ``direction`` is one
         string or one per station."""
-        rail_distance = _finite_float(rail_distance, "rail_distance")
+        rail_distance = finite_float(rail_distance, "rail_distance")
         if rail_distance <= 0.0:
             raise TrackError(f"rail_distance must be positive, got {rail_distance} m")
-        st = [_finite_float(x, f"station {i}: s") for i, x in enumerate(stations)]
+        st = [finite_float(x, f"station {i}: s") for i, x in enumerate(stations)]
         n = len(st)
         if n < 2:
             raise TrackError("the stations form needs at least two stations")
@@ -497,7 +463,7 @@ class Track:
         if len(rad) != n:
             raise TrackError(f"{n} stations but {len(rad)} radii")
         can = [0.0] * n if cants is None else [
-            _finite_float(x, f"station {i}: cant") for i, x in enumerate(cants)]
+            finite_float(x, f"station {i}: cant") for i, x in enumerate(cants)]
         if len(can) != n:
             raise TrackError(f"{n} stations but {len(can)} cant values")
         if isinstance(direction, str):
@@ -588,7 +554,7 @@ class Track:
                 raise TrackError("[stations]: give cant_mm or cant_m, not both")
             cants = None
             if "cant_mm" in st:
-                cants = [1e-3 * _finite_float(x, "[stations] cant_mm") for x in st["cant_mm"]]
+                cants = [1e-3 * finite_float(x, "[stations] cant_mm") for x in st["cant_mm"]]
             elif "cant_m" in st:
                 cants = st["cant_m"]
             return cls.from_stations(st["s_m"], st["radius_m"], cants,
@@ -603,14 +569,14 @@ class Track:
                  direction: str = "left") -> "Track":
         """Read a CSV track file: sections or stations (module docstring)."""
         path = os.fspath(path)
-        header, rows, meta = _read_csv(path)
+        header, rows, meta = read_csv(path)
         name = meta.get("name", "")
         if rail_distance is None:
             rail_distance = meta.get("rail_distance_m", DEFAULT_RAIL_DISTANCE)
         try:
             if "type" in header:
                 allowed = {"type", "length_m", "radius_m", "cant_mm", "cant_m", "direction"}
-                _check_columns(header, allowed, required=("type", "length_m"))
+                check_columns(header, allowed, required=("type", "length_m"))
                 secs = []
                 for lineno, row in rows:
                     d = {}
@@ -619,11 +585,11 @@ class Track:
                             continue
                         d[key] = val.strip()
                     if "length_m" in d:
-                        d["length_m"] = _finite_float(d["length_m"], f"line {lineno}: length_m")
+                        d["length_m"] = finite_float(d["length_m"], f"line {lineno}: length_m")
                     if "cant_mm" in d:
-                        d["cant_mm"] = _finite_float(d["cant_mm"], f"line {lineno}: cant_mm")
+                        d["cant_mm"] = finite_float(d["cant_mm"], f"line {lineno}: cant_mm")
                     if "cant_m" in d:
-                        d["cant_m"] = _finite_float(d["cant_m"], f"line {lineno}: cant_m")
+                        d["cant_m"] = finite_float(d["cant_m"], f"line {lineno}: cant_m")
                     if "radius_m" in d:
                         d["radius_m"] = _float_or_inf(d["radius_m"], f"line {lineno}: radius_m")
                     secs.append(_section_from_mapping(d, f"line {lineno}"))
@@ -631,18 +597,18 @@ class Track:
                                          name=name)
             if "s_m" in header:
                 allowed = {"s_m", "radius_m", "cant_mm", "cant_m", "direction"}
-                _check_columns(header, allowed, required=("s_m", "radius_m"))
+                check_columns(header, allowed, required=("s_m", "radius_m"))
                 if "cant_mm" in header and "cant_m" in header:
                     raise TrackError("give a cant_mm or a cant_m column, not both")
                 col = {k: i for i, k in enumerate(header)}
                 s, r, c, d = [], [], [], []
                 for lineno, row in rows:
-                    s.append(_finite_float(row[col["s_m"]], f"line {lineno}: s_m"))
+                    s.append(finite_float(row[col["s_m"]], f"line {lineno}: s_m"))
                     r.append(_float_or_inf(row[col["radius_m"]], f"line {lineno}: radius_m"))
                     if "cant_mm" in col:
-                        c.append(1e-3 * _finite_float(row[col["cant_mm"]], f"line {lineno}: cant_mm"))
+                        c.append(1e-3 * finite_float(row[col["cant_mm"]], f"line {lineno}: cant_mm"))
                     elif "cant_m" in col:
-                        c.append(_finite_float(row[col["cant_m"]], f"line {lineno}: cant_m"))
+                        c.append(finite_float(row[col["cant_m"]], f"line {lineno}: cant_m"))
                     else:
                         c.append(0.0)
                     d.append(row[col["direction"]].strip() if "direction" in col
@@ -743,42 +709,42 @@ class Track:
 
     def curvature(self, s):
         """Curvature kappa = 1/R (1/m) at s, positive for a left curve."""
-        arr = _as_s(s)
+        arr = as_distance(s)
         idx, _, ds_in, _ = self._locate(arr)
-        return _ret(self._k0[idx] + self._kr[idx] * ds_in, arr.ndim == 0)
+        return scalar_or_array(self._k0[idx] + self._kr[idx] * ds_in, arr.ndim == 0)
 
     def curvature_rate(self, s):
         """d kappa / ds (1/m^2); 0 outside [0, length)."""
-        arr = _as_s(s)
+        arr = as_distance(s)
         idx, _, _, inside = self._locate(arr)
-        return _ret(np.where(inside, self._kr[idx], 0.0), arr.ndim == 0)
+        return scalar_or_array(np.where(inside, self._kr[idx], 0.0), arr.ndim == 0)
 
     def superelevation(self, s):
         """Signed superelevation z_left - z_right (m); < 0 in a canted left curve."""
-        arr = _as_s(s)
+        arr = as_distance(s)
         idx, _, ds_in, _ = self._locate(arr)
-        return _ret(self._e0[idx] + self._er[idx] * ds_in, arr.ndim == 0)
+        return scalar_or_array(self._e0[idx] + self._er[idx] * ds_in, arr.ndim == 0)
 
     def cant_angle(self, s):
         """Track roll angle (rad) about +x, positive lifts the LEFT rail:
         asin(superelevation / rail_distance)."""
-        arr = _as_s(s)
+        arr = as_distance(s)
         idx, _, ds_in, _ = self._locate(arr)
         e = self._e0[idx] + self._er[idx] * ds_in
-        return _ret(np.arcsin(e / self.rail_distance), arr.ndim == 0)
+        return scalar_or_array(np.arcsin(e / self.rail_distance), arr.ndim == 0)
 
     def cant_rate(self, s):
         """d cant_angle / ds (rad/m); 0 outside [0, length)."""
-        arr = _as_s(s)
+        arr = as_distance(s)
         idx, _, ds_in, inside = self._locate(arr)
         e = self._e0[idx] + self._er[idx] * ds_in
         rate = self._er[idx] / np.sqrt(self.rail_distance ** 2 - e ** 2)
-        return _ret(np.where(inside, rate, 0.0), arr.ndim == 0)
+        return scalar_or_array(np.where(inside, rate, 0.0), arr.ndim == 0)
 
     def heading(self, s):
         """Heading (rad) of the centreline, the integral of the curvature; 0 at s = 0."""
-        arr = _as_s(s)
-        return _ret(self._heading(arr), arr.ndim == 0)
+        arr = as_distance(s)
+        return scalar_or_array(self._heading(arr), arr.ndim == 0)
 
     def _heading(self, arr):
         idx, ds, ds_in, _ = self._locate(arr)
@@ -790,7 +756,7 @@ class Track:
         """All the geometry at s in one call (one segment search)."""
         if isinstance(s, (float, int)) and not isinstance(s, bool):
             return self._evaluate_scalar(float(s))
-        arr = _as_s(s)
+        arr = as_distance(s)
         idx, ds, ds_in, inside = self._locate(arr)
         k_in = self._k0[idx] + self._kr[idx] * ds_in
         e = self._e0[idx] + self._er[idx] * ds_in
@@ -799,9 +765,9 @@ class Track:
         kr = np.where(inside, self._kr[idx], 0.0)
         cr = np.where(inside, self._er[idx] / np.sqrt(self.rail_distance ** 2 - e ** 2), 0.0)
         sc = arr.ndim == 0
-        return TrackState(_ret(k_in, sc), _ret(kr, sc),
-                          _ret(np.arcsin(e / self.rail_distance), sc), _ret(cr, sc),
-                          _ret(psi, sc))
+        return TrackState(scalar_or_array(k_in, sc), scalar_or_array(kr, sc),
+                          scalar_or_array(np.arcsin(e / self.rail_distance), sc), scalar_or_array(cr, sc),
+                          scalar_or_array(psi, sc))
 
     def _evaluate_scalar(self, s: float) -> TrackState:
         if not math.isfinite(s):
@@ -860,7 +826,7 @@ class Track:
     def position(self, s):
         """Plan position (X, Y) in m of the centreline at s; (0, 0) at s = 0,
         initial heading along +X, a left curve turns towards +Y."""
-        arr = _as_s(s)
+        arr = as_distance(s)
         flat = arr.reshape(-1)
         X = np.empty_like(flat)
         Y = np.empty_like(flat)
@@ -922,7 +888,7 @@ def _csv_num(x: float) -> str:
     return "inf" if x == math.inf else repr(float(x))
 
 
-def _read_csv(path: str):
+def read_csv(path: str):
     """Header (lower-case names), data rows with line numbers, '# key = value' metadata."""
     from .data_files import DataFileError, read_text
     try:
@@ -943,7 +909,7 @@ def _read_csv(path: str):
                 if key == "name":
                     meta["name"] = val.strip()
                 elif key == "rail_distance_m":
-                    meta["rail_distance_m"] = _finite_float(
+                    meta["rail_distance_m"] = finite_float(
                         val.strip(), f"{path}: line {lineno}: rail_distance_m")
             continue
         cells = next(csv.reader([line]))
@@ -963,7 +929,7 @@ def _read_csv(path: str):
     return header, rows, meta
 
 
-def _check_columns(header, allowed, required):
+def check_columns(header, allowed, required):
     unknown = [i + 1 for i, c in enumerate(header) if c not in allowed]
     if unknown:
         # the names are not quoted: the header may be a line of any file
@@ -1040,480 +1006,3 @@ def builtin_track(name: str, *, direction: str = "left",
     if name not in BUILTIN_TRACKS:
         raise TrackError(f"unknown built-in track {name!r} (known: {sorted(BUILTIN_TRACKS)})")
     return BUILTIN_TRACKS[name](_direction(direction, "direction"), rail_distance)
-
-
-# --------------------------------------------------------------------------
-# irregularity spectra
-# --------------------------------------------------------------------------
-# FRA track classes 1-6: the PSD fits of Hamid & Yang (FRA report "Analytical
-# descriptions of track geometry variations", 1983; Fries & Coffey), in the form
-# reproduced by Garg & Dukkipati (Dynamics of Railway Vehicle Systems, 1984) and
-# Zhai (Vehicle-Track Coupled Dynamics, 2020, ch. on track irregularities):
-#   profile (level)     S_v = k A_v Oc^2 / (O^2 (O^2 + Oc^2))
-#   alignment           S_a = k A_a Oc^2 / (O^2 (O^2 + Oc^2))
-#   cross-level, gauge  S_c = 4 k A_v Oc^2 / ((O^2 + Oc^2)(O^2 + Os^2))
-# with S in cm^2/(rad/m), A in cm^2 rad/m, O in rad/m, k = 0.25. The original
-# report fits gauge with its own parameters; the common reproduction above uses
-# the cross-level form for both, as here. Table: class -> (A_v, A_a, Os, Oc).
-FRA_K = 0.25
-FRA_CLASSES = {
-    1: (1.2107, 3.3634, 0.6046, 0.8245),
-    2: (1.0181, 1.2107, 0.9308, 0.8245),
-    3: (0.6816, 0.4128, 0.8520, 0.8245),
-    4: (0.5376, 0.3027, 1.1312, 0.8245),
-    5: (0.2095, 0.0762, 0.8209, 0.8245),
-    6: (0.0339, 0.0339, 0.4380, 0.8245),
-}
-# German low / high disturbance spectra (ORE B176, 1989), in the form of Zhai
-# (2020) and others: Oc = 0.8246, Or = 0.0206, Os = 0.4380 rad/m,
-#   level      S_v = A_v Oc^2 / ((O^2 + Or^2)(O^2 + Oc^2))
-#   alignment  S_a = A_a Oc^2 / ((O^2 + Or^2)(O^2 + Oc^2))
-#   gauge      S_g = A_g Oc^2 O^2 / ((O^2 + Or^2)(O^2 + Oc^2)(O^2 + Os^2))
-#   cross-level ANGLE  S_c = (A_v / b^2) Oc^2 O^2 / ((O^2+Or^2)(O^2+Oc^2)(O^2+Os^2)),
-#     b = 0.75 m; as the height difference 2 b * angle used here: 4 b^2 S_c,
-#     i.e. 4 A_v Oc^2 O^2 / (...), independent of b.
-# S in m^2/(rad/m), A in m^2 rad/m. (low: A_a 2.119e-7, A_v 4.032e-7,
-# A_g 0.532e-7; high: 6.125e-7, 10.80e-7, 1.032e-7.) The high-level alignment
-# and level values were cross-checked against the ORE B176 high table printed
-# in the GENSYS TRC_IPSD manual (m^2/(1/m) = 2 pi x m^2/(rad/m)): 6.1608e-6 at
-# 10 m and 2.3194e-4 at 50 m for alignment, 1.0863e-5 at 10 m for level.
-GERMAN_OMEGA_C, GERMAN_OMEGA_R, GERMAN_OMEGA_S = 0.8246, 0.0206, 0.4380
-GERMAN_LEVELS = {"low": (2.119e-7, 4.032e-7, 0.532e-7), "high": (6.125e-7, 10.80e-7, 1.032e-7)}
-
-COMPONENTS = ("alignment", "level", "gauge", "cross_level")
-SPECTRA = tuple([f"fra-{c}" for c in FRA_CLASSES] + ["german-low", "german-high"])
-
-
-def psd(spectrum: str, component: str, omega):
-    """One-sided PSD S(omega) in m^2/(rad/m) of ``component`` ('alignment',
-    'level', 'gauge', 'cross_level') for ``spectrum`` ('fra-1' .. 'fra-6',
-    'german-low', 'german-high'); omega = 2 pi / wavelength (rad/m), > 0.
-    The variance over a band is the integral of S over omega in that band."""
-    if component not in COMPONENTS:
-        raise TrackError(f"unknown irregularity component {component!r} (known: {COMPONENTS})")
-    om = np.asarray(omega, dtype=float)
-    if not np.all(np.isfinite(om)) or np.any(om <= 0.0):
-        raise TrackError("omega must be finite and positive (rad/m)")
-    o2 = om * om
-    if isinstance(spectrum, str) and spectrum.startswith("fra-"):
-        try:
-            av, aa, os_, oc = FRA_CLASSES[int(spectrum[4:])]
-        except (ValueError, KeyError):
-            raise TrackError(f"unknown spectrum {spectrum!r} (known: {SPECTRA})") from None
-        if component == "level":
-            s = FRA_K * av * oc ** 2 / (o2 * (o2 + oc ** 2))
-        elif component == "alignment":
-            s = FRA_K * aa * oc ** 2 / (o2 * (o2 + oc ** 2))
-        else:
-            s = 4.0 * FRA_K * av * oc ** 2 / ((o2 + oc ** 2) * (o2 + os_ ** 2))
-        s = s * 1e-4  # cm^2 -> m^2
-    elif spectrum in ("german-low", "german-high"):
-        aa, av, ag = GERMAN_LEVELS[spectrum[7:]]
-        oc, or_, os_ = GERMAN_OMEGA_C, GERMAN_OMEGA_R, GERMAN_OMEGA_S
-        base = oc ** 2 / ((o2 + or_ ** 2) * (o2 + oc ** 2))
-        if component == "level":
-            s = av * base
-        elif component == "alignment":
-            s = aa * base
-        elif component == "gauge":
-            s = ag * base * o2 / (o2 + os_ ** 2)
-        else:
-            s = 4.0 * av * base * o2 / (o2 + os_ ** 2)
-    else:
-        raise TrackError(f"unknown spectrum {spectrum!r} (known: {SPECTRA})")
-    return float(s) if om.ndim == 0 else s
-
-
-def _check_band(wavelength_band):
-    try:
-        lo, hi = (float(x) for x in wavelength_band)
-    except (TypeError, ValueError):
-        raise TrackError("wavelength_band must be two numbers (min, max) in m") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and 0.0 < lo < hi):
-        raise TrackError(f"wavelength_band must satisfy 0 < min < max (finite), got {(lo, hi)}")
-    return lo, hi
-
-
-def psd_band_variance(spectrum: str, component: str, wavelength_band=(1.0, 120.0)) -> float:
-    """Integral of the PSD over omega in the wavelength band (m^2)."""
-    lo, hi = _check_band(wavelength_band)
-    om_lo, om_hi = 2 * math.pi / hi, 2 * math.pi / lo
-    psd(spectrum, component, om_lo)  # validates the names
-    edges = np.geomspace(om_lo, om_hi, 9)
-    return float(sum(integrate.quad(lambda o: psd(spectrum, component, o), a, b,
-                                    epsabs=0.0, epsrel=1e-12, limit=200)[0]
-                     for a, b in zip(edges[:-1], edges[1:])))
-
-
-# --------------------------------------------------------------------------
-# irregularity
-# --------------------------------------------------------------------------
-class _PeriodicHermite:
-    """Cubic Hermite interpolation on a uniform periodic grid (values and exact
-    derivatives at the nodes), vectorised, with a scalar fast path."""
-
-    def __init__(self, values: np.ndarray, derivatives: np.ndarray, period: float):
-        self.y = np.append(values, values[0])
-        self.dy = np.append(derivatives, derivatives[0])
-        self.n = values.size
-        self.period = period
-        self.h = period / values.size
-        self._yl = self.y.tolist()
-        self._dyl = self.dy.tolist()
-
-    def _split(self, s):
-        u = np.mod(s, self.period) / self.h
-        i = np.minimum(np.floor(u).astype(int), self.n - 1)
-        return i, u - i
-
-    def value(self, s):
-        i, t = self._split(s)
-        t2, t3 = t * t, t * t * t
-        return ((2 * t3 - 3 * t2 + 1) * self.y[i] + (t3 - 2 * t2 + t) * self.h * self.dy[i]
-                + (-2 * t3 + 3 * t2) * self.y[i + 1] + (t3 - t2) * self.h * self.dy[i + 1])
-
-    def rate(self, s):
-        i, t = self._split(s)
-        t2 = t * t
-        return ((6 * t2 - 6 * t) * (self.y[i] - self.y[i + 1]) / self.h
-                + (3 * t2 - 4 * t + 1) * self.dy[i] + (3 * t2 - 2 * t) * self.dy[i + 1])
-
-    def both_scalar(self, s: float):
-        u = (s % self.period) / self.h
-        i = min(int(u), self.n - 1)
-        t = u - i
-        t2 = t * t
-        t3 = t2 * t
-        y0, y1, d0, d1 = self._yl[i], self._yl[i + 1], self._dyl[i], self._dyl[i + 1]
-        val = ((2 * t3 - 3 * t2 + 1) * y0 + (t3 - 2 * t2 + t) * self.h * d0
-               + (-2 * t3 + 3 * t2) * y1 + (t3 - t2) * self.h * d1)
-        rate = ((6 * t2 - 6 * t) * (y0 - y1) / self.h + (3 * t2 - 4 * t + 1) * d0
-                + (3 * t2 - 2 * t) * d1)
-        return val, rate
-
-
-_CSV_IRR_COLUMNS = {"alignment_m": "alignment", "level_m": "level", "gauge_m": "gauge",
-                    "crosslevel_m": "cross_level"}
-
-
-class TrackIrregularity:
-    """Alignment, level, gauge and cross-level irregularities (m) as functions
-    of s, with their s-derivatives and the per-rail displacements (module
-    docstring). Build with ``from_psd``, ``from_csv`` or ``zero``."""
-
-    def __init__(self, evaluators: Mapping, *, rail_distance: float = DEFAULT_RAIL_DISTANCE,
-                 source: str = "", period: float | None = None, harmonics=None):
-        """Low level: ``evaluators[component] = (value(s), rate(s)[, both(s)])``:
-        callables on float arrays, and optionally one returning (value, rate)
-        for a float; missing components are zero."""
-        for key in evaluators:
-            if key not in COMPONENTS:
-                raise TrackError(f"unknown irregularity component {key!r} (known: {COMPONENTS})")
-        self._eval = dict(evaluators)
-        self.rail_distance = _finite_float(rail_distance, "rail_distance")
-        if self.rail_distance <= 0.0:
-            raise TrackError("rail_distance must be positive")
-        self.source = source
-        self.period = period
-        #: for PSD realisations: component -> (omega (rad/m), amplitude (m), phase (rad))
-        self.harmonics = harmonics or {}
-
-    def __repr__(self):
-        return f"TrackIrregularity({self.source!r})"
-
-    # --------------------------------------------------------------- builders
-    @classmethod
-    def zero(cls, rail_distance: float = DEFAULT_RAIL_DISTANCE) -> "TrackIrregularity":
-        """A perfect track."""
-        return cls({}, rail_distance=rail_distance, source="zero")
-
-    @classmethod
-    def from_psd(cls, spectrum: str, seed: int, *, length: float = 5000.0,
-                 wavelength_band=(1.0, 120.0), step: float | None = None,
-                 components: Sequence[str] | None = None,
-                 rail_distance: float = DEFAULT_RAIL_DISTANCE) -> "TrackIrregularity":
-        """Realisation of ``spectrum`` ('fra-1'..'fra-6', 'german-low',
-        'german-high') for ``seed`` (int). Harmonics at omega_k = 2 pi k / length
-        inside the band (wavelengths in m, default 1-120 m), amplitude
-        sqrt(2 * integral of S over [omega_k -/+ pi/length] within the band),
-        uniform random phase (numpy default_rng(seed), drawn for all four
-        components in a fixed order, so choosing ``components`` does not change
-        the others). Periodic with period ``length`` (m). ``step`` (m): grid of
-        the inverse FFT (default min wavelength / 10). Components not chosen
-        are zero."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise TrackError(f"seed must be a non-negative integer, got {seed!r}")
-        lo, hi = _check_band(wavelength_band)
-        length = _finite_float(length, "length")
-        if length < 2.0 * hi:
-            raise TrackError(f"length {length} m must be at least twice the longest "
-                             f"wavelength {hi} m")
-        step = lo / 10.0 if step is None else _finite_float(step, "step")
-        if not 0.0 < step <= lo / 4.0:
-            raise TrackError(f"step must be in (0, {lo / 4.0}] m (a quarter of the shortest "
-                             f"wavelength), got {step}")
-        comps = COMPONENTS if components is None else tuple(components)
-        for c in comps:
-            if c not in COMPONENTS:
-                raise TrackError(f"unknown irregularity component {c!r} (known: {COMPONENTS})")
-        psd(spectrum, "level", 1.0)  # validates the name
-        n = int(math.ceil(length / step))
-        n += n % 2
-        dom = 2.0 * math.pi / length
-        om_lo, om_hi = 2.0 * math.pi / hi, 2.0 * math.pi / lo
-        k = np.arange(int(math.floor(om_lo / dom + 0.5)), int(math.ceil(om_hi / dom - 0.5)) + 1)
-        k = k[(k >= 1) & (k < n // 2)]
-        om = k * dom
-        a = np.maximum(om - 0.5 * dom, om_lo)
-        b = np.minimum(om + 0.5 * dom, om_hi)
-        keep = b > a
-        k, om, a, b = k[keep], om[keep], a[keep], b[keep]
-        gx, gw = roots_legendre(8)
-        nodes = 0.5 * (a[:, None] + b[:, None]) + 0.5 * (b - a)[:, None] * gx[None, :]
-        rng = np.random.default_rng(int(seed))
-        phases = {c: rng.uniform(0.0, 2.0 * math.pi, k.size) for c in COMPONENTS}
-        evaluators, harmonics = {}, {}
-        for c in comps:
-            power = 0.5 * (b - a) * (psd(spectrum, c, nodes) @ gw)
-            amp = np.sqrt(2.0 * power)
-            spec = np.zeros(n // 2 + 1, dtype=complex)
-            spec[k] = 0.5 * n * amp * np.exp(1j * phases[c])
-            val = np.fft.irfft(spec, n=n)
-            der = np.fft.irfft(1j * (np.arange(n // 2 + 1) * dom) * spec, n=n)
-            herm = _PeriodicHermite(val, der, length)
-            evaluators[c] = (herm.value, herm.rate, herm.both_scalar)
-            harmonics[c] = (om.copy(), amp, phases[c].copy())
-        return cls(evaluators, rail_distance=rail_distance, period=length, harmonics=harmonics,
-                   source=f"{spectrum} seed {seed}, band {lo:g}-{hi:g} m, period {length:g} m")
-
-    @classmethod
-    def from_csv(cls, path, *, interpolation: str = "cubic",
-                 rail_distance: float = DEFAULT_RAIL_DISTANCE) -> "TrackIrregularity":
-        """Read irregularities from CSV: column ``s_m`` (strictly increasing) and
-        any of ``alignment_m, level_m, gauge_m, crosslevel_m`` (m; a missing
-        column is zero). ``interpolation`` 'cubic' (not-a-knot cubic spline,
-        continuous rate; the default) or 'linear'. Outside the data range the
-        end values are held (rate 0)."""
-        path = os.fspath(path)
-        if interpolation not in ("cubic", "linear"):
-            raise TrackError(f"interpolation must be 'cubic' or 'linear', got {interpolation!r}")
-        header, rows, _ = _read_csv(path)
-        try:
-            _check_columns(header, {"s_m", *_CSV_IRR_COLUMNS}, required=("s_m",))
-            if not any(c in header for c in _CSV_IRR_COLUMNS):
-                raise TrackError(f"no irregularity column (expected some of "
-                                 f"{list(_CSV_IRR_COLUMNS)})")
-            data = np.empty((len(rows), len(header)))
-            for r, (lineno, row) in enumerate(rows):
-                for c, (name, cell) in enumerate(zip(header, row)):
-                    data[r, c] = _finite_float(cell, f"line {lineno}: {name}")
-            s = data[:, header.index("s_m")]
-            if s.size < 2:
-                raise TrackError("at least two rows are needed")
-            bad = np.nonzero(np.diff(s) <= 0.0)[0]
-            if bad.size:
-                raise TrackError(f"s_m must increase strictly (row {bad[0] + 2} of the data: "
-                                 f"{s[bad[0] + 1]} after {s[bad[0]]})")
-        except TrackError as exc:
-            raise TrackError(f"{path}: {exc}") from None
-        evaluators = {}
-        for col, comp in _CSV_IRR_COLUMNS.items():
-            if col not in header:
-                continue
-            y = data[:, header.index(col)]
-            evaluators[comp] = _interpolator(s, y, interpolation)
-        return cls(evaluators, rail_distance=rail_distance,
-                   source=f"{path} ({interpolation}, s {s[0]:g}-{s[-1]:g} m)")
-
-    def to_csv(self, path, s) -> None:
-        """Write the four components at the distances ``s`` (m, increasing)."""
-        s = _as_s(s).reshape(-1)
-        cols = [s] + [self.value(c, s) for c in COMPONENTS]
-        with open(os.fspath(path), "w", encoding="utf-8", newline="") as fh:
-            fh.write(f"# {self.source}\n")
-            fh.write("s_m,alignment_m,level_m,gauge_m,crosslevel_m\n")
-            for row in zip(*cols):
-                fh.write(",".join(repr(float(x)) for x in row) + "\n")
-
-    # ---------------------------------------------------------------- values
-    def value(self, component: str, s):
-        """Irregularity ``component`` (m) at s."""
-        if component not in COMPONENTS:
-            raise TrackError(f"unknown irregularity component {component!r} (known: {COMPONENTS})")
-        arr = _as_s(s)
-        ev = self._eval.get(component)
-        out = np.zeros(arr.shape) if ev is None else np.asarray(ev[0](arr), dtype=float)
-        return _ret(out, arr.ndim == 0)
-
-    def rate(self, component: str, s):
-        """d component / ds (m/m) at s."""
-        if component not in COMPONENTS:
-            raise TrackError(f"unknown irregularity component {component!r} (known: {COMPONENTS})")
-        arr = _as_s(s)
-        ev = self._eval.get(component)
-        out = np.zeros(arr.shape) if ev is None else np.asarray(ev[1](arr), dtype=float)
-        return _ret(out, arr.ndim == 0)
-
-    def state(self, s: float):
-        """(values, rates): two arrays of shape (4,) in the order of
-        ``COMPONENTS`` (alignment, level, gauge, cross_level) at one distance s."""
-        s = _finite_float(s, "s")
-        vals = np.zeros(4)
-        rates = np.zeros(4)
-        for j, comp in enumerate(COMPONENTS):
-            ev = self._eval.get(comp)
-            if ev is None:
-                continue
-            if len(ev) > 2:
-                vals[j], rates[j] = ev[2](s)
-            else:
-                vals[j] = float(ev[0](np.asarray(s)))
-                rates[j] = float(ev[1](np.asarray(s)))
-        return vals, rates
-
-    def alignment(self, s):
-        """Lateral alignment (m, +y = left) of the track centreline."""
-        return self.value("alignment", s)
-
-    def level(self, s):
-        """Vertical level (m, +z = up) of the track centreline."""
-        return self.value("level", s)
-
-    def gauge(self, s):
-        """Gauge deviation (m, + = wider than nominal)."""
-        return self.value("gauge", s)
-
-    def cross_level(self, s):
-        """Cross-level z_left - z_right (m, + = left rail higher)."""
-        return self.value("cross_level", s)
-
-    def alignment_rate(self, s):
-        return self.rate("alignment", s)
-
-    def level_rate(self, s):
-        return self.rate("level", s)
-
-    def gauge_rate(self, s):
-        return self.rate("gauge", s)
-
-    def cross_level_rate(self, s):
-        return self.rate("cross_level", s)
-
-    def rail_lateral(self, s):
-        """Lateral displacement (m, +y) of each rail, last axis [left, right]:
-        alignment +/- gauge/2."""
-        a, g = np.asarray(self.alignment(s)), np.asarray(self.gauge(s))
-        return np.stack([a + 0.5 * g, a - 0.5 * g], axis=-1)
-
-    def rail_vertical(self, s):
-        """Vertical displacement (m, +z) of each rail, last axis [left, right]:
-        level +/- cross_level/2."""
-        v, c = np.asarray(self.level(s)), np.asarray(self.cross_level(s))
-        return np.stack([v + 0.5 * c, v - 0.5 * c], axis=-1)
-
-    def rail_lateral_rate(self, s):
-        """d rail_lateral / ds, last axis [left, right]."""
-        a, g = np.asarray(self.alignment_rate(s)), np.asarray(self.gauge_rate(s))
-        return np.stack([a + 0.5 * g, a - 0.5 * g], axis=-1)
-
-    def rail_vertical_rate(self, s):
-        """d rail_vertical / ds, last axis [left, right]."""
-        v, c = np.asarray(self.level_rate(s)), np.asarray(self.cross_level_rate(s))
-        return np.stack([v + 0.5 * c, v - 0.5 * c], axis=-1)
-
-
-def _interpolator(s: np.ndarray, y: np.ndarray, kind: str):
-    s0, s1 = s[0], s[-1]
-    if kind == "linear":
-        slopes = np.diff(y) / np.diff(s)
-
-        def value(q):
-            return np.interp(q, s, y)
-
-        def rate(q):
-            i = np.clip(np.searchsorted(s, q, side="right") - 1, 0, slopes.size - 1)
-            return np.where((q >= s0) & (q < s1), slopes[i], 0.0)
-        return value, rate
-    spline = CubicSpline(s, y, bc_type="not-a-knot", extrapolate=False)
-    dspline = spline.derivative()
-
-    def value(q):
-        return spline(np.clip(q, s0, s1))
-
-    def rate(q):
-        return np.where((q >= s0) & (q <= s1), dspline(np.clip(q, s0, s1)), 0.0)
-    return value, rate
-
-
-# --------------------------------------------------------------------------
-# rail motion
-# --------------------------------------------------------------------------
-def _zeros2():
-    return np.zeros(2)
-
-
-@dataclass
-class RailMotion:
-    """Motion of the two rails, each an array of shape (2,) = [left, right]:
-    lateral (m, +y), vertical (m, +z), roll (rad, right-handed about +x, the
-    sign of ``cant_angle``: + raises the rail head's left edge) and their time
-    derivatives (m/s, rad/s). All zero by default."""
-
-    lateral: np.ndarray = field(default_factory=_zeros2)
-    vertical: np.ndarray = field(default_factory=_zeros2)
-    roll: np.ndarray = field(default_factory=_zeros2)
-    lateral_velocity: np.ndarray = field(default_factory=_zeros2)
-    vertical_velocity: np.ndarray = field(default_factory=_zeros2)
-    roll_velocity: np.ndarray = field(default_factory=_zeros2)
-
-    def __post_init__(self):
-        for f in fields(self):
-            raw = getattr(self, f.name)
-            try:
-                arr = np.array(raw, dtype=float)
-            except (TypeError, ValueError):
-                raise TrackError(f"RailMotion.{f.name} must be numbers, got {raw!r}") from None
-            if arr.shape != (2,):
-                raise TrackError(f"RailMotion.{f.name} must have shape (2,) [left, right], "
-                                 f"got shape {arr.shape}")
-            if not np.all(np.isfinite(arr)):
-                raise TrackError(f"RailMotion.{f.name} must be finite, got {arr.tolist()}")
-            setattr(self, f.name, arr)
-
-    def as_array(self) -> np.ndarray:
-        """(6, 2) array: lateral, vertical, roll, and the three velocities."""
-        return np.stack([getattr(self, f.name) for f in fields(self)])
-
-    @classmethod
-    def from_array(cls, a) -> "RailMotion":
-        arr = np.asarray(a, dtype=float)
-        if arr.shape != (6, 2):
-            raise TrackError(f"RailMotion.from_array needs shape (6, 2), got {arr.shape}")
-        return cls(*arr)
-
-    def combined_with_irregularity(self, irregularity: TrackIrregularity, s: float,
-                                   speed: float, *, cross_level_rolls_rails: bool = True
-                                   ) -> "RailMotion":
-        """This motion plus the irregularity at distance s (m) for a wheelset
-        moving at ``speed`` (m/s along +x): displacements add the per-rail
-        irregularity, velocities add its s-rate times the speed. With
-        ``cross_level_rolls_rails`` both rails also roll with the sleeper by
-        asin(cross_level / rail_distance) (rigid-sleeper picture)."""
-        s = _finite_float(s, "s")
-        speed = _finite_float(speed, "speed")
-        (a, v, g, c), (ra, rv, rg, rc) = irregularity.state(s)
-        lat = np.array([a + 0.5 * g, a - 0.5 * g])
-        ver = np.array([v + 0.5 * c, v - 0.5 * c])
-        dlat = np.array([ra + 0.5 * rg, ra - 0.5 * rg]) * speed
-        dver = np.array([rv + 0.5 * rc, rv - 0.5 * rc]) * speed
-        roll = np.zeros(2)
-        droll = np.zeros(2)
-        if cross_level_rolls_rails:
-            d = irregularity.rail_distance
-            if abs(c) >= d:
-                raise TrackError(f"cross-level {c} m is not below the rail distance {d} m")
-            roll += math.asin(c / d)
-            droll += rc * speed / math.sqrt(d * d - c * c)
-        return RailMotion(self.lateral + lat, self.vertical + ver, self.roll + roll,
-                          self.lateral_velocity + dlat, self.vertical_velocity + dver,
-                          self.roll_velocity + droll)

@@ -38,8 +38,8 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from .errors import WheelsetError
 from .integrate import INTEGRATOR_IDS, StepData, advance_kernel
 from .profiles import builtin_profile, is_builtin_profile, load_profile
-from .track import (BUILTIN_TRACKS, Track, RailMotion, builtin_track, load_track,
-                    track_state_kernel)
+from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
+from .track_excitation import RailMotion
 
 # Model names, in id order: the one list of each (the FMU's enumerations derive
 # from these: fmu_wheelset/variables.py).

@@ -24,7 +24,7 @@ from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noq
 from fmpy.validation import validate_fmu  # noqa: E402
 
 from fmu_wheelset.commands.env import host_environment  # noqa: E402
-from solver.track import RailMotion  # noqa: E402
+from solver.track_excitation import RailMotion  # noqa: E402
 from fmu_wheelset import variables as fmu_variables  # noqa: E402
 import solver.wheelset as core_wheelset  # noqa: E402
 from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters  # noqa: E402

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from scipy.special import fresnel
 
-from solver.track import (COMPONENTS, SPECTRA, RailMotion, Track, TrackError,
-                          TrackIrregularity, TrackSection, builtin_track, load_track, psd,
-                          psd_band_variance, track_state_kernel)
+from solver.track import Track, TrackError, TrackSection, builtin_track, load_track, track_state_kernel
+from solver.track_excitation import (COMPONENTS, SPECTRA, RailMotion, TrackIrregularity, psd,
+                                     psd_band_variance)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 R, LT, LC, H = 400.0, 100.0, 300.0, 0.120  # radius, transition, curve length, cant (m)
