@@ -67,7 +67,7 @@ __all__ = [
     "POLACH_1999", "POLACH_2005_DRY", "POLACH_2005_WET",
     "POLACH_2005_DRY_MU0", "POLACH_2005_WET_MU0",
     "FASTSIM_DEFAULT_N", "FASTSIM_PARABOLIC", "FASTSIM_ELLIPTIC",
-    "kalker_coefficients", "kalker_coefficients_nb", "linear_creep_coefficients",
+    "kalker_coefficients", "kalker_coefficients_kernel", "linear_creep_coefficients",
     "fastsim_flexibilities",
     "creep_forces", "creep_forces_kernel", "creep_forces_reference", "kernel_parameters",
     "FastsimResult", "fastsim_ellipse", "fastsim_grid",
@@ -141,17 +141,13 @@ _KALKER_TABLE = np.array([
 ], dtype=np.float64)
 
 _G_MIN_TABLE = 0.1       # first table row
-_G_FLOOR = 1e-12         # the numba kernel clamps g = min(a/b, b/a) to this
+_G_FLOOR = 1e-12         # g = min(a/b, b/a) is clamped to this (a/b beyond 1e12 is a line contact)
 
 
-def _nu_weights(nu):
-    """Lagrange weights through nu = 0, 0.25, 0.5 (quadratic interpolation of 1/C,
-    as CONTACT's linrol does)."""
-    return (8.0 * (nu - 0.25) * (nu - 0.5),
-            -16.0 * nu * (nu - 0.5),
-            8.0 * nu * (nu - 0.25))
+# One implementation of each formula: the numba kernels below. Where a test
+# needs a plain-Python run it uses a kernel's .py_func.
 
-
+@njit(cache=True)
 def _asymptote(branch, coef, g, nu):
     """Kalker's asymptotic expressions for g -> 0 (Kalker 1990, Table E.3, first
     and last rows; also CONTACT linrol). Lambda = ln(16/g^2).
@@ -184,9 +180,11 @@ def _asymptote(branch, coef, g, nu):
     return 2.0 * pi / (3.0 * g ** 1.5 * ((1.0 - nu) * lam - 2.0 + 4.0 * nu))
 
 
-def _table_interp(branch, coef, g, nu):
+@njit(cache=True)
+def _table_interp(table, branch, coef, g, nu):
     """Linear interpolation in g between table rows (linear extrapolation of the
-    first interval for g < 0.1), then quadratic interpolation of 1/C in nu."""
+    first interval for g < 0.1), then quadratic interpolation of 1/C in nu
+    through nu = 0, 0.25, 0.5 (Lagrange weights, as CONTACT's linrol does)."""
     t = (g - _G_MIN_TABLE) / 0.1
     row = int(math.floor(t))
     if row < 0:
@@ -194,25 +192,54 @@ def _table_interp(branch, coef, g, nu):
     elif row > 8:
         row = 8
     frac = t - row
-    w0, w1, w2 = _nu_weights(nu)
+    w0 = 8.0 * (nu - 0.25) * (nu - 0.5)
+    w1 = -16.0 * nu * (nu - 0.5)
+    w2 = 8.0 * nu * (nu - 0.25)
     inv = 0.0
-    for k, w in enumerate((w0, w1, w2)):
-        c = (1.0 - frac) * _KALKER_TABLE[branch, row, coef, k] + frac * _KALKER_TABLE[branch, row + 1, coef, k]
-        inv += w / c
+    c = (1.0 - frac) * table[branch, row, coef, 0] + frac * table[branch, row + 1, coef, 0]
+    inv += w0 / c
+    c = (1.0 - frac) * table[branch, row, coef, 1] + frac * table[branch, row + 1, coef, 1]
+    inv += w1 / c
+    c = (1.0 - frac) * table[branch, row, coef, 2] + frac * table[branch, row + 1, coef, 2]
+    inv += w2 / c
     return 1.0 / inv
 
 
-def _coefficient(branch, coef, g, nu):
+@njit(cache=True)
+def _coefficient(table, branch, coef, g, nu):
     if g >= _G_MIN_TABLE:
-        return _table_interp(branch, coef, g, nu)
+        return _table_interp(table, branch, coef, g, nu)
     if branch == 1 and coef == 3:
         # C33 for a/b > 10: linear extrapolation of the last table interval
         # (b/a = 0.2 ... 0.1) towards b/a = 0; bounded and positive on (0, 0.1).
-        return _table_interp(branch, coef, g, nu)
+        return _table_interp(table, branch, coef, g, nu)
     # Blend into the asymptote: C = asym(g) * (1 + (r - 1) * g/0.1) with
     # r = table(0.1)/asym(0.1): continuous at g = 0.1, exact as g -> 0.
-    r = _table_interp(branch, coef, _G_MIN_TABLE, nu) / _asymptote(branch, coef, _G_MIN_TABLE, nu)
+    r = _table_interp(table, branch, coef, _G_MIN_TABLE, nu) / _asymptote(branch, coef, _G_MIN_TABLE, nu)
     return _asymptote(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / _G_MIN_TABLE)
+
+
+@njit(cache=True)
+def _kalker_coefficients(table, a_over_b, poisson):
+    if a_over_b <= 1.0:
+        branch = 0
+        g = a_over_b
+    else:
+        branch = 1
+        g = 1.0 / a_over_b
+    if g < _G_FLOOR:
+        g = _G_FLOOR
+    return (_coefficient(table, branch, 0, g, poisson),
+            _coefficient(table, branch, 1, g, poisson),
+            _coefficient(table, branch, 2, g, poisson),
+            _coefficient(table, branch, 3, g, poisson))
+
+
+@njit(cache=True)
+def kalker_coefficients_kernel(a_over_b, poisson):
+    """numba kernel of `kalker_coefficients` (no argument checks; g = min(a/b, b/a)
+    is clamped to 1e-12)."""
+    return _kalker_coefficients(_KALKER_TABLE, a_over_b, poisson)
 
 
 def _check_poisson(poisson):
@@ -236,97 +263,15 @@ def kalker_coefficients(a_over_b: float, poisson: float) -> tuple[float, float, 
     interval (bounded: no published asymptote is used for it).
 
     a_over_b: semi-axis ratio a/b (> 0, a along the rolling direction).
-    poisson: Poisson ratio in [0, 0.5].
+    poisson: Poisson ratio in [0, 0.5]. The checked entry of
+    `kalker_coefficients_kernel`.
     """
     a_over_b = float(a_over_b)
     poisson = float(poisson)
     if not (math.isfinite(a_over_b) and a_over_b > 0.0):
         raise ValueError(f"a_over_b must be finite and > 0, got {a_over_b!r}")
     _check_poisson(poisson)
-    if a_over_b <= 1.0:
-        branch, g = 0, a_over_b
-    else:
-        branch, g = 1, 1.0 / a_over_b
-    return tuple(float(_coefficient(branch, coef, g, poisson)) for coef in range(4))
-
-
-# ---- numba twin of the coefficient functions --------------------------------
-
-@njit(cache=True)
-def _asymptote_nb(branch, coef, g, nu):
-    pi = math.pi
-    if branch == 0:
-        if coef == 0:
-            return pi * pi / (4.0 * (1.0 - nu))
-        if coef == 1:
-            return pi * pi / 4.0
-        if coef == 2:
-            return pi * math.sqrt(g) / (3.0 * (1.0 - nu)) * (1.0 + nu * (math.log(16.0 / g) - 5.0))
-        return pi * pi / (16.0 * (1.0 - nu) * g)
-    lam = math.log(16.0 / (g * g))
-    ln4 = math.log(4.0)
-    if coef == 0:
-        d = lam - 2.0 * nu
-        return 2.0 * pi / (d * g) * (1.0 + (3.0 - ln4) / d)
-    if coef == 1:
-        d = (1.0 - nu) * lam + 2.0 * nu
-        return 2.0 * pi / (d * g) * (1.0 + (1.0 - nu) * (3.0 - ln4) / d)
-    return 2.0 * pi / (3.0 * g ** 1.5 * ((1.0 - nu) * lam - 2.0 + 4.0 * nu))
-
-
-@njit(cache=True)
-def _table_interp_nb(table, branch, coef, g, nu):
-    t = (g - 0.1) / 0.1
-    row = int(math.floor(t))
-    if row < 0:
-        row = 0
-    elif row > 8:
-        row = 8
-    frac = t - row
-    w0 = 8.0 * (nu - 0.25) * (nu - 0.5)
-    w1 = -16.0 * nu * (nu - 0.5)
-    w2 = 8.0 * nu * (nu - 0.25)
-    inv = 0.0
-    c = (1.0 - frac) * table[branch, row, coef, 0] + frac * table[branch, row + 1, coef, 0]
-    inv += w0 / c
-    c = (1.0 - frac) * table[branch, row, coef, 1] + frac * table[branch, row + 1, coef, 1]
-    inv += w1 / c
-    c = (1.0 - frac) * table[branch, row, coef, 2] + frac * table[branch, row + 1, coef, 2]
-    inv += w2 / c
-    return 1.0 / inv
-
-
-@njit(cache=True)
-def _coefficient_nb(table, branch, coef, g, nu):
-    if g >= 0.1:
-        return _table_interp_nb(table, branch, coef, g, nu)
-    if branch == 1 and coef == 3:
-        return _table_interp_nb(table, branch, coef, g, nu)
-    r = _table_interp_nb(table, branch, coef, 0.1, nu) / _asymptote_nb(branch, coef, 0.1, nu)
-    return _asymptote_nb(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / 0.1)
-
-
-@njit(cache=True)
-def _kalker_coefficients_nb(table, a_over_b, poisson):
-    if a_over_b <= 1.0:
-        branch = 0
-        g = a_over_b
-    else:
-        branch = 1
-        g = 1.0 / a_over_b
-    if g < 1e-12:
-        g = 1e-12
-    return (_coefficient_nb(table, branch, 0, g, poisson),
-            _coefficient_nb(table, branch, 1, g, poisson),
-            _coefficient_nb(table, branch, 2, g, poisson),
-            _coefficient_nb(table, branch, 3, g, poisson))
-
-
-@njit(cache=True)
-def kalker_coefficients_nb(a_over_b, poisson):
-    """numba version of `kalker_coefficients` (no argument checks; g = min(a/b, b/a)
-    is clamped to 1e-12)."""
-    return _kalker_coefficients_nb(_KALKER_TABLE, a_over_b, poisson)
+    return tuple(float(c) for c in kalker_coefficients_kernel(a_over_b, poisson))
 
 
 def linear_creep_coefficients(a, b, shear_modulus, poisson):
@@ -350,11 +295,13 @@ def fastsim_flexibilities(a, b, shear_modulus, poisson):
 
 
 # ----------------------------------------------------------------------------
-# Analytic models: plain Python references
+# Analytic models: numba kernels (plain Python: their .py_func)
 # ----------------------------------------------------------------------------
 
-def _kalker_ref(xi, eta, phi, a, b, g, nu):
-    c11, c22, c23, c33 = kalker_coefficients(a / b, nu)
+@njit(cache=True)
+def _kalker(xi, eta, phi, a, b, g, nu):
+    """Kalker's linear theory: Fx = -f11 xi, Fy = -f22 eta - f23 phi, Mz = f23 eta - f33 phi."""
+    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
     ab = a * b
     f11 = g * ab * c11
     f22 = g * ab * c22
@@ -363,15 +310,21 @@ def _kalker_ref(xi, eta, phi, a, b, g, nu):
     return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
 
 
-def _she_ref(xi, eta, phi, a, b, n, mu, g, nu):
-    fx, fy, mz = _kalker_ref(xi, eta, phi, a, b, g, nu)
-    # Shen, Hedrick & Elkins (1983): u = F/(mu N); F'/F = 1 - u/3 + u^2/27 (u < 3), 1/u beyond.
+@njit(cache=True)
+def _she(xi, eta, phi, a, b, n, mu, g, nu):
+    """Shen, Hedrick & Elkins (1983): Kalker's linear forces scaled by F'/F =
+    1 - u/3 + u^2/27 (u < 3), 1/u beyond, u = F/(mu N)."""
+    fx, fy, mz = _kalker(xi, eta, phi, a, b, g, nu)
     u = math.hypot(fx, fy) / (mu * n)
-    scale = 1.0 - u / 3.0 + u * u / 27.0 if u < 3.0 else 1.0 / u
+    if u < 3.0:
+        scale = 1.0 - u / 3.0 + u * u / 27.0
+    else:
+        scale = 1.0 / u
     return scale * fx, scale * fy, scale * mz
 
 
-def _polach_ref(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
+@njit(cache=True)
+def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     """Polach (1999) with spin, Polach (2005) adhesion reduction and falling friction.
 
     Polach 1999: corrected lateral creepage s_yC = eta + phi*a if
@@ -393,42 +346,7 @@ def _polach_ref(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b
     Finally the tangential resultant is limited to mu*Q (the spin term can push
     the published formulas slightly past it); Mz is scaled with it.
     """
-    c11, c22, c23, c33 = kalker_coefficients(a / b, nu)
-    return _polach_from_coefficients.py_func(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g,
-                                             speed, k_a, k_s, big_a, big_b)
-
-
-# ----------------------------------------------------------------------------
-# Analytic models: numba kernels
-# ----------------------------------------------------------------------------
-
-@njit(cache=True)
-def _kalker_nb(xi, eta, phi, a, b, g, nu):
-    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, nu)
-    ab = a * b
-    f11 = g * ab * c11
-    f22 = g * ab * c22
-    f23 = g * ab ** 1.5 * c23
-    f33 = g * ab * ab * c33
-    return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
-
-
-@njit(cache=True)
-def _she_nb(xi, eta, phi, a, b, n, mu, g, nu):
-    fx, fy, mz = _kalker_nb(xi, eta, phi, a, b, g, nu)
-    u = math.hypot(fx, fy) / (mu * n)
-    if u < 3.0:
-        scale = 1.0 - u / 3.0 + u * u / 27.0
-    else:
-        scale = 1.0 / u
-    return scale * fx, scale * fy, scale * mz
-
-
-@njit(cache=True)
-def _polach_from_coefficients(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g, speed,
-                              k_a, k_s, big_a, big_b):
-    """Polach's formulas (see _polach_ref) for given Kalker coefficients; one body
-    for the numba kernel and the plain-Python reference (its .py_func)."""
+    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
     sy_c = eta + phi * a
     if not abs(sy_c) > abs(eta):
         sy_c = eta
@@ -465,12 +383,6 @@ def _polach_from_coefficients(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g,
         mz *= r
     return fx, fy, mz
 
-
-@njit(cache=True)
-def _polach_nb(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
-    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, nu)
-    return _polach_from_coefficients(c11, c22, c23, c33, xi, eta, phi, a, b, n, mu0, g, speed,
-                                     k_a, k_s, big_a, big_b)
 
 
 # ----------------------------------------------------------------------------
@@ -887,17 +799,17 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
     if not (normal_force > 0.0) or not (friction > 0.0) or not (a > 0.0) or not (b > 0.0):
         return 0.0, 0.0, 0.0
     if model_id == 0:
-        return _kalker_nb(xi, eta, phi, a, b, shear_modulus, poisson)
+        return _kalker(xi, eta, phi, a, b, shear_modulus, poisson)
     if model_id == 1:
-        return _she_nb(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)
+        return _she(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)
     if model_id == 2:
-        return _polach_nb(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
-                          speed, p1, p2, p3, p4)
+        return _polach(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+                       speed, p1, p2, p3, p4)
     # FASTSIM
     nx = int(p1) if p1 >= 1.0 else 20
     ny = int(p2) if p2 >= 1.0 else 20
     kind = 1 if p3 == 1.0 else 0
-    c11, c22, c23, c33 = _kalker_coefficients_nb(_KALKER_TABLE, a / b, poisson)
+    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, poisson)
     l1 = 8.0 * a / (3.0 * c11 * shear_modulus)
     l2 = 8.0 * a / (3.0 * c22 * shear_modulus)
     l3 = math.pi * a * math.sqrt(a / b) / (4.0 * shear_modulus * c23)
@@ -911,16 +823,18 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
 
 def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
                            shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
-    """Plain Python/NumPy reference of `creep_forces_kernel` (same arguments)."""
+    """Plain Python/NumPy reference of `creep_forces_kernel` (same arguments): the
+    analytic models' kernels run as plain Python (.py_func), FASTSIM by its
+    independent NumPy formulation."""
     if not (normal_force > 0.0) or not (friction > 0.0) or not (a > 0.0) or not (b > 0.0):
         return 0.0, 0.0, 0.0
     if model_id == KALKER:
-        return _kalker_ref(xi, eta, phi, a, b, shear_modulus, poisson)
+        return _kalker.py_func(xi, eta, phi, a, b, shear_modulus, poisson)
     if model_id == SHE:
-        return _she_ref(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)
+        return _she.py_func(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)
     if model_id == POLACH:
-        return _polach_ref(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
-                           speed, p1, p2, p3, p4)
+        return _polach.py_func(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+                               speed, p1, p2, p3, p4)
     if model_id == FASTSIM:
         nx = int(p1) if p1 >= 1.0 else FASTSIM_DEFAULT_N
         ny = int(p2) if p2 >= 1.0 else FASTSIM_DEFAULT_N
@@ -992,14 +906,14 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
     poisson: nu (0 ... 0.5); speed: rolling speed V (m/s, used by Polach's
     slip velocity only). Any of them may be arrays (broadcast); then Fx, Fy,
     Mz are arrays of the broadcast shape.
-    options: dict; "backend": "numpy" (default, the reference implementation)
-        or "numba" (the kernel); for "polach": "kA", "kS", "A", "B"
+    options: dict; "backend": "numba" (default, the kernel, as everywhere) or
+        "numpy" (`creep_forces_reference`); for "polach": "kA", "kS", "A", "B"
         (default POLACH_1999; see POLACH_2005_DRY / _WET); for "fastsim":
         "nx", "ny" (default 20) and "bound" ("parabolic" default, "elliptic").
     See the module docstring for signs, the Mz definition and the edge cases.
     """
     opts = dict(options or {})
-    backend = opts.get("backend", "numpy")
+    backend = opts.get("backend", "numba")
     if backend not in ("numpy", "numba"):
         raise ValueError(f"backend must be 'numpy' or 'numba', got {backend!r}")
     model_id, p1, p2, p3, p4, p5 = kernel_parameters(model, opts)

@@ -18,7 +18,7 @@ from solver.creep import (
     FASTSIM, KALKER, POLACH, SHE, POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET,
     POLACH_2005_WET_MU0, creep_forces, creep_forces_kernel, creep_forces_reference,
     fastsim_ellipse, fastsim_flexibilities, fastsim_grid, kalker_coefficients,
-    kalker_coefficients_nb, kernel_parameters, linear_creep_coefficients, plot_creep_curves,
+    kalker_coefficients_kernel, kernel_parameters, linear_creep_coefficients, plot_creep_curves,
 )
 
 # A wheel-rail contact of typical size.
@@ -131,7 +131,7 @@ def test_kalker_coefficients_numba_equals_reference():
     for ratio in np.concatenate([10 ** rng.uniform(-4, 4, 40), [0.1, 1.0, 10.0, 0.5, 2.0]]):
         nu = float(rng.uniform(0, 0.5))
         ref = kalker_coefficients(float(ratio), nu)
-        got = kalker_coefficients_nb(float(ratio), nu)
+        got = kalker_coefficients_kernel(float(ratio), nu)
         np.testing.assert_allclose(got, ref, rtol=1e-12)
 
 
