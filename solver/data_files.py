@@ -23,11 +23,13 @@ import os
 import stat
 from typing import Iterable, Optional
 
+from .errors import SolverError
+
 MAX_FILE_BYTES = 10 * 1024 * 1024      # 10 MB: the built-in profiles are ~30 kB
 MAX_FILE_LINES = 200_000               # the built-in profiles have ~1400 lines
 
 
-class DataFileError(ValueError):
+class DataFileError(SolverError):
     """An input file that cannot be read; names the file and the reason (never its content)."""
 
     def __init__(self, message: str, path: str | os.PathLike | None = None):

@@ -1,8 +1,10 @@
 """The errors of the solver: one base class, one subclass per subject.
 
-Every error the solver raises on bad input derives from `SolverError` (itself a
+Every error class of the solver derives from `SolverError` (itself a
 ValueError, as each of them was before), so that a caller such as the FMU can
-catch all of them in one clause and still tell them apart:
+catch all of them in one clause and still tell them apart (solver.creep,
+solver.geometry_analysis and solver.profile_definitions still raise plain
+ValueError for bad arguments):
 
     SolverError
       ProfileError        solver.profiles: a malformed or unusable profile (names file and line)
@@ -10,6 +12,7 @@ catch all of them in one clause and still tell them apart:
                           irregularity or rail motion
       GeometryError       solver.geometry: a contact-geometry request that cannot be answered
       NormalContactError  solver.normal: bad input to the normal-contact layer (and normal_exact)
+      DataFileError       solver.data_files: an input file that cannot be read safely
       WheelsetError       here: bad wheelset parameters, inputs or calls (solver.wheelset)
 
 This module imports nothing, so that every layer can use it.
