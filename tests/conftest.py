@@ -29,3 +29,56 @@ def wheelset_fmu_unzipped(wheelset_fmu, tmp_path_factory):
     with zipfile.ZipFile(wheelset_fmu) as z:
         z.extractall(d)
     return str(d)
+
+
+# short names used by the FMU tests (test_fmu, test_faults, test_sweep)
+@pytest.fixture(scope="session")
+def fmu(wheelset_fmu):
+    """Path of the session's FMU file."""
+    return wheelset_fmu
+
+
+@pytest.fixture(scope="session")
+def unzipped(wheelset_fmu_unzipped):
+    """Its extraction directory."""
+    return wheelset_fmu_unzipped
+
+
+@pytest.fixture(scope="session")
+def md(wheelset_fmu):
+    """Its model description (fmpy.read_model_description)."""
+    from fmpy import read_model_description
+    return read_model_description(wheelset_fmu)
+
+
+# pythonfmu 0.7.0 can call the logger of an instance freed earlier in the process
+# (docs/limits_and_failures.md): every callbacks struct stays alive to the end.
+_FMI_CALLBACKS_KEPT_ALIVE = []
+
+
+class FmiLog:
+    """fmi2 callbacks (for fmpy's FMU2Slave.instantiate) that record every log
+    message as (status, category, text)."""
+
+    def __init__(self):
+        from ctypes import byref
+        from fmpy.fmi2 import (calloc, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                               fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, free)
+        from fmpy.logging import addLoggerProxy
+        self.messages = []
+
+        def logger(component, instance, status, category, message):
+            self.messages.append((status, (category or b"").decode(errors="replace"),
+                                  message.decode(errors="replace")))
+
+        self.callbacks = fmi2CallbackFunctions()
+        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+        # fmpy's proxy turns the variadic C logger into a plain one
+        addLoggerProxy(byref(self.callbacks))
+        _FMI_CALLBACKS_KEPT_ALIVE.append(self)
+
+    def since(self, n):
+        """The messages logged after the first n."""
+        return self.messages[n:]

@@ -27,17 +27,16 @@ import os
 import resource
 import sys
 import threading
-from ctypes import byref, c_double, c_uint
+from ctypes import c_double, c_uint
 
 import numpy as np
 import pytest
 
 fmpy = pytest.importorskip("fmpy")
-from fmpy import read_model_description  # noqa: E402
 from fmpy.fmi1 import FMICallException  # noqa: E402
-from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noqa: E402
-                       fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
-                       fmi2CallbackLoggerTYPE, free)
+from fmpy.fmi2 import FMU2Slave  # noqa: E402
+
+from conftest import FmiLog  # noqa: E402
 
 
 OK, WARNING, DISCARD, ERROR, FATAL = 0, 1, 2, 3, 4
@@ -55,54 +54,13 @@ CYCLES = 200
 RSS_BOUND_MB = 3.0
 
 
-@pytest.fixture(scope="module")
-def unzipped(wheelset_fmu_unzipped):
-    return wheelset_fmu_unzipped
-
-
-@pytest.fixture(scope="module")
-def md(unzipped):
-    return read_model_description(unzipped)
-
-
-_CALLBACKS_KEPT_ALIVE = []
-
-
-class Log:
-    """fmi2 callbacks recording (status, message)."""
-
-    def __init__(self):
-        self.messages = []
-
-        def logger(component, instance, status, category, message):
-            self.messages.append((status, message.decode(errors="replace")))
-
-        self.callbacks = fmi2CallbackFunctions()
-        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
-        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        from fmpy.logging import addLoggerProxy
-        addLoggerProxy(byref(self.callbacks))
-        # pythonfmu keeps the callbacks of a freed instance: keep them alive for the process
-        _CALLBACKS_KEPT_ALIVE.append(self.callbacks)
-
-    def since(self, n):
-        return self.messages[n:]
-
-
-# pythonfmu calls the logger of an instance after fmi2FreeInstance: the callbacks
-# must outlive the instance (else a call into freed ctypes thunks), so keep them all.
-_CALLBACKS_ALIVE = []
-
-
 class Host:
     """One FMU instance with a log, value references by name and helpers."""
 
     def __init__(self, md, unzipped, name="faults", params=CHEAP, initialize=True, log=None):
         self.md = md
         if log is None:
-            log = Log()
-            _CALLBACKS_ALIVE.append(log)
+            log = FmiLog()
         self.log = log
         self.vr = {v.name: v.valueReference for v in md.modelVariables}
         self.type = {v.name: v.type for v in md.modelVariables}
@@ -191,7 +149,7 @@ def reference(md, unzipped):
 
 def assert_error(status, messages, *words):
     assert status in ERROR_STATUSES, f"status {status}, expected fmi2Discard or fmi2Error"
-    errors = [m for st, m in messages if st >= ERROR]
+    errors = [m for st, _, m in messages if st >= ERROR]
     assert errors, f"no message logged with status >= fmi2Error: {messages}"
     text = " ".join(errors).lower()
     for w in words:
@@ -434,7 +392,7 @@ def test_instantiate_free_cycles_bounded_rss(md, unzipped):
     """200 instantiate / initialize / 1 doStep / free cycles: the resident set may
     grow by at most RSS_BOUND_MB over the 180 cycles after a 20-cycle warm-up."""
     samples = []
-    log = Log()        # one set of callbacks for all cycles: the host keeps nothing per cycle
+    log = FmiLog()        # one set of callbacks for all cycles: the host keeps nothing per cycle
     for k in range(CYCLES):
         h = Host(md, unzipped, name=f"cycle{k}", log=log)
         h.box_force()

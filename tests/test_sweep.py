@@ -1,9 +1,8 @@
 """Parameter sweeps on Dask (issue 7): cluster results = serial results, resume,
 failed cases recorded, an external dask-scheduler / dask-worker.
 
-Cases are short (1.0 s simulated, 10 ms communication steps). The FMU is built
-once per session; if it cannot be built (the FMU layer in progress) the core
-runner is used so that the Dask machinery is still checked."""
+Cases are short (1.0 s simulated, 10 ms communication steps). The FMU is the
+session's one build (tests/conftest.py)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +12,6 @@ import socket
 import subprocess
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -31,16 +29,6 @@ def cases(speeds=(60.0, 80.0, 100.0), radii=(300.0, 600.0), duration=1.0):
     return [sw.make_case({"speed_kmh": v, "radius_m": r, "cant_deficiency_mm": 80.0},
                          scenario="kang-r320", duration=duration, ramp_time=0.3)
             for v in speeds for r in radii]
-
-
-@pytest.fixture(scope="module")
-def fmu(tmp_path_factory):
-    try:
-        from fmu_wheelset.build import build_fmu
-        return str(build_fmu(tmp_path_factory.mktemp("fmu") / "Wheelset.fmu", quiet=True))
-    except Exception as exc:  # noqa: BLE001 - FMU layer not usable: test the core runner
-        warnings.warn(f"FMU build failed ({exc}); sweep tests use the core runner")
-        return None
 
 
 def runner(fmu):
