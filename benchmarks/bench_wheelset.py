@@ -39,7 +39,7 @@ def main():
         result = simulate(scenario)
         if best is None or result.wall_time < best.wall_time:
             best = result
-    simulated = best.columns["time_s"][-1]
+    simulated = best.columns["time"][-1]
     print(f"scenario ren-jin-r400-100: {simulated:.1f} s simulated, internal step "
           f"{scenario.params.internal_step * 1e3:g} ms (RK4), output every "
           f"{scenario.output_interval * 1e3:g} ms")

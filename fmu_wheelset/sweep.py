@@ -52,8 +52,9 @@ derailment quotient Y/Q of each wheel, Y positive outwards), ``max_abs_y_mm``
 (lateral displacement of the wheelset centre), ``max_flange_force_kN`` (largest
 normal force of a point with contact angle > 20 deg), ``flange_contact_share``
 (fraction of output times with at least one such point on either wheel; also
-per wheel), ``max_wear_number_N`` (largest T gamma = |Fx xi| + |Fy eta| of a
-point).
+per wheel), ``max_wear_number_N`` (largest wear number T gamma of a wheel: the
+sum over its contact points of |Fx xi| + |Fy eta|, the FMU output
+``wheel.<side>.wear_number`` computed by the core).
 """
 from __future__ import annotations
 
@@ -86,14 +87,14 @@ SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "durat
 
 
 def output_names():
+    """The outputs a case records (the project's output names: the FMU's, and
+    the core's record, solver.wheelset.RECORD_INDEX)."""
     names = ["wheelset.y"]
     for side in SIDES:
-        names.append(f"wheel.{side}.Y_over_Q")
+        names += [f"wheel.{side}.Y_over_Q", f"wheel.{side}.wear_number"]
         for k in range(1, POINTS + 1):
             p = f"contact.{side}.point[{k}]"
-            names += [f"{p}.active", f"{p}.contact_angle", f"{p}.normal_force",
-                      f"{p}.longitudinal_force", f"{p}.longitudinal_creepage",
-                      f"{p}.lateral_force", f"{p}.lateral_creepage"]
+            names += [f"{p}.active", f"{p}.contact_angle", f"{p}.normal_force"]
     return names
 
 
@@ -281,10 +282,7 @@ def summarize(columns: dict) -> dict:
             side_flange |= flange
             if flange.any():
                 max_flange = max(max_flange, float(np.max(normal[flange])))
-            wear = (np.abs(np.asarray(columns[f"{p}.longitudinal_force"]) * columns[f"{p}.longitudinal_creepage"])
-                    + np.abs(np.asarray(columns[f"{p}.lateral_force"]) * columns[f"{p}.lateral_creepage"]))
-            wear = np.where(active, wear, 0.0)
-            max_wear = max(max_wear, float(np.max(wear)))
+        max_wear = max(max_wear, float(np.max(columns[f"wheel.{side}.wear_number"])))
         out[f"flange_share_{side}"] = float(np.mean(side_flange))
         flange_any |= side_flange
     out["max_abs_y_mm"] = float(np.max(np.abs(columns["wheelset.y"]))) * 1e3
@@ -359,7 +357,7 @@ def _fmu_run(fmu_path, case, want_history):
 
 def _core_run(case, want_history):
     """The same case with the core (no FMU): the reference runner."""
-    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.wheelset import WheelsetInputs, WheelsetModel, named_outputs
     from solver.track_excitation import RailMotion
     scenario = case_scenario(case)
     track = _track_values(case, scenario.params.speed)
@@ -373,35 +371,23 @@ def _core_run(case, want_history):
         return WheelsetInputs(rail_motion=RailMotion(), curvature=track[0] * r, cant_angle=track[1] * r)
 
     rows = []
+    names = ["time"] + output_names()
 
-    def record(out, t):
-        row = {"time": t, "wheelset.y": out.position[1]}
-        for s, side in enumerate(SIDES):
-            row[f"wheel.{side}.Y_over_Q"] = out.derailment_quotient[s]
-            for k in range(POINTS):
-                p = f"contact.{side}.point[{k + 1}]"
-                row[f"{p}.active"] = float(out.contact_active[s, k])
-                row[f"{p}.contact_angle"] = out.contact_angle[s, k]
-                row[f"{p}.normal_force"] = out.normal_force[s, k]
-                # the core gives T gamma per point directly: stored as force x unit
-                # creepage so that summarize() computes the same wear number
-                row[f"{p}.longitudinal_force"] = out.wear_number[s, k]
-                row[f"{p}.longitudinal_creepage"] = 1.0
-                row[f"{p}.lateral_force"] = 0.0
-                row[f"{p}.lateral_creepage"] = 0.0
-        rows.append(row)
+    def record(model):
+        row = named_outputs(model.record)         # the FMU's output names
+        rows.append({name: row[name] for name in names})
 
     status, message = "ok", ""
     try:
         model = WheelsetModel(scenario.params)
         model.initialize(inputs(0.0))
-        record(model.outputs(), 0.0)
+        record(model)
         for i in range(n):
             res = model.advance(dt, inputs(i * dt))
             if res.status != "ok":
                 status, message = "failed", f"t = {(i + 1) * dt:.3f} s: {res.status}: {res.message}"
                 break
-            record(model.outputs(), (i + 1) * dt)
+            record(model)
     except Exception as exc:  # noqa: BLE001
         status, message = "failed", f"{type(exc).__name__}: {exc}"
     columns = {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}

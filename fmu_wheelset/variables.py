@@ -12,7 +12,9 @@ quantity it carries (``core``):
 * an input: ``(layout constant, offset)`` of its entry in the core's input
   vector (``solver.wheelset.U_*``), or None for the track irregularities, which
   the slave spreads over both rails;
-* an output: its name in the core's output record (the names are the same).
+* an output: its name in the core's output record (the names are the same:
+  ``solver.wheelset.RECORD_INDEX``, or ``RECORD_SUM_NAMES`` for the wheels' wear
+  numbers), None for the status flags that the slave sets.
 
 Everything else derives from this table: the model description
 (`fmu_wheelset.model_description`), the slave's parameter mapping
@@ -386,6 +388,11 @@ def _outputs() -> List[ScalarVariable]:
                 o(f"{pre}.spin_moment", "Real", f"{what}: spin creep moment of the rail "
                   f"on the wheel about the contact normal", "N.m", -BIG_MOMENT, BIG_MOMENT),
             ]
+    for side in SIDES:
+        v.append(o(f"wheel.{side}.wear_number", "Real",
+                   f"wear number T gamma of the {side} wheel: sum over its contact points of "
+                   f"|longitudinal force x creepage| + |lateral force x creepage|", "N",
+                   0.0, BIG_FORCE))
     # status flags: set by the slave from the reason of a discarded step (not in the
     # core's record); they come last
     v += [ScalarVariable(var.name, var.type, var.causality, var.variability, var.initial,

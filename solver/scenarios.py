@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .wheelset import WheelsetError, WheelsetParameters
+from .wheelset import WheelsetError, WheelsetParameters, named_outputs
 
 
 @dataclass
@@ -136,38 +136,18 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
     return scenario
 
 
-# Columns recorded by `simulate`, per time step.
-def _record(out) -> dict:
-    row = {
-        "time_s": out.time, "distance_m": out.distance,
-        "y_m": out.position[1], "z_m": out.position[2], "x_m": out.position[0],
-        "roll_rad": out.orientation[0], "yaw_rad": out.orientation[1],
-        "spin_rate_rad_s": out.angular_velocity[2],
-    }
-    for side, name in ((0, "left"), (1, "right")):
-        row[f"{name}_Y_N"] = out.lateral_force[side]
-        row[f"{name}_Q_N"] = out.vertical_force[side]
-        row[f"{name}_Y_over_Q"] = out.derailment_quotient[side]
-        row[f"{name}_contacts"] = int(out.contact_count[side])
-        for i in range(out.normal_force.shape[1]):
-            p = f"{name}_p{i + 1}_"
-            row[p + "active"] = int(out.contact_active[side, i])
-            row[p + "y_wheel_m"] = out.contact_y_wheel[side, i]
-            row[p + "y_rail_m"] = out.contact_y_rail[side, i]
-            row[p + "contact_angle_rad"] = out.contact_angle[side, i]
-            row[p + "rolling_radius_m"] = out.rolling_radius[side, i]
-            row[p + "normal_force_N"] = out.normal_force[side, i]
-            row[p + "creep_long_N"] = out.creep_force_longitudinal[side, i]
-            row[p + "creep_lat_N"] = out.creep_force_lateral[side, i]
-            row[p + "Y_over_Q"] = out.point_derailment_quotient[side, i]
-            row[p + "wear_number_N"] = out.wear_number[side, i]
-    return row
+# Columns recorded by `simulate`, per time step: every named quantity of the
+# model's output record, under the project's output names (solver.wheelset
+# RECORD_INDEX: the FMU's output names, e.g. "wheel.left.Q",
+# "contact.left.point[1].normal_force"; "time" in s).
+def _record(model) -> dict:
+    return named_outputs(model.record)
 
 
 @dataclass
 class SimulationResult:
     scenario: Scenario
-    columns: dict          # name -> 1-D array over the output times
+    columns: dict          # output name (solver.wheelset.RECORD_INDEX) -> 1-D array over the output times
     status: str
     message: str
     wall_time: float
@@ -186,7 +166,7 @@ def simulate(scenario: Scenario, progress: bool = False, inputs=None) -> Simulat
     model = WheelsetModel(scenario.params)
     model.initialize(inputs)
     n_steps = int(round(scenario.duration / scenario.output_interval))
-    rows = [_record(model.outputs())]
+    rows = [_record(model)]
     status, message = "ok", ""
     bar = None
     if progress:
@@ -198,7 +178,7 @@ def simulate(scenario: Scenario, progress: bool = False, inputs=None) -> Simulat
         if result.status != "ok":
             status, message = result.status, f"t = {model.time:.3f} s: {result.message}"
             break
-        rows.append(_record(model.outputs()))
+        rows.append(_record(model))
         if bar is not None:
             bar.update(1)
     wall = _time.perf_counter() - t0

@@ -93,10 +93,32 @@ def _record_names() -> dict:
             prefix = f"contact.{side_name}.point[{point + 1}]."
             for name, column in RECORD_POINT_COLUMNS:
                 names[prefix + name] = record_index_of_contact(side, point, column)
+            j = side * geo.MAX_POINTS + point
+            names[prefix + "Y_over_Q"] = R_DERIVED + D_PYQ + j
+            names[prefix + "wear_number"] = R_DERIVED + D_WEAR + j
     return names
 
 
 RECORD_INDEX = _record_names()      # name -> index in the output record
+# Quantities that are sums of record entries: the wear number T gamma of a wheel,
+# summed over its contact points (N).
+RECORD_SUM_NAMES = tuple(f"wheel.{side}.wear_number" for side in RECORD_SIDES)
+RECORD_SUM_INDEX = np.array([[RECORD_INDEX[f"contact.{side}.point[{k + 1}].wear_number"]
+                              for k in range(geo.MAX_POINTS)] for side in RECORD_SIDES],
+                            dtype=np.intp)
+
+
+def record_sums(record: np.ndarray) -> np.ndarray:
+    """The RECORD_SUM_NAMES quantities of an output record."""
+    return record[RECORD_SUM_INDEX].sum(axis=1)
+
+
+def named_outputs(record: np.ndarray) -> dict:
+    """Every named quantity of an output record (RECORD_INDEX, RECORD_SUM_NAMES):
+    one row of a history, in the project's output vocabulary."""
+    row = {name: float(record[i]) for name, i in RECORD_INDEX.items()}
+    row.update(zip(RECORD_SUM_NAMES, record_sums(record).tolist()))
+    return row
 
 
 @dataclass

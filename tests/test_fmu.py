@@ -9,20 +9,17 @@ import math
 import os
 import shutil
 import subprocess
-from ctypes import byref
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 fmpy = pytest.importorskip("fmpy")
-from fmpy import read_model_description  # noqa: E402
 from fmpy.fmi1 import FMICallException  # noqa: E402
-from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noqa: E402
-                       fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
-                       fmi2CallbackLoggerTYPE, free)
+from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
+from conftest import FmiLog  # noqa: E402
 from fmu_wheelset.commands.env import host_environment  # noqa: E402
 from solver.track_excitation import RailMotion  # noqa: E402
 from fmu_wheelset import variables as fmu_variables  # noqa: E402
@@ -76,16 +73,6 @@ def core_inputs(t):
                           curvature=float(curvature(t)), cant_angle=float(cant(t)))
 
 
-@pytest.fixture(scope="session")
-def fmu(wheelset_fmu):
-    return wheelset_fmu
-
-
-@pytest.fixture(scope="session")
-def md(fmu):
-    return read_model_description(fmu)
-
-
 def md_start(v):
     """The start value of a model-description variable as a Python value."""
     if v.type == "Real":
@@ -103,37 +90,6 @@ def core_parameters(md, values=PARAMS):
     fmi = {v.name: values.get(v.name, md_start(v)) for v in md.modelVariables
            if v.causality == "parameter"}
     return WheelsetParameters(**fmu_variables.parameters_from_fmi(fmi, core_wheelset, check=False))
-
-
-@pytest.fixture(scope="session")
-def unzipped(wheelset_fmu_unzipped):
-    return wheelset_fmu_unzipped
-
-
-class Logged:
-    """fmi2 callbacks that record the log messages (status, category, text)."""
-
-    def __init__(self):
-        self.messages = []
-
-        def logger(component, instance, status, category, message):
-            self.messages.append((status, (category or b"").decode(), message.decode()))
-
-        self.callbacks = fmi2CallbackFunctions()
-        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
-        self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        try:  # fmpy's proxy turns the variadic C logger into a plain one
-            from fmpy.logging import addLoggerProxy
-            addLoggerProxy(byref(self.callbacks))
-        except Exception:  # pragma: no cover
-            pass
-        # pythonfmu 0.7.0 can call the logger of an instance freed earlier in the
-        # process: keep every callbacks struct alive (docs/limits_and_failures.md)
-        _CALLBACKS_KEPT_ALIVE.append(self.callbacks)
-
-
-_CALLBACKS_KEPT_ALIVE = []
 
 
 def slave(md, unzipped, name, params=PARAMS, log=None):
@@ -323,6 +279,10 @@ def core_output(out, name):
         return arr[side[p[1]], "xyz".index(p[3])]
     if p[0] == "wheel":
         i = side[p[1]]
+        if p[2] == "wear_number":     # T gamma summed over the wheel's active points
+            return sum(abs(out.creep_force_longitudinal[i, k] * out.creepage_longitudinal[i, k])
+                       + abs(out.creep_force_lateral[i, k] * out.creepage_lateral[i, k])
+                       for k in range(3) if out.contact_active[i, k])
         return {"Y": out.lateral_force, "Q": out.vertical_force,
                 "Y_over_Q": out.derailment_quotient, "active_points": out.contact_count,
                 "lift": out.wheel_lift}[p[2]][i] if p[2] != "force_on_rail" else \
@@ -343,7 +303,7 @@ def core_output(out, name):
 
 
 def test_every_output_equals_the_core(md, unzipped):
-    # all 128 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
+    # all 130 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
     # + flange two-point contact on the outer wheel), read through getReal /
     # getInteger / getBoolean in one call each, against the core run directly
     from fmu_wheelset.validation.common import fmu_start_values
@@ -373,7 +333,7 @@ def test_every_output_equals_the_core(md, unzipped):
     for k in range(n):
         assert model.advance(H).status == "ok"
     out = model.outputs()
-    assert len(got) == 128
+    assert len(got) == 130          # 128 + the two wheels' wear numbers
     assert got["wheel.right.active_points"] == 2        # the outer wheel of the left curve
     for name, value in got.items():
         expected = core_output(out, name)
@@ -429,7 +389,7 @@ def test_two_instances_independent(md, unzipped):
 
 
 def test_nan_input_discards_step_with_logged_error(md, unzipped):
-    log = Logged()
+    log = FmiLog()
     s = slave(md, unzipped, "nan", log=log)
     try:
         run_steps(s, md, 0, 3)
@@ -457,7 +417,7 @@ def test_nan_input_discards_step_with_logged_error(md, unzipped):
     ({"track.scenario": "nowhere"}, "nowhere"),
 ])
 def test_bad_parameter_is_logged_and_steps_discarded(md, unzipped, bad, expected):
-    log = Logged()
+    log = FmiLog()
     s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
                   instanceName="bad")
     s.instantiate(loggingOn=True, callbacks=log.callbacks)

@@ -20,15 +20,15 @@ def outer_points(c, i):
     """Active points of the outer (right) wheel at output i: (s, angle_deg, N)."""
     pts = []
     for k in (1, 2, 3):
-        if c[f"right_p{k}_active"][i]:
-            pts.append((c[f"right_p{k}_y_wheel_m"][i], math.degrees(c[f"right_p{k}_contact_angle_rad"][i]),
-                        c[f"right_p{k}_normal_force_N"][i]))
+        if c[f"contact.right.point[{k}].active"][i]:
+            pts.append((c[f"contact.right.point[{k}].wheel_lateral"][i], math.degrees(c[f"contact.right.point[{k}].contact_angle"][i]),
+                        c[f"contact.right.point[{k}].normal_force"][i]))
     return pts
 
 
 def flange_two_point(c):
     """Boolean per output: the outer wheel touches at the flange root and the flange at once."""
-    out = np.zeros(c["time_s"].size, dtype=bool)
+    out = np.zeros(c["time"].size, dtype=bool)
     for i in range(out.size):
         pts = outer_points(c, i)
         angles = [p[1] for p in pts]
@@ -55,7 +55,7 @@ def test_ren_jin_100_flange_root_and_flange_two_point(runs):
     c = runs["100-multi"]
     two = flange_two_point(c)
     assert two.any()
-    onset = -c["y_m"][two][0]
+    onset = -c["wheelset.y"][two][0]
     # Ren & Jin 2010: dynamic two-point onset at 10.2 mm; +-1 mm for our rebuilt LMA
     assert onset == pytest.approx(10.2e-3, abs=1.0e-3)
     # once it is there, it stays through the curve, and the flange root carries more
@@ -65,7 +65,7 @@ def test_ren_jin_100_flange_root_and_flange_two_point(runs):
     assert root[1] < ROOT_DEG and flange[1] > FLANGE_DEG
     assert root[2] > flange[2] > 1e3
     # the wheel stays on the rail: Y/Q well below Nadal's limit (1.20 for 70 deg, mu 0.36)
-    assert c["right_Y_over_Q"].max() < 0.8
+    assert c["wheel.right.Y_over_Q"].max() < 0.8
 
 
 def test_ren_jin_80_no_flange_two_point(runs):
@@ -78,30 +78,30 @@ def test_single_point_equals_multipoint_without_flange_two_point(runs):
     # methods give the same resultant forces (within 2 %).
     m, s = runs["80-multi"], runs["80-single"]
     for side in ("left", "right"):
-        qm, qs = m[f"{side}_Q_N"][-100:].mean(), s[f"{side}_Q_N"][-100:].mean()
+        qm, qs = m[f"wheel.{side}.Q"][-100:].mean(), s[f"wheel.{side}.Q"][-100:].mean()
         assert qs == pytest.approx(qm, rel=0.02)
-        rm = np.hypot(m[f"{side}_Q_N"][-100:], m[f"{side}_Y_N"][-100:]).mean()
-        rs = np.hypot(s[f"{side}_Q_N"][-100:], s[f"{side}_Y_N"][-100:]).mean()
+        rm = np.hypot(m[f"wheel.{side}.Q"][-100:], m[f"wheel.{side}.Y"][-100:]).mean()
+        rs = np.hypot(s[f"wheel.{side}.Q"][-100:], s[f"wheel.{side}.Y"][-100:]).mean()
         assert rs == pytest.approx(rm, rel=0.02)
 
 
 def test_single_point_jumps_where_multipoint_is_smooth(runs):
     m, s = runs["100-multi"], runs["100-single"]
     # the single-point contact jumps between flange root and flange ...
-    jumps_single = np.abs(np.diff(s["right_p1_y_wheel_m"]))
+    jumps_single = np.abs(np.diff(s["contact.right.point[1].wheel_lateral"]))
     assert jumps_single.max() > 8e-3
     # ... with a force oscillation: its Y/Q varies far more in the curve
-    curve = m["distance_m"] > 210.0
-    assert np.ptp(s["right_Y_over_Q"][curve]) > 5 * np.ptp(m["right_Y_over_Q"][curve])
+    curve = m["wheelset.distance"] > 210.0
+    assert np.ptp(s["wheel.right.Y_over_Q"][curve]) > 5 * np.ptp(m["wheel.right.Y_over_Q"][curve])
     # the multipoint total vertical force is steady in the curve (< 2 % peak to peak)
-    q = m["right_Q_N"][curve]
+    q = m["wheel.right.Q"][curve]
     assert np.ptp(q) < 0.02 * q.mean()
 
 
 def test_kang_r320_flange_limits_lateral_displacement(runs):
     c = runs["kang"]
-    curve = c["distance_m"] > 250.0
-    y = -c["y_m"][curve]
+    curve = c["wheelset.distance"] > 250.0
+    y = -c["wheelset.y"][curve]
     # Kang 2012 reports ~7.6 mm for his S1002/UIC60 1:20; our new S1002 on UIC60
     # 1:20 (gauge 1435 at 14 mm, back-to-back 1360) has a flange clearance of
     # ~6.2 mm, so the flange limits the displacement there. Assert the limit is

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 import solver.wheelset as wheelset
@@ -70,7 +71,28 @@ def test_bad_fmi_values_are_refused_with_the_name(name, value, message):
 
 
 def test_output_names_are_the_record_names():
+    """One output vocabulary: every FMU output but the status flags is a named
+    quantity of the core's output record, under the same name."""
+    sums = set(wheelset.RECORD_SUM_NAMES)
     for var in fmu_variables.RECORD_OUTPUTS:
-        assert var.core == var.name and var.name in wheelset.RECORD_INDEX, var.name
-    indices = [wheelset.RECORD_INDEX[v.core] for v in fmu_variables.RECORD_OUTPUTS]
+        assert var.core == var.name and (var.name in wheelset.RECORD_INDEX or var.name in sums), var.name
+    assert sums <= {v.name for v in fmu_variables.RECORD_OUTPUTS}
+    indices = [wheelset.RECORD_INDEX[v.core] for v in fmu_variables.RECORD_OUTPUTS
+               if v.core in wheelset.RECORD_INDEX]
     assert len(set(indices)) == len(indices)
+
+
+def test_wheel_wear_number_is_the_sum_over_its_points():
+    """T gamma of a wheel = sum over its points of |Fx xi| + |Fy eta| (the
+    creep forces and creepages of the same record; 1e-9 relative: summation
+    order only)."""
+    from solver.scenarios import load_scenario, simulate
+    c = simulate(load_scenario("kang-r320", duration=0.3)).columns
+    for side in ("left", "right"):
+        expected = sum(np.abs(c[f"contact.{side}.point[{k}].longitudinal_force"]
+                              * c[f"contact.{side}.point[{k}].longitudinal_creepage"])
+                       + np.abs(c[f"contact.{side}.point[{k}].lateral_force"]
+                                * c[f"contact.{side}.point[{k}].lateral_creepage"])
+                       for k in (1, 2, 3))
+        assert np.max(expected) > 1.0          # creeping in the curve entry: not trivially 0
+        np.testing.assert_allclose(c[f"wheel.{side}.wear_number"], expected, rtol=1e-9, atol=1e-9)

@@ -30,7 +30,7 @@ def run(args) -> int:
     scenario = load_scenario(args.scenario, **overrides)
     result = simulate(scenario, progress=not args.no_progress)
     result.write_csv(args.out)
-    simulated = result.columns["time_s"][-1]
+    simulated = result.columns["time"][-1]
     print(f"{scenario.name}: {simulated:.2f} s simulated in {result.wall_time:.1f} s wall "
           f"(real-time factor {simulated / max(result.wall_time, 1e-9):.1f}), "
           f"{result.rhs_evaluations} RHS evaluations, internal step {scenario.params.internal_step * 1e3:g} ms")
@@ -49,14 +49,14 @@ def plot_run(result, path):
     c = result.columns
     fig = Figure(figsize=(9, 9))
     ax = fig.subplots(3, 1, sharex=True)
-    ax[0].plot(c["distance_m"], c["y_m"] * 1e3)
+    ax[0].plot(c["wheelset.distance"], c["wheelset.y"] * 1e3)
     ax[0].set_ylabel("lateral displacement (mm)")
     for side in ("left", "right"):
         for i in range(1, 4):
-            n = c[f"{side}_p{i}_normal_force_N"]
+            n = c[f"contact.{side}.point[{i}].normal_force"]
             if (n > 0).any():
-                ax[1].plot(c["distance_m"], n / 1e3, label=f"{side} point {i}")
-        ax[2].plot(c["distance_m"], c[f"{side}_Y_over_Q"], label=side)
+                ax[1].plot(c["wheelset.distance"], n / 1e3, label=f"{side} point {i}")
+        ax[2].plot(c["wheelset.distance"], c[f"wheel.{side}.Y_over_Q"], label=side)
     ax[1].set_ylabel("normal force (kN)")
     ax[1].legend(fontsize=7)
     ax[2].set_ylabel("Y/Q")

@@ -2,8 +2,10 @@
 scenario through the FMU (FMPy) or the core, table rows and figure helpers.
 
 `run_case(scenario, out_dir, backend="fmu"|"core", **overrides)` returns a
-`Run` whose `columns` use the core's column names (solver.scenarios), whatever
-the backend, and whose `backend` / `note` say which one produced it.
+`Run` whose `columns` use the project's output names (the FMU's, e.g.
+"wheel.left.Q", "contact.left.point[1].normal_force"; solver.wheelset
+RECORD_INDEX), whatever the backend, and whose `backend` / `note` say which one
+produced it.
 
 FMU backend: the scenario's WheelsetParameters are turned into FMI start
 values with the FMU's variable names (fmu_wheelset/variables.py); FMPy's
@@ -27,26 +29,22 @@ import numpy as np
 SIDES = ("left", "right")
 POINTS = 3
 
-POINT_FIELDS = (("active", "active"), ("wheel_lateral", "y_wheel_m"), ("rail_lateral", "y_rail_m"),
-                ("contact_angle", "contact_angle_rad"), ("rolling_radius", "rolling_radius_m"),
-                ("normal_force", "normal_force_N"), ("longitudinal_force", "creep_long_N"),
-                ("lateral_force", "creep_lat_N"))
+# The outputs a validation run through the FMU records (the columns of a `Run`
+# use the project's output names, solver.wheelset.RECORD_INDEX, whatever the
+# backend; a core run has every named quantity).
+POINT_OUTPUTS = ("active", "wheel_lateral", "rail_lateral", "contact_angle", "rolling_radius",
+                 "normal_force", "longitudinal_force", "lateral_force")
 
 
-def fmu_to_core_columns():
-    """FMI output name -> core column name."""
-    m = {"time": "time_s", "wheelset.distance": "distance_m", "wheelset.y": "y_m",
-         "wheelset.z": "z_m", "wheelset.roll": "roll_rad", "wheelset.yaw": "yaw_rad",
-         "wheelset.spin_rate": "spin_rate_rad_s"}
+def recorded_outputs() -> list:
+    """The FMU outputs a validation run records."""
+    names = ["wheelset.distance", "wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw",
+             "wheelset.spin_rate"]
     for side in SIDES:
-        m[f"wheel.{side}.Y"] = f"{side}_Y_N"
-        m[f"wheel.{side}.Q"] = f"{side}_Q_N"
-        m[f"wheel.{side}.Y_over_Q"] = f"{side}_Y_over_Q"
-        m[f"wheel.{side}.active_points"] = f"{side}_contacts"
+        names += [f"wheel.{side}.{q}" for q in ("Y", "Q", "Y_over_Q", "active_points")]
         for k in range(1, POINTS + 1):
-            for fmi, core in POINT_FIELDS:
-                m[f"contact.{side}.point[{k}].{fmi}"] = f"{side}_p{k}_{core}"
-    return m
+            names += [f"contact.{side}.point[{k}].{q}" for q in POINT_OUTPUTS]
+    return names
 
 
 # ---------------------------------------------------------------------------
@@ -172,16 +170,15 @@ def run_case(scenario, out_dir, backend: str = "fmu", **overrides) -> Run:
             backend = "core"
         else:
             import fmpy
-            names = fmu_to_core_columns()
-            outputs = [n for n in names if n != "time" and n in variables]
+            outputs = [n for n in recorded_outputs() if n in variables]
             t0 = time.perf_counter()
             result = quiet_simulate(fmpy, str(fmu), start_time=0.0, stop_time=sc.duration,
                                     output_interval=sc.output_interval,
                                     start_values=start, output=outputs)
             wall = time.perf_counter() - t0
-            cols = {names[n]: np.asarray(result[n], dtype=float) for n in result.dtype.names}
-            status = "ok" if abs(cols["time_s"][-1] - sc.duration) < 0.5 * sc.output_interval \
-                else f"stopped at t = {cols['time_s'][-1]:.3f} s"
+            cols = {n: np.asarray(result[n], dtype=float) for n in result.dtype.names}
+            status = "ok" if abs(cols["time"][-1] - sc.duration) < 0.5 * sc.output_interval \
+                else f"stopped at t = {cols['time'][-1]:.3f} s"
             return Run(sc.name, cols, "fmu", "FMPy simulate_fmu, co-simulation, "
                        f"communication step {sc.output_interval:g} s", wall, status)
     elif backend != "core":
@@ -226,16 +223,16 @@ def backend_label(run: Run) -> str:
 
 # -- per-point helpers over a run's columns ------------------------------------
 def point_array(c, side, field):
-    return np.stack([c[f"{side}_p{k}_{field}"] for k in range(1, POINTS + 1)], axis=1)
+    return np.stack([c[f"contact.{side}.point[{k}].{field}"] for k in range(1, POINTS + 1)], axis=1)
 
 
 def zone_points(c, side, lo, hi):
     """Per time: normal force and contact angle of the active points whose wheel
     lateral position s lies in [lo, hi) (m); NaN where none (summed force, max angle)."""
     act = point_array(c, side, "active") > 0.5
-    s = point_array(c, side, "y_wheel_m")
-    n = point_array(c, side, "normal_force_N")
-    ang = point_array(c, side, "contact_angle_rad")
+    s = point_array(c, side, "wheel_lateral")
+    n = point_array(c, side, "normal_force")
+    ang = point_array(c, side, "contact_angle")
     inzone = act & (s >= lo) & (s < hi)
     force = np.where(inzone, n, 0.0).sum(axis=1)
     angle = np.where(inzone, ang, -np.inf).max(axis=1)

@@ -31,23 +31,23 @@ def case_fmu_check(out, backend="fmu", duration=8.0) -> CaseResult:
     fmu = run_case(fmu_scenario(duration), out, "fmu")
     core = run_case(fmu_scenario(duration), out, "core")
     a, b = fmu.columns, core.columns
-    n = min(a["time_s"].size, b["time_s"].size)
-    dy = float(np.max(np.abs(a["y_m"][:n] - b["y_m"][:n])))
-    na = point_array(a, "right", "normal_force_N").sum(axis=1)[:n]
-    nb = point_array(b, "right", "normal_force_N").sum(axis=1)[:n]
+    n = min(a["time"].size, b["time"].size)
+    dy = float(np.max(np.abs(a["wheelset.y"][:n] - b["wheelset.y"][:n])))
+    na = point_array(a, "right", "normal_force").sum(axis=1)[:n]
+    nb = point_array(b, "right", "normal_force").sum(axis=1)[:n]
     dn = float(np.max(np.abs(na - nb)))
     rows = [Row(name, "max |y_FMU - y_core|", "0 (same core; < 1 um)", dy * 1e3, "mm", 0.0, 1e-3, fmu.backend,
-                passed=bool(fmu.backend == "fmu" and dy <= 1e-6 and n == b["time_s"].size)),
+                passed=bool(fmu.backend == "fmu" and dy <= 1e-6 and n == b["time"].size)),
             Row(name, "max |N_FMU - N_core| outer wheel", "0 (same core; < 1 N)", dn, "N", 0.0, 1.0, fmu.backend,
                 passed=bool(fmu.backend == "fmu" and dn <= 1.0))]
-    csv = write_csv({"time_s": a["time_s"][:n], "y_fmu_m": a["y_m"][:n], "y_core_m": b["y_m"][:n],
+    csv = write_csv({"time_s": a["time"][:n], "y_fmu_m": a["wheelset.y"][:n], "y_core_m": b["wheelset.y"][:n],
                      "N_outer_fmu_N": na, "N_outer_core_N": nb}, out / "fmu_vs_core.csv")
     fig, ax = figure(2, 1, size=(7.5, 4.5))
-    ax[0, 0].plot(a["distance_m"][:n], a["y_m"][:n] * 1e3, label="FMU (FMPy)")
-    ax[0, 0].plot(b["distance_m"][:n], b["y_m"][:n] * 1e3, "--", label="core")
+    ax[0, 0].plot(a["wheelset.distance"][:n], a["wheelset.y"][:n] * 1e3, label="FMU (FMPy)")
+    ax[0, 0].plot(b["wheelset.distance"][:n], b["wheelset.y"][:n] * 1e3, "--", label="core")
     ax[0, 0].set_ylabel("y (mm)")
     ax[0, 0].legend(fontsize=7)
-    ax[1, 0].plot(a["distance_m"][:n], (na - nb))
+    ax[1, 0].plot(a["wheelset.distance"][:n], (na - nb))
     ax[1, 0].set_ylabel("N_FMU - N_core (N)")
     ax[1, 0].set_xlabel("distance (m)")
     ax[0, 0].set_title("ren-jin-r400-100 with the FMU's default suspension: FMU vs core", fontsize=9)

@@ -31,11 +31,11 @@ def flange_clearance():
 
 def plot_fig11(run, path):
     c = run.columns
-    x = c["distance_m"]
+    x = c["wheelset.distance"]
     fig, ax = figure(2, 2, size=(9.0, 5.6))
-    ax[0, 0].plot(x, c["y_m"] * 1e3)
+    ax[0, 0].plot(x, c["wheelset.y"] * 1e3)
     ax[0, 0].set_ylabel("lateral displacement (mm)")
-    ax[0, 1].plot(x, c["yaw_rad"] * 1e3)
+    ax[0, 1].plot(x, c["wheelset.yaw"] * 1e3)
     ax[0, 1].set_ylabel("yaw angle (mrad)")
     ft, _, _ = zone_points(c, OUTER, *TREAD)
     ff, _, _ = zone_points(c, OUTER, *FLANGE)
@@ -43,7 +43,7 @@ def plot_fig11(run, path):
     ax[1, 0].plot(x, np.nan_to_num(ff) / 1e3, label="flange")
     ax[1, 0].set_ylabel("outer wheel normal force (kN)")
     ax[1, 0].legend(fontsize=7)
-    lat = point_array(c, OUTER, "creep_lat_N").sum(axis=1)
+    lat = point_array(c, OUTER, "lateral_force").sum(axis=1)
     ax[1, 1].plot(x, lat / 1e3)
     ax[1, 1].set_ylabel("outer wheel lateral creep force (kN)")
     for a in ax[1]:
@@ -59,8 +59,8 @@ def case_kang(out, backend="fmu") -> CaseResult:
     c = run.columns
     csv = write_csv(c, out / "kang_r320.csv")
     name = "4 Kang R320"
-    steady = c["time_s"] >= c["time_s"][-1] - 3.0
-    y_lim = float(np.max(np.abs(c["y_m"])))
+    steady = c["time"] >= c["time"][-1] - 3.0
+    y_lim = float(np.max(np.abs(c["wheelset.y"])))
     clearance = flange_clearance()
     rows = [Row(name, "lateral displacement limit |y|", "7.6 mm", y_lim * 1e3, "mm",
                 PUBLISHED_LIMIT * 1e3, LIMIT_TOLERANCE * 1e3, run.backend,
@@ -72,8 +72,8 @@ def case_kang(out, backend="fmu") -> CaseResult:
     ft, _, _ = zone_points(c, OUTER, *TREAD)
     flange = float(np.nanmean(ff[steady])) if np.isfinite(ff[steady]).any() else 0.0
     tread = float(np.nanmean(ft[steady]))
-    yaw = float(np.mean(c["yaw_rad"][steady]))
-    lat = float(np.mean(point_array(c, OUTER, "creep_lat_N").sum(axis=1)[steady]))
+    yaw = float(np.mean(c["wheelset.yaw"][steady]))
+    lat = float(np.mean(point_array(c, OUTER, "lateral_force").sum(axis=1)[steady]))
     rows += [Row(name, "steady yaw angle", "small, flange-limited (Fig.)", yaw * 1e3, "mrad",
                  float("nan"), float("nan"), run.backend, passed=bool(abs(yaw) < 5e-3)),
              Row(name, "outer flange normal force (steady)", "flange in contact", flange / 1e3, "kN",

@@ -31,10 +31,10 @@ ONSET_TOLERANCE = 1.0e-3
 
 
 def _plot_points(ax, c, side, title):
-    x = c["distance_m"]
+    x = c["wheelset.distance"]
     for k in range(1, 4):
-        a = c[f"{side}_p{k}_active"] > 0.5
-        s = np.where(a, c[f"{side}_p{k}_y_wheel_m"] * 1e3, np.nan)
+        a = c[f"contact.{side}.point[{k}].active"] > 0.5
+        s = np.where(a, c[f"contact.{side}.point[{k}].wheel_lateral"] * 1e3, np.nan)
         ax.plot(x, s, ".", ms=2, label=f"point {k}")
     ax.set_ylabel("contact point s (mm)")
     ax.set_title(title, fontsize=9)
@@ -54,10 +54,10 @@ def _plot_fig7(run, path, label):
 def _plot_fig8(run, path, label):
     fig, ax = figure(2, 1)
     c = run.columns
-    x = c["distance_m"]
+    x = c["wheelset.distance"]
     for side, what in ((OUTER, "outer"), (INNER, "inner")):
         for k in range(1, 4):
-            n = c[f"{side}_p{k}_normal_force_N"]
+            n = c[f"contact.{side}.point[{k}].normal_force"]
             if (n > 0).any():
                 ax[0, 0].plot(x, np.where(n > 0, n / 1e3, np.nan), lw=1, label=f"{what} patch {k}")
     for zone, name in ((FLANGE, "outer flange"), (ROOT, "outer flange root")):
@@ -66,7 +66,7 @@ def _plot_fig8(run, path, label):
     ax[0, 0].set_ylabel("normal force (kN)")
     ax[0, 0].set_title(f"{label}: normal force of each contact patch", fontsize=9)
     ax[0, 0].legend(fontsize=6, ncol=2)
-    ax[1, 0].plot(x, c["y_m"] * 1e3)
+    ax[1, 0].plot(x, c["wheelset.y"] * 1e3)
     ax[1, 0].set_ylabel("lateral displacement (mm)")
     ax[1, 0].set_xlabel("distance (m)")
     fig.suptitle(f"backend: {backend_label(run)}", fontsize=8)
@@ -76,10 +76,10 @@ def _plot_fig8(run, path, label):
 def _plot_fig9(run, path, label):
     fig, ax = figure(2, 1)
     c = run.columns
-    x = c["distance_m"]
+    x = c["wheelset.distance"]
     for k in range(1, 4):
-        a = c[f"{OUTER}_p{k}_active"] > 0.5
-        ax[0, 0].plot(x, np.where(a, np.degrees(c[f"{OUTER}_p{k}_contact_angle_rad"]), np.nan),
+        a = c[f"contact.{OUTER}.point[{k}].active"] > 0.5
+        ax[0, 0].plot(x, np.where(a, np.degrees(c[f"contact.{OUTER}.point[{k}].contact_angle"]), np.nan),
                       ".", ms=2, label=f"point {k}")
     ax[0, 0].set_ylabel("contact angle (deg)")
     ax[0, 0].set_title(f"{label}: outer wheel", fontsize=9)
@@ -96,7 +96,7 @@ def _plot_fig10(run, path, label):
     fig, ax = figure(1, 1, size=(7.5, 3.2))
     c = run.columns
     for side, what in ((OUTER, "outer"), (INNER, "inner")):
-        ax[0, 0].plot(c["distance_m"], c[f"{side}_Y_over_Q"], label=f"{what} wheel")
+        ax[0, 0].plot(c["wheelset.distance"], c[f"wheel.{side}.Y_over_Q"], label=f"{what} wheel")
     ax[0, 0].set_ylabel("derailment quotient Y/Q")
     ax[0, 0].set_xlabel("distance (m)")
     ax[0, 0].set_title(f"{label} (backend: {backend_label(run)})", fontsize=9)
@@ -135,22 +135,22 @@ def case_multipoint_100(out, backend="fmu") -> CaseResult:
     rows = []
     two = flange_two_point(c)
     i = first_index(two)
-    onset = abs(c["y_m"][i]) if i is not None else float("nan")
+    onset = abs(c["wheelset.y"][i]) if i is not None else float("nan")
     rows.append(Row(name, "flange-root + flange two-point onset |y|", "10.2 mm (dynamic)",
                     onset * 1e3, "mm", PUBLISHED_DYNAMIC_ONSET * 1e3, ONSET_TOLERANCE * 1e3,
                     run.backend))
-    steady = c["time_s"] >= c["time_s"][-1] - 2.0
+    steady = c["time"] >= c["time"][-1] - 2.0
     f_root, _, _ = zone_points(c, OUTER, *ROOT)
     f_flange, ang_flange, _ = zone_points(c, OUTER, *FLANGE)
     ratio = np.nanmean(f_root[steady & two]) / np.nanmean(f_flange[steady & two]) if (steady & two).any() else float("nan")
     rows.append(Row(name, "flange-root / flange normal force (curve)", "> 1 (larger at the flange root)",
                     ratio, "", float("nan"), float("nan"), run.backend,
                     passed=bool(ratio > 1.0)))
-    yq = float(np.nanmax(c[f"{OUTER}_Y_over_Q"]))
+    yq = float(np.nanmax(c[f"wheel.{OUTER}.Y_over_Q"]))
     rows.append(Row(name, "max Y/Q outer wheel", "< 0.8 (limit; paper's curve well below)",
                     yq, "", float("nan"), float("nan"), run.backend, passed=bool(yq < 0.8)))
     rows.append(Row(name, "max |y| in the curve", "~10.2 mm (two-point from there)",
-                    float(np.max(np.abs(c["y_m"]))) * 1e3, "mm", 10.2, 1.0, run.backend))
+                    float(np.max(np.abs(c["wheelset.y"]))) * 1e3, "mm", 10.2, 1.0, run.backend))
     figs = _figures(run, out, "ren_jin_100_multipoint", "100 km/h, multipoint", (7, 8, 9, 10))
     return CaseResult("ren_jin_100", "Ren & Jin 2010, R = 400 m, 100 km/h, multipoint (Figs. 7-10)",
                       rows, figs, [csv], run.backend, [run.note])
@@ -159,8 +159,8 @@ def case_multipoint_100(out, backend="fmu") -> CaseResult:
 def _jumps(c):
     """Number of jumps of the outer wheel's single contact point between the
     flange root and the flange, and the force range at the flange root."""
-    s = c[f"{OUTER}_p1_y_wheel_m"]
-    a = c[f"{OUTER}_p1_active"] > 0.5
+    s = c[f"contact.{OUTER}.point[1].wheel_lateral"]
+    a = c[f"contact.{OUTER}.point[1].active"] > 0.5
     zone = np.where(a & (s < FLANGE[1]), 2, np.where(a & (s < ROOT[1]), 1, 0))
     in_curve = zone > 0
     z = zone[in_curve]
@@ -178,9 +178,9 @@ def case_single_100(out, backend="fmu") -> CaseResult:
     jumps = _jumps(c)
     rows = [Row(name, "jumps flange root <-> flange (outer wheel)", "repeated jumps (Fig. 11)",
                 jumps, "", float("nan"), float("nan"), run.backend, passed=jumps >= 2)]
-    steady = c["time_s"] >= 8.0
-    n_single = c[f"{OUTER}_p1_normal_force_N"][steady]
-    n_multi = point_array(multi.columns, OUTER, "normal_force_N").sum(axis=1)[multi.columns["time_s"] >= 8.0]
+    steady = c["time"] >= 8.0
+    n_single = c[f"contact.{OUTER}.point[1].normal_force"][steady]
+    n_multi = point_array(multi.columns, OUTER, "normal_force").sum(axis=1)[multi.columns["time"] >= 8.0]
     osc_s = (n_single.max() - n_single.min()) / n_single.mean()
     osc_m = (n_multi.max() - n_multi.min()) / n_multi.mean()
     rows.append(Row(name, "outer normal force oscillation (max-min)/mean, t > 8 s",
@@ -221,28 +221,28 @@ def case_80(out, backend="fmu") -> CaseResult:
                 n_two, "", 0.0, 0.0, multi.backend)]
     _, ang, _ = zone_points(c, OUTER, *FLANGE)
     rows.append(Row(name, "max outer contact angle (multipoint)", "tread/flange root only",
-                    float(np.degrees(np.nanmax(point_array(c, OUTER, "contact_angle_rad")))), "deg",
+                    float(np.degrees(np.nanmax(point_array(c, OUTER, "contact_angle")))), "deg",
                     float("nan"), float("nan"), multi.backend,
                     passed=bool(np.all(np.isnan(ang)))))
-    tm, ts = c["time_s"], single.columns["time_s"]
-    nm = point_array(c, OUTER, "normal_force_N").sum(axis=1)
-    ns = point_array(single.columns, OUTER, "normal_force_N").sum(axis=1)
+    tm, ts = c["time"], single.columns["time"]
+    nm = point_array(c, OUTER, "normal_force").sum(axis=1)
+    ns = point_array(single.columns, OUTER, "normal_force").sum(axis=1)
     m = min(nm.size, ns.size)
     rel = np.abs(nm[:m] - ns[:m]) / np.maximum(ns[:m], 1.0)
-    smooth = running_relative_difference(nm[:m], ns[:m], c["time_s"][:m])
+    smooth = running_relative_difference(nm[:m], ns[:m], c["time"][:m])
     rows.append(Row(name, "max 0.2 s running mean of |sum N multi - N single| / N single, outer wheel",
                     "nearly identical (Fig. 16)", float(smooth.max()) * 100, "%", 0.0, 2.0, multi.backend,
                     note=f"instantaneous max {float(rel.max()) * 100:.2g} % (one short transient), "
                          f"mean {float(rel.mean()) * 100:.2g} %"))
     rows.append(Row(name, "max |y| (multipoint)", "below the flange two-point onset",
-                    float(np.max(np.abs(c["y_m"]))) * 1e3, "mm", float("nan"), float("nan"),
-                    multi.backend, passed=bool(np.max(np.abs(c["y_m"])) < PUBLISHED_DYNAMIC_ONSET)))
+                    float(np.max(np.abs(c["wheelset.y"]))) * 1e3, "mm", float("nan"), float("nan"),
+                    multi.backend, passed=bool(np.max(np.abs(c["wheelset.y"])) < PUBLISHED_DYNAMIC_ONSET)))
     figs = _figures(multi, out, "ren_jin_80_multipoint", "80 km/h, multipoint", (13, 14, None, None))
     fig, ax = figure(2, 1)
     for run, lab in ((multi, "multipoint, sum of patches"), (single, "single point")):
         cc = run.columns
-        ax[0, 0].plot(cc["distance_m"], point_array(cc, OUTER, "normal_force_N").sum(axis=1) / 1e3, label=lab)
-        ax[1, 0].plot(cc["distance_m"], cc["y_m"] * 1e3, label=lab)
+        ax[0, 0].plot(cc["wheelset.distance"], point_array(cc, OUTER, "normal_force").sum(axis=1) / 1e3, label=lab)
+        ax[1, 0].plot(cc["wheelset.distance"], cc["wheelset.y"] * 1e3, label=lab)
     ax[0, 0].set_ylabel("outer wheel normal force (kN)")
     ax[0, 0].legend(fontsize=7)
     ax[0, 0].set_title("80 km/h: multipoint vs single point", fontsize=9)
