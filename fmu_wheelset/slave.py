@@ -193,7 +193,6 @@ class Wheelset(Fmi2Slave):
         self._skip_core = False
         self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs
         self._record_index = None   # output slot -> index in the core's record
-        self._sum_slots = None      # output slots of the core's record sums
         slot = 0
         for var in VARIABLES:
             self._register(var, None if var.causality == "parameter" else slot)
@@ -290,7 +289,7 @@ class Wheelset(Fmi2Slave):
         self._initialized = True
         self._skip_core = bool(self._values["benchmark.skip_core"])
         self._input_map = _adapter.input_map(self._values, wheelset, track)
-        self._record_index, self._sum_slots = _adapter.record_index(wheelset)
+        self._record_index = _adapter.record_index(wheelset)
         self._store_outputs()
 
     def do_step(self, current_time: float, step_size: float) -> bool:
@@ -341,11 +340,8 @@ class Wheelset(Fmi2Slave):
         discarded step (the record then still holds the state before the step)."""
         record = self._model.record
         y = self._y
-        index = self._record_index
-        np.take(record, index, out=y[:index.size])
-        wheelset = self._core[0]
-        y[self._sum_slots] = wheelset.record_sums(record)
-        lift = wheelset.R_LIFT
+        np.take(record, self._record_index, out=y[:_N_RECORD_OUTPUTS])
+        lift = self._core[0].R_LIFT
         y[_STATUS_SLOT[0]] = 1.0 if reason == "derailment" else 0.0
         y[_STATUS_SLOT[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5
                                      or reason == "contact_lost") else 0.0
@@ -601,22 +597,16 @@ class _Adapter:
         return core
 
     def record_index(self, wheelset):
-        """(take, sums): the record index of each output copied from the core's
-        record (they come first, OUTPUT_NAMES order; the output names are the
-        record's names, solver.wheelset.RECORD_INDEX), and the output slots of the
-        core's record sums (solver.wheelset.RECORD_SUM_NAMES order)."""
-        take, sums = [], {}
-        for slot, var in enumerate(fmu_variables.OUTPUTS):
-            if var.core in wheelset.RECORD_INDEX:
-                assert slot == len(take), "the record outputs come first"
-                take.append(wheelset.RECORD_INDEX[var.core])
-            elif var.core is not None:
-                sums[var.core] = slot
-        return (np.array(take, dtype=np.intp),
-                np.array([sums[name] for name in wheelset.RECORD_SUM_NAMES], dtype=np.intp))
+        """For each output but the status flags (OUTPUT_NAMES order), its index in
+        the core's output record: the output names are the record's names
+        (solver.wheelset.RECORD_INDEX)."""
+        return np.array([wheelset.RECORD_INDEX[var.core] for var in fmu_variables.RECORD_OUTPUTS],
+                        dtype=np.intp)
 
 
 NAN = float("nan")
+# the status flags come last; all outputs before them are copied from the core's record
+_N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
 _STATUS_SLOT = tuple(OUTPUT_NAMES.index(n) for n in STATUS_NAMES)
 # what a serialized state may carry (fmu_wheelset/fmu_state.py)
 _PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}

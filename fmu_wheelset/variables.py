@@ -13,8 +13,8 @@ quantity it carries (``core``):
   vector (``solver.wheelset.U_*``), or None for the track irregularities, which
   the slave spreads over both rails;
 * an output: its name in the core's output record (the names are the same:
-  ``solver.wheelset.RECORD_INDEX``, or ``RECORD_SUM_NAMES`` for the wheels' wear
-  numbers), None for the status flags that the slave sets.
+  ``solver.wheelset.RECORD_INDEX``), None for the status flags that the slave
+  sets.
 
 Everything else derives from this table: the model description
 (`fmu_wheelset.model_description`), the slave's parameter mapping

@@ -508,8 +508,8 @@ INPUT_VECTOR_NAMES = tuple(
 
 # Output record (`WheelsetModel.record`, rebuilt by `fill_record` after every
 # accepted step): time and distance, the state, the derived outputs, the contact
-# rows (2, MAX_POINTS, N_CONTACT; zero for inactive points), the active points
-# and the lift flag per wheel. A host that reads many outputs every step (the
+# rows (2, MAX_POINTS, N_CONTACT; zero for inactive points), the active points,
+# the lift flag and the wear number per wheel. A host that reads many outputs every step (the
 # FMU) takes them from this one array instead of building `WheelsetOutputs`.
 R_TIME, R_DISTANCE = 0, 1
 R_STATE = 2
@@ -517,7 +517,8 @@ R_DERIVED = R_STATE + N_STATE
 R_CONTACT = R_DERIVED + N_DERIVED
 R_COUNT = R_CONTACT + 2 * geo.MAX_POINTS * N_CONTACT     # (2,)
 R_LIFT = R_COUNT + 2                                      # (2,) 1.0 = lifted
-N_RECORD = R_LIFT + 2
+R_WEAR = R_LIFT + 2                                       # (2,) wear number T gamma per wheel (N)
+N_RECORD = R_WEAR + 2
 
 
 def record_index_of_contact(side: int, point: int, column: int) -> int:
@@ -548,3 +549,7 @@ def fill_record(state, results, box_semi_spacing, derived, record):
                 k += 1
         record[R_COUNT + side] = count
         record[R_LIFT + side] = 1.0 if summary[O_LIFT_LEFT + side] > 0.5 else 0.0
+        wear = 0.0                     # the wheel's T gamma: sum over its points
+        for i in range(contact.shape[1]):
+            wear += derived[D_WEAR + side * contact.shape[1] + i]
+        record[R_WEAR + side] = wear

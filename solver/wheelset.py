@@ -31,7 +31,7 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
     N_RECORD, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT, O_LIFT_LEFT, O_LIFT_RIGHT,
     O_MAX_PENETRATION, PROBLEM_BAD_INPUT, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT,
     PROBLEM_NON_FINITE, PROBLEM_NONE, PROBLEM_PENETRATION, R_CONTACT, R_COUNT, R_DERIVED,
-    R_DISTANCE, R_LIFT, R_STATE, R_TIME, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE,
+    R_DISTANCE, R_LIFT, R_STATE, R_TIME, R_WEAR, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE,
     S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, U_BOX_FORCE, U_BOX_MOMENT, U_CANT,
     U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs,
     TrackPoint, derived_outputs, fill_record, record_index_of_contact, wheelset_rhs)
@@ -89,6 +89,7 @@ def _record_names() -> dict:
         names[f"wheel.{side_name}.Y_over_Q"] = R_DERIVED + D_YQ + side
         names[f"wheel.{side_name}.active_points"] = R_COUNT + side
         names[f"wheel.{side_name}.lift"] = R_LIFT + side
+        names[f"wheel.{side_name}.wear_number"] = R_WEAR + side
         for point in range(geo.MAX_POINTS):
             prefix = f"contact.{side_name}.point[{point + 1}]."
             for name, column in RECORD_POINT_COLUMNS:
@@ -100,25 +101,12 @@ def _record_names() -> dict:
 
 
 RECORD_INDEX = _record_names()      # name -> index in the output record
-# Quantities that are sums of record entries: the wear number T gamma of a wheel,
-# summed over its contact points (N).
-RECORD_SUM_NAMES = tuple(f"wheel.{side}.wear_number" for side in RECORD_SIDES)
-RECORD_SUM_INDEX = np.array([[RECORD_INDEX[f"contact.{side}.point[{k + 1}].wear_number"]
-                              for k in range(geo.MAX_POINTS)] for side in RECORD_SIDES],
-                            dtype=np.intp)
-
-
-def record_sums(record: np.ndarray) -> np.ndarray:
-    """The RECORD_SUM_NAMES quantities of an output record."""
-    return record[RECORD_SUM_INDEX].sum(axis=1)
 
 
 def named_outputs(record: np.ndarray) -> dict:
-    """Every named quantity of an output record (RECORD_INDEX, RECORD_SUM_NAMES):
-    one row of a history, in the project's output vocabulary."""
-    row = {name: float(record[i]) for name, i in RECORD_INDEX.items()}
-    row.update(zip(RECORD_SUM_NAMES, record_sums(record).tolist()))
-    return row
+    """Every named quantity of an output record (RECORD_INDEX): one row of a
+    history, in the project's output vocabulary."""
+    return {name: float(record[i]) for name, i in RECORD_INDEX.items()}
 
 
 @dataclass
