@@ -132,5 +132,5 @@ def test_simulate_duration_is_the_duration(tmp_path, capsys):
     assert status == 0, lines
     rows = out.read_text().splitlines()
     header = rows[0].split(",")
-    last_time = float(rows[-1].split(",")[header.index("time_s")])
+    last_time = float(rows[-1].split(",")[header.index("time")])
     assert last_time == pytest.approx(0.01, abs=1e-9)

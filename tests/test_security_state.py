@@ -24,12 +24,9 @@ import numpy as np
 import pytest
 
 fmpy = pytest.importorskip("fmpy")
-from ctypes import byref  # noqa: E402
+from fmpy.fmi2 import FMU2Slave  # noqa: E402
 
-from fmpy import read_model_description  # noqa: E402
-from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,  # noqa: E402
-                       fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
-                       fmi2CallbackLoggerTYPE, free)
+from conftest import FmiLog  # noqa: E402
 
 from fmu_wheelset import fmu_state  # noqa: E402
 
@@ -39,30 +36,6 @@ CHEAP = {"contact.creep_model": 0, "contact.model": 0}   # Kalker, single point:
 BOX_LOAD = -6.0e4                                        # N per axle box, ~70 kN wheel load
 OBSERVED = ["wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.velocity.z",
             "wheel.left.Q", "wheel.right.Q", "contact.left.point[1].normal_force"]
-_KEEP = []      # pythonfmu may call a freed instance's logger: callbacks live for the process
-
-
-class _Log:
-    """One set of callbacks for every instance of this module: pythonfmu 0.7.0 may
-    deliver an instance's messages to the logger of another instance of the
-    process (docs/limits_and_failures.md), so all go to one list, read in order."""
-
-    def __init__(self):
-        self.messages = []
-
-        def logger(component, instance, status, category, message):
-            self.messages.append((status, message.decode(errors="replace")))
-
-        cb = fmi2CallbackFunctions()
-        cb.logger = fmi2CallbackLoggerTYPE(logger)
-        cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
-        cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
-        from fmpy.logging import addLoggerProxy
-        addLoggerProxy(byref(cb))
-        self.callbacks = cb
-        _KEEP.append(self)
-
-
 _LOG = None
 
 
@@ -70,7 +43,9 @@ class Host:
     def __init__(self, md, unzipped, name, params=CHEAP, initialize=True):
         global _LOG
         if _LOG is None:
-            _LOG = _Log()
+            _LOG = FmiLog()     # one set of callbacks for every instance of this module:
+            # pythonfmu 0.7.0 may deliver an instance's messages to the logger of
+            # another instance (docs/limits_and_failures.md): one list, read in order
         self.messages = _LOG.messages
         cb = _LOG.callbacks
         self.vr = {v.name: v.valueReference for v in md.modelVariables}
@@ -121,16 +96,6 @@ class Host:
 
 
 @pytest.fixture(scope="module")
-def unzipped(wheelset_fmu_unzipped):
-    return wheelset_fmu_unzipped
-
-
-@pytest.fixture(scope="module")
-def md(unzipped):
-    return read_model_description(unzipped)
-
-
-@pytest.fixture(scope="module")
 def saved(md, unzipped):
     """(blob after 3 steps, OBSERVED after 3 and after 6 steps) of a clean run."""
     h = Host(md, unzipped, "saved")
@@ -151,7 +116,7 @@ def host(md, unzipped):
 
 
 def assert_refused(messages, *words):
-    errors = [m for status, m in messages if status >= ERROR]
+    errors = [m for status, _, m in messages if status >= ERROR]
     assert errors, f"nothing logged at fmi2Error: {messages}"
     text = " ".join(errors)
     assert "state refused" in text, errors
@@ -346,7 +311,7 @@ def test_state_restores_bit_exactly_in_a_fresh_instance(md, unzipped, saved):
     h = Host(md, unzipped, "fresh", initialize=False)
     try:
         messages = h.restore(blob)
-        assert not [m for status, m in messages if status >= ERROR], messages
+        assert not [m for status, _, m in messages if status >= ERROR], messages
         h.t = 3 * H
         assert h.observe() == three
         h.step(3)
