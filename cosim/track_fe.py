@@ -708,6 +708,7 @@ class AssembledTrack(TrackStepper):
         self.a = np.zeros(n)
         self._window_maps = {}
         self._column_cache = {}
+        self._shift_cache = {}
 
     def rail_dof(self, side, i, d):
         return (side * self.model.n_nodes + i) * N_RAIL_DOF + d
@@ -770,7 +771,12 @@ class AssembledTrack(TrackStepper):
         bays = (e - e_ref) // epb
         if bays == 0:
             return cols
-        return self._shifted(cols, bays)
+        hit = self._shift_cache.get((side, e))
+        if hit is None:
+            if len(self._shift_cache) > 16:
+                self._shift_cache.clear()
+            hit = self._shift_cache[(side, e)] = self._shifted(cols, bays)
+        return hit
 
     def _shifted(self, cols, bays):
         """cols moved `bays` sleeper bays along +x (rows of each rail and of its
