@@ -116,6 +116,36 @@ class CosimResult:
         return self.simulated / max(self.wall_total, 1e-12)
 
 
+_CALLBACKS_KEPT_ALIVE = []
+
+
+def _kept_alive_callbacks(messages):
+    """fmi2 callbacks that record the FMU's log messages and are never freed:
+    pythonfmu 0.7.0 can call the logger of an instance freed earlier in the
+    process (docs/limits_and_failures.md); with FMPy's default callbacks, which
+    go when their FMU2Slave goes, that corrupted the heap at exit."""
+    from ctypes import byref
+    from fmpy.fmi2 import (calloc, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
+                           fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, free)
+
+    def logger(component, instance, status, category, message):
+        if len(messages) < 1000:
+            messages.append((status, (category or b"").decode(errors="replace"),
+                             (message or b"").decode(errors="replace")))
+
+    callbacks = fmi2CallbackFunctions()
+    callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+    callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    try:  # FMPy's proxy turns the variadic C logger into a plain one
+        from fmpy.logging import addLoggerProxy
+        addLoggerProxy(byref(callbacks))
+    except Exception:  # noqa: BLE001 - older FMPy: the plain logger is used
+        pass
+    _CALLBACKS_KEPT_ALIVE.append((callbacks, logger))
+    return callbacks
+
+
 class WheelsetFMU:
     """The wheelset FMU through FMPy's FMU2Slave, with value references
     looked up once by name."""
@@ -133,7 +163,8 @@ class WheelsetFMU:
         self.slave = FMU2Slave(guid=self.md.guid, unzipDirectory=unzipped,
                                modelIdentifier=self.md.coSimulation.modelIdentifier,
                                instanceName=instance_name)
-        self.slave.instantiate()
+        self.messages = []
+        self.slave.instantiate(loggingOn=False, callbacks=_kept_alive_callbacks(self.messages))
         for name, value in parameters.items():
             self.set(name, value)
         self.slave.setupExperiment(startTime=0.0)
@@ -183,8 +214,9 @@ class WheelsetFMU:
         except FMICallException as exc:
             flags = self.slave.getBoolean([self.ref(n) for n in (
                 "status.derailment", "status.wheel_lift", "status.excessive_penetration")])
-            raise CosimError(f"FMU doStep at t = {t:.4f} s failed ({exc}); derailment, wheel lift, "
-                             f"excessive penetration = {flags}") from None
+            reason = self.messages[-1][2] if self.messages else "no message logged"
+            raise CosimError(f"FMU doStep at t = {t:.4f} s failed ({exc}): {reason}; derailment, "
+                             f"wheel lift, excessive penetration = {flags}") from None
 
     def probe(self, t, rail_in, probe_step, crown_above_centroid):
         """Instantaneous stiffness and damping of the wheel-rail contact seen by
