@@ -8,29 +8,31 @@ from numba import njit
 
 
 @njit(cache=True)
-def band_solve(ab, b):
-    """x with U^T U x = b, U upper triangular in LAPACK upper band storage
-    ab[bw + i - j, j] = U[i, j] (the factor of scipy.linalg.cholesky_banded)."""
-    bw = ab.shape[0] - 1
+def band_solve(abt, b):
+    """x with U^T U x = b, U upper triangular, given abt = the TRANSPOSE of
+    LAPACK's upper band storage (abt[j, bw + i - j] = U[i, j], row j holds
+    column j of U: the forward sweep reads it contiguously)."""
+    bw = abt.shape[1] - 1
     n = b.shape[0]
     y = np.empty(n)
     for j in range(n):
         s = b[j]
-        for i in range(max(0, j - bw), j):
-            s -= ab[bw + i - j, j] * y[i]
-        y[j] = s / ab[bw, j]
+        i0 = max(0, j - bw)
+        for i in range(i0, j):
+            s -= abt[j, bw + i - j] * y[i]
+        y[j] = s / abt[j, bw]
     x = np.empty(n)
     for i in range(n - 1, -1, -1):
         s = y[i]
         for j in range(i + 1, min(n, i + bw + 1)):
-            s -= ab[bw + i - j, j] * x[j]
-        x[i] = s / ab[bw, i]
+            s -= abt[j, bw + i - j] * x[j]
+        x[i] = s / abt[i, bw]
     return x
 
 
 @njit(cache=True)
-def permuted_solve(ab, perm, inverse, b):
-    return band_solve(ab, b[perm])[inverse]
+def permuted_solve(abt, perm, inverse, b):
+    return band_solve(abt, b[perm])[inverse]
 
 
 @njit(cache=True)
@@ -43,7 +45,7 @@ def csr_matvec(data, indices, indptr, x, out):
 
 
 @njit(cache=True)
-def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, ab, perm, inverse,
+def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, abt, perm, inverse,
                  dofs, g, loads, stiffness, damping, z):
     """One Newmark step (gamma, beta of `coefficients` = h, gamma, a0..a5).
 
@@ -84,7 +86,7 @@ def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, ab, perm
             for r in range(3):
                 s += g[p, k, r] * force[r]
             rhs[dofs[p, k]] += s
-    y = permuted_solve(ab, perm, inverse, rhs)
+    y = permuted_solve(abt, perm, inverse, rhs)
     k3 = 3 * m
     mat = np.eye(k3)
     vec = np.zeros(k3)

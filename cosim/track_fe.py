@@ -619,6 +619,7 @@ class _BandedCholesky:
         # upper form: band[bandwidth + i - j, j] = a[i, j] for i <= j
         band[bandwidth + ap.row[upper] - ap.col[upper], ap.col[upper]] = ap.data[upper]
         self.factor = cholesky_banded(band, lower=False)
+        self.factor_t = np.ascontiguousarray(self.factor.T)     # for cosim.newmark_kernel
         self.perm = perm
         self.inverse = np.argsort(perm)
         self.bandwidth = bandwidth
@@ -842,7 +843,7 @@ class AssembledTrack(TrackStepper):
                 z[:, 3 * p:3 * p + 3] = self._element_columns(side, e) @ g[p]
         self.u, self.v, self.a = newmark_step(
             self.u, self.v, self.a, self._coefficients, self.MC.data, self.MC.indices,
-            self.MC.indptr, self.lu.factor, self.lu.perm, self.lu.inverse, dofs, g, f, S, D, z)
+            self.MC.indptr, self.lu.factor_t, self.lu.perm, self.lu.inverse, dofs, g, f, S, D, z)
         self.time += self.time_step
 
     def axis_motion(self, side, x):
