@@ -46,6 +46,7 @@ implicit" coupling; only the assembled engine supports it).
 """
 from __future__ import annotations
 
+import collections
 import math
 import os
 import shutil
@@ -129,9 +130,8 @@ def _kept_alive_callbacks(messages):
                            fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, free)
 
     def logger(component, instance, status, category, message):
-        if len(messages) < 1000:
-            messages.append((status, (category or b"").decode(errors="replace"),
-                             (message or b"").decode(errors="replace")))
+        messages.append((status, (category or b"").decode(errors="replace"),
+                         (message or b"").decode(errors="replace")))
 
     callbacks = fmi2CallbackFunctions()
     callbacks.logger = fmi2CallbackLoggerTYPE(logger)
@@ -163,8 +163,8 @@ class WheelsetFMU:
         self.slave = FMU2Slave(guid=self.md.guid, unzipDirectory=unzipped,
                                modelIdentifier=self.md.coSimulation.modelIdentifier,
                                instanceName=instance_name)
-        self.messages = []
-        self.slave.instantiate(loggingOn=False, callbacks=_kept_alive_callbacks(self.messages))
+        self.messages = collections.deque(maxlen=50)      # the FMU's last log messages
+        self.slave.instantiate(loggingOn=True, callbacks=_kept_alive_callbacks(self.messages))
         for name, value in parameters.items():
             self.set(name, value)
         self.slave.setupExperiment(startTime=0.0)
@@ -214,7 +214,8 @@ class WheelsetFMU:
         except FMICallException as exc:
             flags = self.slave.getBoolean([self.ref(n) for n in (
                 "status.derailment", "status.wheel_lift", "status.excessive_penetration")])
-            reason = self.messages[-1][2] if self.messages else "no message logged"
+            errors = [m for m in self.messages if m[0] >= 3] or list(self.messages)
+            reason = errors[-1][2] if errors else "no message logged"
             raise CosimError(f"FMU doStep at t = {t:.4f} s failed ({exc}): {reason}; derailment, "
                              f"wheel lift, excessive penetration = {flags}") from None
 
