@@ -4,11 +4,14 @@ from __future__ import annotations
 
 
 def register(subparsers):
+    from fmu_wheelset.cli_args import number
     p = subparsers.add_parser("cosim-track",
                               help="co-simulate the FMU with the OpenSees flexible track")
     p.add_argument("--fmu", default="dist/Wheelset.fmu", help="the FMU (built if missing)")
-    p.add_argument("--duration", type=float, default=1.0, help="simulated time (s)")
-    p.add_argument("--step", type=float, default=1e-3, help="communication step (s)")
+    p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"), default=1.0,
+                   help="simulated time (s)")
+    p.add_argument("--step", type=number(0.0, 0.01, lo_open=True, unit="s"), default=1e-3,
+                   help="communication step (s)")
     p.add_argument("--order", choices=("fmu-first", "track-first"), default="fmu-first")
     p.add_argument("--extrapolation", choices=("none", "linear"), default="none")
     p.add_argument("--engine", choices=("assembled", "opensees"), default="assembled")
@@ -16,10 +19,11 @@ def register(subparsers):
                    help="plain Gauss-Seidel (no contact Jacobian in the track step)")
     p.add_argument("--rail", default="UIC60", help="rail section: UIC60 (60E1) or CHN60")
     p.add_argument("--beam", choices=("timoshenko", "euler-bernoulli"), default="timoshenko")
-    p.add_argument("--sleeper-spacing", type=float, default=0.6)
-    p.add_argument("--bays", type=int, default=100, help="model length in sleeper bays")
-    p.add_argument("--speed", type=float, default=100.0, help="km/h")
-    p.add_argument("--wheel-load", type=float, default=100e3,
+    p.add_argument("--sleeper-spacing", type=number(0.1, 2.0, unit="m"), default=0.6)
+    p.add_argument("--bays", type=number(20, 5000, integer=True), default=100,
+                   help="model length in sleeper bays")
+    p.add_argument("--speed", type=number(1.0, 540.0, unit="km/h"), default=100.0, help="km/h")
+    p.add_argument("--wheel-load", type=number(1e3, 1e6, unit="N"), default=100e3,
                    help="static wheel load (N), from the suspended mass")
     p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="extra FMU parameter (repeatable)")
@@ -56,7 +60,12 @@ def run(args) -> int:
                                                  sleeper_spacing=args.sleeper_spacing,
                                                  bays=args.bays),
                            fmu_parameters=_typed(params))
-    result = run_track_cosim(args.fmu, options)
+    from cosim.track_cosim import CosimError
+    try:
+        result = run_track_cosim(args.fmu, options)
+    except CosimError as exc:
+        print(f"wheelset-fmu cosim-track: the co-simulation stopped: {exc}")
+        return 1
     with open(args.out, "w", newline="") as f:
         w = csv.writer(f)
         names = list(result.columns)
