@@ -212,3 +212,14 @@ def test_coupled_result_converges_as_the_step_is_halved(wheelset_fmu, wheelset_f
         e1 = np.abs(out[1e-3][k] - out[2.5e-4][k]).max()
         e2 = np.abs(out[5e-4][k] - out[2.5e-4][k]).max()
         assert e2 * 1.5 < e1, (k, e1, e2)
+
+
+def test_cosim_track_command_rejects_bad_arguments_in_one_line(capsys):
+    from fmu_wheelset.cli import main
+    assert main(["cosim-track", "--rail", "S49", "--duration", "0.01"]) == 2
+    err = capsys.readouterr()
+    text = (err.err + err.out).strip().splitlines()
+    assert len(text) == 1 and "unknown rail section 'S49'" in text[0]
+    with pytest.raises(SystemExit) as exc:
+        main(["cosim-track", "--step", "0.5"])
+    assert exc.value.code == 2

@@ -41,9 +41,6 @@ def run(args) -> int:
         print(f"error: {exc}")
         return 2
     from cosim.track_cosim import CosimOptions, run_track_cosim
-    if not os.path.isfile(args.fmu):
-        from fmu_wheelset.build import build_fmu
-        build_fmu(args.fmu)
     params = {"suspension.builtin": True, "wheelset.speed": args.speed / 3.6,
               "suspension.suspended_mass": max(2 * args.wheel_load / 9.81 - 1813.0, 0.0),
               "suspension.stiffness.z": 1.0e4}
@@ -53,12 +50,15 @@ def run(args) -> int:
             print(f"error: --param needs NAME=VALUE, got {item!r}")
             return 2
         params[name.strip()] = value.strip()
+    track = TrackParameters(rail=args.rail, beam=args.beam, sleeper_spacing=args.sleeper_spacing,
+                            bays=args.bays)                # checked before any work
+    if not os.path.isfile(args.fmu):
+        from fmu_wheelset.build import build_fmu
+        build_fmu(args.fmu)
     options = CosimOptions(duration=args.duration, step=args.step, order=args.order,
                            extrapolation=args.extrapolation, engine=args.engine,
                            interface_jacobian=not args.no_jacobian,
-                           track=TrackParameters(rail=args.rail, beam=args.beam,
-                                                 sleeper_spacing=args.sleeper_spacing,
-                                                 bays=args.bays),
+                           track=track,
                            fmu_parameters=_typed(params))
     from cosim.track_cosim import CosimError
     try:
