@@ -333,6 +333,16 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     n_steps = int(round(o.duration / h))
     fmu_params = dict(o.fmu_parameters)
     t_wall0 = time.perf_counter()
+    cpu0 = time.process_time()
+    cpu = {"fmu": 0.0, "track": 0.0}
+
+    def stamp():
+        return time.perf_counter(), time.process_time()
+
+    def since(t0, key):
+        """wall seconds since t0; the process CPU seconds go to cpu[key]."""
+        cpu[key] += time.process_time() - t0[1]
+        return time.perf_counter() - t0[0]
     fmu = WheelsetFMU(fmu_path, fmu_params, unzipped=unzipped)
     wall_fmu = wall_track = 0.0
     try:
@@ -343,11 +353,11 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
         if not o.rigid_track:
             if o.start_position + o.window_margin > o.track.length and o.engine != "assembled":
                 raise TrackModelError("the track model is shorter than start_position + window_margin")
-            t0 = time.perf_counter()
+            t0 = stamp()
             track = make_track(o.engine, o.track, h)
             if o.static_start:
                 track.static([(s, x0, ld) for s, ld in enumerate(rail_loads(out, fmu.index, d))])
-            wall_track += time.perf_counter() - t0
+            wall_track += since(t0, 'track')
         idx = fmu.index
         names = (["time", "distance", "x_track", "wheelset_y", "wheelset_z"]
                  + [f"{side}_{what}" for side in SIDES for what in
@@ -392,13 +402,13 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
             if track is not None and o.engine == "assembled" and \
                     track.local(x_now) > o.track.length - o.window_margin:
                 bays = int((track.local(x_now) - o.start_position) / o.track.sleeper_spacing)
-                t0 = time.perf_counter()
+                t0 = stamp()
                 track.shift_window(bays)
-                wall_track += time.perf_counter() - t0
+                wall_track += since(t0, 'track')
                 shifts += 1
             if o.order == "fmu-first" or track is None:
                 rail_in = rail_now if o.extrapolation == "none" else rail_now + 0.5 * (rail_now - rail_prev)
-                t0 = time.perf_counter()
+                t0 = stamp()
                 if use_jacobian and n % o.jacobian_every == 0:
                     probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
                     if probed is not None:
@@ -409,30 +419,30 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 fmu.set_rail(rail_in)
                 fmu.do_step(t, h)
                 out = fmu.outputs()
-                wall_fmu += time.perf_counter() - t0
+                wall_fmu += since(t0, 'fmu')
                 x_new = x0 + out[idx["wheelset.distance"]]
                 loads_new = rail_loads(out, idx, d)
                 rail_new = rail_now
                 if track is not None:
-                    t0 = time.perf_counter()
+                    t0 = stamp()
                     springs = ([(s, x_new, (-jacobian[0][s], -jacobian[1][s])) for s in range(2)]
                                if use_jacobian else None)
                     track.step([(s, x_new, loads_new[s]) for s in range(2)],
                                interface_stiffness=springs)
                     rail_new = _rail_vector(track, x_new)
-                    wall_track += time.perf_counter() - t0
+                    wall_track += since(t0, 'track')
             else:
                 x_guess = x_now + (x_now - x_prev if n > 0 else h * float(fmu_params.get("wheelset.speed", 27.78)))
                 loads_in = extrapolated_loads(1.0)
-                t0 = time.perf_counter()
+                t0 = stamp()
                 track.step([(s, x_guess, loads_in[s]) for s in range(2)])
                 rail_new = _rail_vector(track, x_guess)
-                wall_track += time.perf_counter() - t0
-                t0 = time.perf_counter()
+                wall_track += since(t0, 'track')
+                t0 = stamp()
                 fmu.set_rail(rail_new)
                 fmu.do_step(t, h)
                 out = fmu.outputs()
-                wall_fmu += time.perf_counter() - t0
+                wall_fmu += since(t0, 'fmu')
                 x_new = x0 + out[idx["wheelset.distance"]]
                 loads_new = rail_loads(out, idx, d)
             if not np.all(np.isfinite(out)):
@@ -451,6 +461,8 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     columns = {name: data[:, i] for i, name in enumerate(names)}
     result = CosimResult(columns, wall_fmu, wall_track, wall_total, n_steps, o, shifts)
     result.jacobian_probes = probes
+    result.cpu_fmu, result.cpu_track = cpu["fmu"], cpu["track"]
+    result.cpu_total = time.process_time() - cpu0
     return result
 
 

@@ -800,12 +800,18 @@ class AssembledTrack(TrackStepper):
     def _distribution(self, side, x):
         """(element, (10, 3) matrix): the consistent nodal loads of a unit
         lateral force, vertical force and torque at x on the element's ten
-        dofs (its transpose interpolates lateral, vertical, roll at x)."""
-        e, _ = self.model.locate(self.local(x))
+        dofs (its transpose interpolates lateral, vertical, roll at x); the
+        same numbers as TrackModel.nodal_loads, in one table."""
+        model = self.model
+        e, xi = model.locate(self.local(x))
+        h = model.params.element_length
+        nl = bending_shape(xi, h, model.phi_lateral)
+        nv = bending_shape(xi, h, model.phi_vertical)
         g = np.zeros((10, 3))
-        for c, load in enumerate((RailLoad(lateral=1.0), RailLoad(vertical=1.0), RailLoad(torque=1.0))):
-            for i, d, value in self.model.nodal_loads(self.local(x), load):
-                g[(i - e) * 5 + d, c] += value
+        # dofs per node: uy uz rx ry rz; lateral slope = rz, vertical slope = -ry
+        g[0, 0], g[4, 0], g[5, 0], g[9, 0] = nl[0], nl[1], nl[2], nl[3]
+        g[1, 1], g[3, 1], g[6, 1], g[8, 1] = nv[0], -nv[1], nv[2], -nv[3]
+        g[2, 2], g[7, 2] = 1.0 - xi, xi
         return e, g
 
     def step(self, loads, interface_stiffness=None):

@@ -223,3 +223,15 @@ def test_cosim_track_command_rejects_bad_arguments_in_one_line(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["cosim-track", "--step", "0.5"])
     assert exc.value.code == 2
+
+
+def test_assembled_point_table_equals_the_model_nodal_loads():
+    """The one-table distribution of the fast engine is TrackModel.nodal_loads."""
+    track = make_track("assembled", TrackParameters(rail=UIC60, bays=6))
+    for x in (0.0, 0.37, 1.2, 2.95):
+        e, g = track._distribution(0, x)
+        for c, load in enumerate((RailLoad(lateral=1.0), RailLoad(vertical=1.0), RailLoad(torque=1.0))):
+            expected = np.zeros(10)
+            for i, d, value in track.model.nodal_loads(x, load):
+                expected[(i - e) * 5 + d] += value
+            assert np.allclose(g[:, c], expected, atol=1e-15)
