@@ -701,6 +701,8 @@ class AssembledTrack(TrackStepper):
         self.lu = _BandedCholesky(K + self.a1 * C + self.a0 * self.M)
         self.M = self.M.tocsr()
         self.C = self.C.tocsr()
+        for matrix in (self.M, self.C):
+            matrix.eliminate_zeros()      # the beams have no damping: C is the pads' only
         self.MC = sparse.hstack([self.M, self.C]).tocsr()      # one product per step
         self._coefficients = np.array([h, g, self.a0, self.a1, self.a2, self.a3, self.a4, self.a5])
         self._point_cache = {}
