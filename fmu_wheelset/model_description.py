@@ -9,8 +9,8 @@ order); `complete_model_description` adds what it does not write:
 * ``UnitDefinitions`` for every unit used (m, rad, N, N.m, m/s, rad/s, s, kg,
   kg.m2, Pa, 1, 1/m, N.s/m, N/m), with SI base-unit exponents;
 * ``TypeDefinitions``: one Real SimpleType per quantity (Length, Angle, Force,
-  ...) and the Enumerations CreepModel, ContactModel, ContactGeometry, Integrator (their values
-  are the core's model ids, `variables.ENUMERATIONS`);
+  ...) and the Enumerations of `variables.ENUMERATIONS` (their values are the
+  core's model ids);
 * ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; the enumeration
   parameters become ``<Enumeration declaredType=...>``; min/max on Integers;
 * ``ModelStructure/Outputs`` and ``InitialUnknowns`` = every output;
