@@ -12,9 +12,14 @@ ModelStructure, DefaultExperiment).
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -33,11 +38,10 @@ def content_guid(entries) -> str:
     same sources give the same GUID, so a serialized FMU state of one build
     restores in an identical rebuild and is refused by any other
     (fmu_wheelset/fmu_state.py); pythonfmu's own GUID is random per build."""
-    import hashlib
     import uuid
     h = hashlib.sha256()
     for name, data in sorted(entries):
-        if name != "modelDescription.xml":
+        if name not in ("modelDescription.xml", f"resources/{NATIVE_CONFIG}"):
             h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     return "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, "wheelset-fmu:" + h.hexdigest())) + "}"
 
@@ -59,12 +63,172 @@ def _rewrite_model_description(fmu: Path):
         for info, data in entries:
             if info.filename == "modelDescription.xml":
                 data = _set_guid(complete_model_description(data), guid)
+            elif info.filename == f"resources/{NATIVE_CONFIG}":
+                data = data.replace(f"guid={GUID_PLACEHOLDER}".encode(), f"guid={guid}".encode())
             zout.writestr(info.filename, data)
     tmp.replace(fmu)
 
 
+# ---------------------------------------------------------------------------
+# the native FMI front end (fmu_wheelset/native, issue 16)
+# ---------------------------------------------------------------------------
+NATIVE_DIR = ROOT / "fmu_wheelset" / "native"
+NATIVE_SOURCES = ("fmi2_frontend.c", "python_runtime.c", "platform_posix.c")
+NATIVE_CONFIG = "wheelset_native.cfg"
+GUID_PLACEHOLDER = "@GUID@"         # replaced by the content GUID (_rewrite_model_description)
+MODEL_IDENTIFIER = "Wheelset"
+# the modules of pythonfmu's slave API the slave needs (not its builder)
+PYTHONFMU_MODULES = ("_version.py", "enums.py", "fmi2slave.py", "variables.py",
+                     "default_experiment.py", "logmsg.py")
+PYTHONFMU_INIT = (
+    '"""pythonfmu\'s slave API (pythonfmu 0.7.0, MIT licence), bundled inside the FMU\'s own\n'
+    'package so that it never shadows a host\'s pythonfmu."""\n'
+    "from ._version import __version__\n"
+    "from .enums import Fmi2Causality, Fmi2Initial, Fmi2Variability\n"
+    "from .fmi2slave import Fmi2Slave\n"
+    "from .variables import Boolean, Integer, Real, String\n"
+    "from .default_experiment import DefaultExperiment\n")
+_ABSOLUTE_SOLVER_IMPORT = re.compile(r"^\s*(from solver(\.\w+)* import |import solver\b)",
+                                     re.MULTILINE)
+
+
+def find_c_compiler() -> str | None:
+    """$CC, else cc, gcc or clang on PATH (None: there is none)."""
+    if os.environ.get("CC"):
+        return shutil.which(os.environ["CC"].split()[0]) and os.environ["CC"]
+    for name in ("cc", "gcc", "clang"):
+        if shutil.which(name):
+            return name
+    return None
+
+
+def compile_native_library(target: Path, compiler: str) -> None:
+    """Compile fmu_wheelset/native into the shared library ``target`` (linux64).
+
+    No link to libpython: the library loads it at run time (python_runtime.c)."""
+    import fmpy
+    include = Path(fmpy.__file__).parent / "c-code"     # the FMI 2.0 standard headers
+    cmd = [*compiler.split(), "-std=c99", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+           f"-I{include}", "-o", str(target), *[str(NATIVE_DIR / f) for f in NATIVE_SOURCES],
+           "-ldl", "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"compiling the native FMI front end failed ({' '.join(cmd)}):\n"
+                           + proc.stderr[-4000:])
+
+
+def python_location() -> dict:
+    """What the native library needs to start this interpreter in a plain C host:
+    the shared libpython, the home (sys.base_prefix), the site-packages of this
+    environment (a virtual environment's own first) and the version."""
+    import site
+    import sysconfig
+    libdir = sysconfig.get_config_var("LIBDIR") or ""
+    libpython = ""
+    for name in (sysconfig.get_config_var("INSTSONAME"), sysconfig.get_config_var("LDLIBRARY")):
+        if name and (name.endswith(".so") or ".so." in name or name.endswith(".dylib")):
+            candidate = Path(libdir) / name
+            if candidate.is_file():
+                libpython = str(candidate)
+                break
+    dirs = []
+    for d in [sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"],
+              *site.getsitepackages()]:
+        if d not in dirs and Path(d).is_dir():
+            dirs.append(d)
+    return {"libpython": libpython, "home": sys.base_prefix, "site_packages": dirs,
+            "python_version": f"{sys.version_info.major}.{sys.version_info.minor}"}
+
+
+def native_config_text(guid: str, package: str, where: dict) -> str:
+    """resources/wheelset_native.cfg: key=value lines, parsed by the C library."""
+    values = {"guid": guid, "package": package, "libpython": where["libpython"],
+              "home": where["home"], "site_packages": os.pathsep.join(where["site_packages"]),
+              "python_version": where["python_version"]}
+    for key, value in values.items():
+        if "\n" in value or "\r" in value:
+            raise ValueError(f"{key} {value!r} contains a line break")
+    lines = ["# where the wheelset FMU finds Python (written by fmu_wheelset/build.py; parsed,",
+             "# never executed). Override for a moved installation with WHEELSET_FMU_LIBPYTHON,",
+             "# WHEELSET_FMU_PYTHONHOME and WHEELSET_FMU_SITE_PACKAGES."]
+    lines += [f"{k}={v}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def check_relative_solver_imports(name: str, source: str) -> None:
+    """The bundled solver must import itself relatively: an absolute ``solver``
+    import inside the FMU's package would run a host's top-level ``solver``."""
+    m = _ABSOLUTE_SOLVER_IMPORT.search(source)
+    if m:
+        raise ValueError(f"solver/{name}: absolute import {m.group(0).strip()!r}; the FMU's "
+                         "solver copy must use relative imports")
+
+
+def native_package_files(solver_dir: Path) -> dict:
+    """{path inside the package: bytes} of the FMU's Python package."""
+    import pythonfmu
+    files = {"__init__.py": b'"""The wheelset FMU\'s Python code, under this build\'s own package '
+                            b'name (fmu_wheelset/native_bridge.py)."""\n',
+             "slave.py": (ROOT / "fmu_wheelset" / "slave.py").read_bytes(),
+             "native_bridge.py": (ROOT / "fmu_wheelset" / "native_bridge.py").read_bytes(),
+             "variables.py": (ROOT / "fmu_wheelset" / "variables.py").read_bytes(),
+             "fmu_state.py": (ROOT / "fmu_wheelset" / "fmu_state.py").read_bytes(),
+             "cache.py": (ROOT / "fmu_wheelset" / "cache.py").read_bytes(),
+             "pythonfmu/__init__.py": PYTHONFMU_INIT.encode()}
+    pfmu = Path(pythonfmu.__file__).parent
+    for name in PYTHONFMU_MODULES:
+        files[f"pythonfmu/{name}"] = (pfmu / name).read_bytes()
+    for path in sorted(solver_dir.rglob("*")):
+        rel = path.relative_to(solver_dir)
+        if not path.is_file() or "__pycache__" in rel.parts or path.suffix in (".pyc", ".nbi", ".nbc"):
+            continue
+        data = path.read_bytes()
+        if path.suffix == ".py":
+            check_relative_solver_imports(rel.as_posix(), data.decode())
+        files[f"solver/{rel.as_posix()}"] = data
+    return files
+
+
+def package_name(files: dict) -> str:
+    """wheelset_fmu_<sha256 of the package's files, 16 hex digits>."""
+    h = hashlib.sha256()
+    for name in sorted(files):
+        h.update(name.encode() + b"\0" + files[name] + b"\0")
+    return f"wheelset_fmu_{h.hexdigest()[:16]}"
+
+
+def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
+    """Replace pythonfmu's binary and resource layout by the native front end:
+    binaries/linux64/Wheelset.so (compiled here), resources/<package>/ (the slave,
+    the bridge, pythonfmu's slave API and the solver) and the interpreter record.
+    Returns the package name."""
+    files = native_package_files(solver_dir)
+    package = package_name(files)
+    dropped_prefixes = ("binaries/", "resources/solver/", "resources/pythonfmu/")
+    dropped_prefixes += ("resources/slavemodule.txt",)
+    dropped = {f"resources/{SLAVE_MODULE}.py", f"resources/{SLAVE_IMPL_MODULE}.py",
+               f"resources/{VARIABLES_MODULE}.py", "resources/slavemodule.txt",
+               *(f"resources/{bundled}" for bundled in SLAVE_HELPER_MODULES.values())}
+    with tempfile.TemporaryDirectory(prefix="wheelset_native_") as tmp:
+        library = Path(tmp) / f"{MODEL_IDENTIFIER}.so"
+        compile_native_library(library, compiler)
+        out = fmu.with_suffix(".fmu.tmp")
+        with zipfile.ZipFile(fmu) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+            for info in zin.infolist():
+                if info.filename in dropped or info.filename.startswith(dropped_prefixes):
+                    continue
+                zout.writestr(info, zin.read(info.filename))
+            zout.write(library, f"binaries/linux64/{MODEL_IDENTIFIER}.so")
+            for name, data in files.items():
+                zout.writestr(f"resources/{package}/{name}", data)
+            zout.writestr(f"resources/{NATIVE_CONFIG}",
+                          native_config_text(GUID_PLACEHOLDER, package, python_location()))
+        out.replace(fmu)
+    return package
+
+
 def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path | None = None,
-              quiet: bool = False) -> Path:
+              quiet: bool = False, native: bool = True) -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
@@ -110,6 +274,17 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                 sys.modules.pop(bundled[:-3], None)
         digest = _tree_digest(str(stage / "solver"))
     fmu = Path(fmu)
+    front_end = "pythonfmu"
+    compiler = find_c_compiler() if native else None
+    if native and compiler is None:
+        print("no C compiler found (cc, gcc, clang or $CC): the FMU keeps pythonfmu's binary",
+              file=sys.stderr)
+        warnings.warn("wheelset FMU built with pythonfmu's binary (no C compiler): it needs "
+                      "LD_PRELOAD/PYTHONPATH in C hosts and lacks the native front end's checks "
+                      "(docs/limits_and_failures.md)")
+    if compiler is not None:
+        package = install_native_front_end(fmu, solver_dir, compiler)
+        front_end = f"native (resources/{package})"
     _rewrite_model_description(fmu)
     if not quiet:
         counts = {c: sum(v.causality == c for v in VARIABLES) for c in ("parameter", "input", "output")}
@@ -117,13 +292,18 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             n_files = len(z.namelist())
             binaries = [n for n in z.namelist() if n.startswith("binaries/")]
         print(f"built {fmu} ({fmu.stat().st_size / 1024:.0f} kB, {n_files} files)")
-        print(f"  model Wheelset, FMI 2.0 co-simulation, pythonfmu; binaries: {', '.join(binaries)}")
+        print(f"  model Wheelset, FMI 2.0 co-simulation, front end {front_end}; "
+              f"binaries: {', '.join(binaries)}")
         print(f"  variables: {counts['parameter']} parameters, {counts['input']} inputs, "
               f"{counts['output']} outputs")
-        print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
-              f"resources/{VARIABLES_MODULE}.py, "
-              f"resources/solver (sources {digest}), "
-              f"resources/pythonfmu" + (", resources/scenarios" if (ROOT / "scenarios").is_dir() else ""))
+        if compiler is not None:
+            print(f"  bundled: resources/{package}/ (slave, native_bridge, variables, fmu_state, "
+                  f"cache, pythonfmu's slave API, solver with sources {digest}), "
+                  f"resources/{NATIVE_CONFIG} (the Python to load)")
+        else:
+            print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
+                  f"resources/{VARIABLES_MODULE}.py, resources/solver (sources {digest}), "
+                  f"resources/pythonfmu")
     return fmu
 
 
@@ -131,8 +311,10 @@ def main(argv=None) -> int:
     import argparse
     parser = argparse.ArgumentParser(description="Build the wheelset FMU.")
     parser.add_argument("--out", default="dist/Wheelset.fmu", help="FMU file to write")
+    parser.add_argument("--pythonfmu-binary", action="store_true",
+                        help="ship pythonfmu's binary instead of the native front end")
     args = parser.parse_args(argv)
-    build_fmu(args.out)
+    build_fmu(args.out, native=not args.pythonfmu_binary)
     return 0
 
 

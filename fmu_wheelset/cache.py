@@ -159,10 +159,13 @@ def _entry_problem(entry: str, digest: str) -> Optional[str]:
     return None
 
 
-def stable_solver_dir(resources: str) -> Tuple[Optional[str], str]:
+def stable_solver_dir(resources: str, kind: str = "solver") -> Tuple[Optional[str], str]:
     """(directory to put on sys.path, note): the verified cache copy of
     resources/solver, created or repaired if needed; (None, reason) when the
-    cache is switched off or cannot be trusted (then import from the resources)."""
+    cache is switched off or cannot be trusted (then import from the resources).
+    ``kind`` names the import layout: "solver" (the top-level ``solver`` of
+    pythonfmu's binary) or "native-solver" (``wheelset_solver_<hash>`` of the
+    native front end); numba's cache records module names, so they never share."""
     src = os.path.join(resources, "solver")
     if os.environ.get("WHEELSET_FMU_CACHE", "").lower() == "off":
         return None, "cache switched off (WHEELSET_FMU_CACHE=off)"
@@ -176,7 +179,7 @@ def stable_solver_dir(resources: str) -> Tuple[Optional[str], str]:
         digest = tree_digest(src)
     except OSError as exc:
         return None, f"cannot read the bundled solver ({exc.strerror})"
-    target = os.path.join(root, f"solver-{digest[:DIGEST_CHARS]}")
+    target = os.path.join(root, f"{kind}-{digest[:DIGEST_CHARS]}")
     note = "cache copy verified"
     if os.path.lexists(target):
         problem = _entry_problem(target, digest)
@@ -186,7 +189,7 @@ def stable_solver_dir(resources: str) -> Tuple[Optional[str], str]:
         if not _remove(target, root):
             return None, f"cache not used: cannot remove the bad copy {target}"
     try:
-        tmp = tempfile.mkdtemp(prefix=f"solver-{digest[:DIGEST_CHARS]}.tmp-", dir=root)
+        tmp = tempfile.mkdtemp(prefix=f"{kind}-{digest[:DIGEST_CHARS]}.tmp-", dir=root)
         shutil.copytree(src, os.path.join(tmp, "solver"), symlinks=False,
                         ignore=shutil.ignore_patterns("__pycache__", *("*" + s for s in COMPILED_SUFFIXES)))
         for dirpath, dirnames, filenames in os.walk(tmp):

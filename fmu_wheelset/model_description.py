@@ -9,11 +9,17 @@ order); `complete_model_description` adds what it does not write:
 * ``UnitDefinitions`` for every unit used (m, rad, N, N.m, m/s, rad/s, s, kg,
   kg.m2, Pa, 1, 1/m, N.s/m, N/m), with SI base-unit exponents;
 * ``TypeDefinitions``: one Real SimpleType per quantity (Length, Angle, Force,
-  ...) and the Enumerations of `variables.ENUMERATIONS` (their values are the
-  core's model ids);
-* ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; the enumeration
-  parameters become ``<Enumeration declaredType=...>``; min/max on Integers;
-* ``ModelStructure/Outputs`` and ``InitialUnknowns`` = every output;
+  ...) and the Enumerations CreepModel, ContactModel, ContactGeometry, Integrator, checked against the core (their values
+  are the core's model ids, `variables.ENUMERATIONS`);
+* ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; min/max on
+  Integers; the model choices (the table's Enumeration parameters) are written
+  as ``<Integer min=0 max=n-1>`` with their items in the description, because
+  libcosim and Ecos ignore Enumeration variables (issue 16);
+* outputs ``initial="calculated"`` (no start: a host never sets them);
+* ``ModelStructure/Outputs`` with the direct-feedthrough ``dependencies`` of
+  ``variables.direct_inputs`` (``""``: none) and ``InitialUnknowns`` depending
+  on every parameter and input (the static equilibrium at
+  fmi2ExitInitializationMode uses them all);
 * a ``DefaultExperiment`` (0 .. 1 s, 1 ms).
 
 The result passes ``fmpy.validation.validate_fmu`` without a problem.
@@ -23,7 +29,8 @@ from __future__ import annotations
 from xml.dom.minidom import parseString
 from xml.etree import ElementTree as ET
 
-from fmu_wheelset.variables import BY_NAME, ENUMERATIONS, VARIABLES, enumeration_names
+from fmu_wheelset.variables import (BY_NAME, ENUMERATIONS, VARIABLES, direct_inputs,
+                                     enumeration_names)
 
 # unit -> (SimpleType name, quantity, SI base-unit exponents)
 UNITS = {
@@ -90,11 +97,6 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
         if set(names) != set(enum.items):
             raise ValueError(f"enumeration {enum.name}: the core's models {names} and the "
                              f"items of fmu_wheelset.variables {tuple(enum.items)} differ")
-        st = ET.SubElement(types_el, "SimpleType", name=enum.name)
-        en = ET.SubElement(st, "Enumeration")
-        for value, core_name in enumerate(names):
-            item, description = enum.items[core_name]
-            ET.SubElement(en, "Item", name=item, value=str(value), description=description)
     root.insert(cosim_index + 1, units_el)
     root.insert(cosim_index + 2, types_el)
 
@@ -103,6 +105,8 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
         root.insert(list(root).index(root.find("ModelVariables")), de)
 
     outputs = []
+    index_of = {}
+    knowns = []
     for index, sv in enumerate(root.find("ModelVariables"), start=1):
         name = sv.get("name")
         var = BY_NAME.get(name)
@@ -121,26 +125,36 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
             if typed.get("start") is not None:
                 typed.set("start", _num(float(typed.get("start"))))
         elif var.type == "Enumeration":
-            typed.tag = "Enumeration"
-            typed.set("declaredType", var.declared_type)
-            enumeration_names(var, wheelset)      # the type exists in the core
+            # an Integer holding the core's model id (libcosim and Ecos cannot set
+            # Enumeration variables); the ids and names are in the description
+            typed.tag = "Integer"
+            typed.set("min", "0")
+            typed.set("max", str(len(enumeration_names(var, wheelset)) - 1))
         elif var.type == "Integer":
             if var.min is not None:
                 typed.set("min", str(int(var.min)))
             if var.max is not None:
                 typed.set("max", str(int(var.max)))
         if var.causality == "output":
-            outputs.append(index)
+            # computed by the FMU: never set by a host, so no start value
+            sv.set("initial", "calculated")
+            typed.attrib.pop("start", None)
+            outputs.append((index, name))
+        index_of[name] = index
+        if var.causality in ("parameter", "input"):
+            knowns.append(index)
 
     structure = root.find("ModelStructure")
     for child in list(structure):
         structure.remove(child)
     out_el = ET.SubElement(structure, "Outputs")
-    for i in outputs:
-        ET.SubElement(out_el, "Unknown", index=str(i))
+    for i, name in outputs:
+        deps = sorted(index_of[n] for n in direct_inputs(name))
+        ET.SubElement(out_el, "Unknown", index=str(i), dependencies=" ".join(map(str, deps)))
     init_el = ET.SubElement(structure, "InitialUnknowns")
-    for i in outputs:
-        ET.SubElement(init_el, "Unknown", index=str(i))
+    all_knowns = " ".join(map(str, knowns))
+    for i, _ in outputs:
+        ET.SubElement(init_el, "Unknown", index=str(i), dependencies=all_knowns)
 
     text = ET.tostring(root, encoding="UTF-8")
     return parseString(text).toprettyxml(indent="  ", encoding="UTF-8")

@@ -51,6 +51,7 @@ module holds only constants.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import math
 import os
 import sys
@@ -58,9 +59,17 @@ import weakref
 from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
-from pythonfmu import Fmi2Slave
-from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
-from pythonfmu.variables import Boolean, Integer, Real, String
+try:
+    # inside the FMU's own package (native front end, fmu_wheelset/native_bridge.py):
+    # the copy of pythonfmu's slave API bundled in that package, never a top-level
+    # name that would shadow the host's pythonfmu
+    from .pythonfmu import Fmi2Slave
+    from .pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
+    from .pythonfmu.variables import Boolean, Integer, Real, String
+except ImportError:
+    from pythonfmu import Fmi2Slave
+    from pythonfmu.enums import Fmi2Causality, Fmi2Initial, Fmi2Status, Fmi2Variability
+    from pythonfmu.variables import Boolean, Integer, Real, String
 
 FMU_VERSION = "0.1.0"
 
@@ -113,7 +122,18 @@ def stable_solver_dir(resources: str) -> Optional[str]:
 def import_core(resources: Optional[str]):
     """Import solver.wheelset (and solver.track), from the verified cache copy of
     the bundled solver when there is one (fmu_wheelset/cache.py). Returns
-    (wheelset_module, track_module, where_from)."""
+    (wheelset_module, track_module, where_from).
+
+    Inside the FMU's own package (the native front end imports this file as
+    ``wheelset_fmu_<build hash>.slave``) the bundled solver is imported as
+    ``wheelset_solver_<hash of its sources>``, by file location, from the
+    verified cache copy when there is one: nothing on sys.path is used or
+    changed. numba's on-disk cache is keyed by the source path and records the
+    module's name, so the same solver sources keep one path AND one name
+    across builds (the copy lives under its own "native-solver" cache name,
+    never shared with pythonfmu's top-level ``solver`` layout)."""
+    if __package__ and __package__ != "fmu_wheelset":
+        return _import_native_core()
     note = ""
     if "solver" not in sys.modules and resources:
         stable, note = fmu_cache.stable_solver_dir(resources)
@@ -121,6 +141,29 @@ def import_core(resources: Optional[str]):
             sys.path.insert(0, stable)
     wheelset = importlib.import_module("solver.wheelset")
     track = importlib.import_module("solver.track")
+    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
+    return wheelset, track, where + (f" ({note})" if note else "")
+
+
+def _import_native_core():
+    package_dir = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(package_dir, "solver")
+    name = f"wheelset_solver_{_tree_digest(bundled)}"
+    note = ""
+    if name not in sys.modules:
+        stable, note = fmu_cache.stable_solver_dir(package_dir, kind="native-solver")
+        where = os.path.join(stable, "solver") if stable is not None else bundled
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(where, "__init__.py"), submodule_search_locations=[where])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    wheelset = importlib.import_module(f"{name}.wheelset")
+    track = importlib.import_module(f"{name}.track")
     where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
     return wheelset, track, where + (f" ({note})" if note else "")
 
@@ -170,6 +213,7 @@ class Wheelset(Fmi2Slave):
     license = "MIT"
 
     def __init__(self, **kwargs):
+        value_buffer = kwargs.pop("value_buffer", None)
         super().__init__(**kwargs)
         drop_duplicate_path_entries(self.resources)
         # everything per instance; __init__ is cheap (no solver import). The values
@@ -177,8 +221,17 @@ class Wheelset(Fmi2Slave):
         self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES
                                         if var.causality == "parameter"
                                         and var.start is not fmu_variables.CORE_DEFAULT}
+        # one float per variable, indexed by value reference (the table's order):
+        # the parameters (NaN for strings and core defaults, see
+        # fill_parameter_buffer), then the inputs and outputs. The native front end
+        # reads and writes it from C (``value_buffer``: its array).
+        starts = np.array([_numeric_start(var) for var in VARIABLES])
+        if value_buffer is not None:
+            value_buffer[:] = starts
+            starts = value_buffer
+        self._buffer = starts
         # inputs then outputs, in declaration order (the FMU state copies this array)
-        self._io = np.array([float(var.start) for var in VARIABLES if var.causality != "parameter"])
+        self._io = self._buffer[_N_PARAMETERS:]
         self._u = self._io[:len(INPUT_NAMES)]          # views, never rebound
         self._y = self._io[len(INPUT_NAMES):]
         self._io_slot: Dict[int, Tuple[str, int]] = {}  # value reference -> (kind, slot in _io)
@@ -190,7 +243,6 @@ class Wheelset(Fmi2Slave):
         self._failed: Optional[str] = None
         self.last_refusal: Optional[str] = None
         self._time = 0.0
-        self._skip_core = False
         self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs
         self._record_index = None   # output slot -> index in the core's record
         slot = 0
@@ -252,6 +304,41 @@ class Wheelset(Fmi2Slave):
             return
         self._values[name] = value
 
+    # -- the native front end's value buffer ---------------------------------
+    def fill_parameter_buffer(self):
+        """Every numeric parameter's value (set, or the core's default) into the
+        value buffer, so that fmi2GetReal/Integer/Boolean read it from C."""
+        for vr, var in enumerate(VARIABLES[:_N_PARAMETERS]):
+            if var.type != "String":
+                self._buffer[vr] = float(self._parameter_value(self._values, var.name))
+
+    def sync_parameters_from_buffer(self):
+        """The numeric parameters from the value buffer (the native front end's
+        fmi2SetReal/Integer/Boolean write them there)."""
+        for vr, var in enumerate(VARIABLES[:_N_PARAMETERS]):
+            x = float(self._buffer[vr])
+            if var.type == "Real":
+                self._values[var.name] = x
+            elif var.type in ("Integer", "Enumeration"):
+                self._values[var.name] = int(x) if math.isfinite(x) else x
+            elif var.type == "Boolean":
+                self._values[var.name] = x != 0.0
+
+    def update_feedthrough_outputs(self) -> bool:
+        """The outputs at the current state with the inputs as they are now (the
+        direct feedthrough of variables.direct_inputs: the contact at the current
+        pose against the rails where the host has just put them). False, outputs
+        left as they are, before initialization or with a non-finite input (the
+        next doStep reports it)."""
+        model = self._model
+        if model is None or not np.isfinite(self._u).all():
+            return False
+        model._u[:] = _adapter.core_inputs(self._u, self._input_map, self._core[1])
+        model.rhs(model.state)          # contact search + forces at the current state
+        model._update_record()
+        self._store_outputs()
+        return True
+
     # -- helpers -----------------------------------------------------------
     def _error(self, message: str, status: Fmi2Status = Fmi2Status.error):
         self.log(message, status)
@@ -278,7 +365,17 @@ class Wheelset(Fmi2Slave):
             self._core = (wheelset, track)
             params = _adapter.make_parameters(self, wheelset, track)
             model = wheelset.WheelsetModel(params)
-            model.initialize()
+            input_map = _adapter.input_map(self._values, wheelset, track)
+            u = self._u
+            if not np.isfinite(u).all():
+                bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
+                       if not math.isfinite(x)]
+                raise ValueError("input(s) set in initialization mode are not finite: "
+                                 + ", ".join(bad))
+            # the inputs set in initialization mode (axle-box loads, rail motion)
+            # are those of the static equilibrium at t = 0
+            model.initialize(_adapter.inputs_object(
+                _adapter.core_inputs(u, input_map, track), wheelset, track))
         except Exception as exc:  # noqa: BLE001 - reported to the host
             self._failed = f"initialization failed: {exc}"
             self._error(f"{self.instance_name}: {self._failed}")
@@ -287,8 +384,7 @@ class Wheelset(Fmi2Slave):
         self._model = model
         self._failed = None
         self._initialized = True
-        self._skip_core = bool(self._values["benchmark.skip_core"])
-        self._input_map = _adapter.input_map(self._values, wheelset, track)
+        self._input_map = input_map
         self._record_index = _adapter.record_index(wheelset)
         self._store_outputs()
 
@@ -297,14 +393,17 @@ class Wheelset(Fmi2Slave):
         if model is None:
             self._error(f"{self.instance_name}: " + (self._failed or "doStep before "
                         "initialization") + "; step discarded")
+            self.step_failure = "error"
             return False
         if not 0.0 < step_size < INF:
             self._error(f"communication step size {step_size!r} must be > 0 and finite")
+            self.step_failure = "error"
             return False
         if not abs(current_time - self._time) <= 1e-9 * max(1.0, abs(self._time)):
             self._error(f"doStep at communication point {current_time!r} s, but the FMU is "
                         f"at t = {self._time!r} s (FMI 2.0: the previous point + step size; "
                         "roll back with fmi2SetFMUstate to repeat a step); step discarded")
+            self.step_failure = "error"
             return False
         u = self._u
         if not np.isfinite(u).all():
@@ -312,24 +411,22 @@ class Wheelset(Fmi2Slave):
                    if not math.isfinite(x)]
             self._error(f"t = {current_time:g} s: input(s) not finite: " + ", ".join(bad)
                         + "; step discarded, state unchanged")
+            self.step_failure = "discard"
             return False
         try:
             core_inputs = _adapter.core_inputs(u, self._input_map, self._core[1])
-            if self._skip_core:
-                # benchmarking the FMI layer: conversions in and out, no core call
-                self._store_outputs()
-                self._time = current_time + step_size
-                return True
             # the core checks its inputs before it integrates and restores its
             # state itself when it discards a step
             result = model.advance_vector(step_size, core_inputs)
         except Exception as exc:  # noqa: BLE001 - reported to the host
             self._error(f"t = {current_time:g} s: step failed: {exc}; step discarded")
+            self.step_failure = "error"
             return False
         if result.status != "ok":
             self._store_outputs(result.reason)
             self._error(f"t = {current_time:g} s: step cannot be completed: "
                         f"{result.message or result.status}")
+            self.step_failure = "terminal" if result.reason == "derailment" else "discard"
             return False
         self._store_outputs()
         self._time = current_time + step_size
@@ -596,6 +693,20 @@ class _Adapter:
                 core[6 + 3 * side + 2] += dr      # U_RAIL_VELOCITY roll rate
         return core
 
+    def inputs_object(self, core, wheelset, track):
+        """WheelsetInputs of a core input vector (U_* layout)."""
+        w = wheelset
+        motion = core[w.U_RAIL_MOTION:w.U_RAIL_MOTION + 6].reshape(2, 3)
+        rate = core[w.U_RAIL_VELOCITY:w.U_RAIL_VELOCITY + 6].reshape(2, 3)
+        rail = track.RailMotion(lateral=motion[:, 0].copy(), vertical=motion[:, 1].copy(),
+                                roll=motion[:, 2].copy(), lateral_velocity=rate[:, 0].copy(),
+                                vertical_velocity=rate[:, 1].copy(), roll_velocity=rate[:, 2].copy())
+        return w.WheelsetInputs(
+            axle_box_force=core[w.U_BOX_FORCE:w.U_BOX_FORCE + 6].reshape(2, 3).copy(),
+            axle_box_moment=core[w.U_BOX_MOMENT:w.U_BOX_MOMENT + 6].reshape(2, 3).copy(),
+            axle_torque=float(core[w.U_TORQUE]), rail_motion=rail,
+            curvature=float(core[w.U_CURVATURE]), cant_angle=float(core[w.U_CANT]))
+
     def record_index(self, wheelset):
         """For each output but the status flags (OUTPUT_NAMES order), its index in
         the core's output record: the output names are the record's names
@@ -605,6 +716,18 @@ class _Adapter:
 
 
 NAN = float("nan")
+_N_PARAMETERS = len(fmu_variables.PARAMETERS)
+assert VARIABLES[:_N_PARAMETERS] == fmu_variables.PARAMETERS   # value reference = table index
+
+
+def _numeric_start(var) -> float:
+    """The start value of a variable in the value buffer (strings and core
+    defaults: NaN until fill_parameter_buffer)."""
+    if var.type == "String" or var.start is fmu_variables.CORE_DEFAULT or var.start is None:
+        return NAN
+    return float(var.start)
+
+
 # the status flags come last; all outputs before them are copied from the core's record
 _N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
 _STATUS_SLOT = tuple(OUTPUT_NAMES.index(n) for n in STATUS_NAMES)

@@ -234,9 +234,6 @@ def _parameters() -> List[ScalarVariable]:
         p("track.cant_from_input", "Boolean",
           "take the cant angle from the input track.cant_angle instead of the scenario",
           start=False),
-        p("benchmark.skip_core", "Boolean",
-          "benchmarking only: doStep converts inputs and outputs but does not advance the "
-          "core (measures the FMI layer)", start=False),
     ]
 
 
@@ -545,3 +542,27 @@ def core_value(var: ScalarVariable, raw, wheelset, *, resolve=None, check=True):
     if not text:
         raise ValueError(f"parameter {var.name} is empty")
     return resolve(var, text) if resolve is not None else text
+
+
+def direct_inputs(output: str) -> Tuple[str, ...]:
+    """The inputs on which an output depends directly, at the same instant
+    (ModelStructure/Outputs dependencies: direct feedthrough).
+
+    The wheelset's state outputs (position, orientation, velocities, axle-box
+    kinematics, distance) depend on the inputs only through the integration of
+    a step: none. The contact outputs of a wheel are algebraic functions of the
+    state AND of its rail's motion (position and velocity of the rail head, with
+    the track irregularities, which move both rails) and of the track curvature
+    (it enters the creepages, V kappa) and cant (taken conservatively): a wheel's
+    forces, Y, Q, Y/Q, contact count, lift and every quantity of its contact
+    points. The axle-box forces, moments and the axle torque act on the
+    accelerations only: no output depends on them directly. The status flags
+    report the last doStep: none (status.wheel_lift: both wheels' contact)."""
+    track = ("track.curvature", "track.cant_angle") + tuple(
+        n for n in INPUT_NAMES if n.startswith("track.irregularity."))
+    for side in SIDES:
+        if output.startswith((f"wheel.{side}.", f"contact.{side}.")):
+            return tuple(n for n in INPUT_NAMES if n.startswith(f"rail.{side}.")) + track
+    if output == "status.wheel_lift":
+        return tuple(n for n in INPUT_NAMES if n.startswith("rail.")) + track
+    return ()

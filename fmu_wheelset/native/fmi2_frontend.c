@@ -1,0 +1,1099 @@
+/* Native FMI 2.0 co-simulation front end of the wheelset FMU.
+ *
+ * This library is binaries/<platform>/<modelIdentifier>.<so|dll|dylib> of the
+ * FMU. It owns everything an FMI host talks to: the state machine of the
+ * FMI 2.0 standard (section 4.2.4; a call outside its states is fmi2Error with
+ * the reason logged), the argument checks, the logger (every message passed
+ * as "%s"), the resource URI, and the getters/setters, which read and write
+ * the slave's value buffer (one double per value reference, a NumPy array
+ * whose data pointer the Python side hands over) without calling Python.
+ *
+ * The physics is Python (fmu_wheelset/slave.py, the numba core), imported
+ * from resources/<package>/ under this build's own package name
+ * (wheelset_fmu_<hash>), with sys.path left alone. The Python runtime is
+ * loaded dynamically (python_runtime.c): the host's interpreter when it has
+ * one, else the libpython recorded in resources/wheelset_native.cfg at build
+ * time. Python is called for strings, initialization, once per doStep and for
+ * FMU states. Everything OS-specific is in platform_*.c.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmi2Functions.h"
+#include "platform.h"
+#include "python_runtime.h"
+
+#define TABLE_COLUMNS 4
+#define CONFIG_FILE "wheelset_native.cfg"
+#define MESSAGE_SIZE 2048
+
+/* bridge status word (fmu_wheelset/native_bridge.py) */
+#define BRIDGE_STATUS_MASK 0xff
+#define BRIDGE_MESSAGES 0x100
+#define BRIDGE_TERMINAL 0x200
+
+/* variable table columns (native_bridge.variable_table) */
+enum { KIND_REAL = 0, KIND_INTEGER = 1, KIND_BOOLEAN = 2, KIND_STRING = 3 };
+enum { CAUSALITY_PARAMETER = 0, CAUSALITY_INPUT = 1, CAUSALITY_OUTPUT = 2 };
+
+typedef enum {
+    STATE_INSTANTIATED = 1 << 0,
+    STATE_INITIALIZATION = 1 << 1,
+    STATE_STEP_COMPLETE = 1 << 2,
+    STATE_STEP_FAILED = 1 << 3,      /* the model cannot go on (derailment) */
+    STATE_TERMINATED = 1 << 4,
+    STATE_ERROR = 1 << 5
+} fmu_state;
+
+static const char *state_name(fmu_state s) {
+    switch (s) {
+    case STATE_INSTANTIATED: return "instantiated";
+    case STATE_INITIALIZATION: return "initialization mode";
+    case STATE_STEP_COMPLETE: return "step complete";
+    case STATE_STEP_FAILED: return "step failed (the model cannot go on)";
+    case STATE_TERMINATED: return "terminated";
+    case STATE_ERROR: return "error";
+    }
+    return "?";
+}
+
+#define ANY_STATE (STATE_INSTANTIATED | STATE_INITIALIZATION | STATE_STEP_COMPLETE | \
+                   STATE_STEP_FAILED | STATE_TERMINATED | STATE_ERROR)
+#define GET_STATES (STATE_INITIALIZATION | STATE_STEP_COMPLETE | STATE_STEP_FAILED | \
+                    STATE_TERMINATED | STATE_ERROR)
+#define SET_STATES (STATE_INSTANTIATED | STATE_INITIALIZATION | STATE_STEP_COMPLETE)
+
+typedef struct {
+    char *instance_name;
+    fmi2CallbackFunctions callbacks;
+    int logging_on;
+    fmu_state state;
+    int terminated;
+    double time;                     /* last successful communication point */
+    PyObject *instance;              /* native_bridge.Instance */
+    PyObject *do_step;               /* its bound do_step */
+    double *values;                  /* instance.values: one double per value reference */
+    const int *table;                /* instance.table: (n, 4) int32 kind, causality, tunable,
+                                        direct feedthrough */
+    int outputs_stale;               /* a feedthrough input changed since the outputs were made */
+    size_t n_variables;
+    char **strings;                  /* what the last fmi2GetString returned */
+    size_t n_strings;
+} Component;
+
+#define STATE_MAGIC 0x57534653u      /* "WSFS" */
+typedef struct {
+    unsigned magic;
+    PyObject *python_state;
+    fmu_state state;
+    int terminated;
+    double time;
+    char *blob;                      /* serialised form, made on request */
+    size_t blob_size;
+} SavedState;
+
+#define BLOB_HEADER "wheelset-fmu-state-1"
+#define BLOB_HEADER_SIZE 32          /* header string, zero-padded, then the C fields */
+
+/* ------------------------------------------------------------------ logging */
+static void log_message(Component *c, fmi2Status status, const char *category,
+                        const char *format, ...) {
+    if (c == NULL || c->callbacks.logger == NULL) return;
+    if (status <= fmi2OK && !c->logging_on) return;
+    char text[MESSAGE_SIZE];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text, sizeof text, format, args);
+    va_end(args);
+    /* the text goes as an argument, never as the format */
+    c->callbacks.logger(c->callbacks.componentEnvironment, c->instance_name, status,
+                        category, "%s", text);
+}
+
+static const char *category_of(fmi2Status status) {
+    switch (status) {
+    case fmi2OK: return "logStatusOK";
+    case fmi2Warning: return "logStatusWarning";
+    case fmi2Discard: return "logStatusDiscard";
+    case fmi2Error: return "logStatusError";
+    case fmi2Fatal: return "logStatusFatal";
+    default: return "logAll";
+    }
+}
+
+#define ERROR_RETURN(c, ...) do { log_message((c), fmi2Error, "logStatusError", __VA_ARGS__); \
+                                  return fmi2Error; } while (0)
+
+static int allowed(Component *c, int states, const char *function) {
+    if (c->state & states) return 1;
+    log_message(c, fmi2Error, "logStatusError", "%s is not allowed in state '%s' (FMI 2.0 state machine)",
+                function, state_name(c->state));
+    return 0;
+}
+
+/* ------------------------------------------------------- Python helpers */
+static void drain_messages(Component *c) {
+    PyObject *take = py.GetAttrString(c->instance, "take_messages");
+    PyObject *messages = take ? py.CallObject(take, NULL) : NULL;
+    if (take) py.DecRef(take);
+    if (messages == NULL) { py.ErrClear(); return; }
+    py_ssize_t n = py.TupleSize(messages);
+    for (py_ssize_t i = 0; i < n; i++) {
+        PyObject *m = py.TupleGetItem(messages, i);           /* borrowed */
+        long status = py.LongAsLong(py.TupleGetItem(m, 0));
+        const char *category = py.UnicodeAsUTF8(py.TupleGetItem(m, 1));
+        const char *text = py.UnicodeAsUTF8(py.TupleGetItem(m, 2));
+        if (status < fmi2OK || status > fmi2Fatal) status = fmi2Error;
+        log_message(c, (fmi2Status)status, category ? category : category_of((fmi2Status)status),
+                    "%s", text ? text : "(message not representable)");
+    }
+    py.ErrClear();
+    py.DecRef(messages);
+}
+
+/* status word of a bridge call's result (NULL: an exception, logged) */
+static long bridge_result(Component *c, PyObject *result, const char *function) {
+    if (result == NULL) {
+        char reason[MESSAGE_SIZE - 128];
+        python_error_text(reason, sizeof reason);
+        log_message(c, fmi2Error, "logStatusError", "%s: %s", function, reason);
+        return fmi2Error;
+    }
+    long word = py.LongAsLong(result);
+    py.DecRef(result);
+    if (word == -1 && py.ErrOccurred()) {
+        py.ErrClear();
+        log_message(c, fmi2Error, "logStatusError", "%s: the Python side returned no status", function);
+        return fmi2Error;
+    }
+    if (word & BRIDGE_MESSAGES) drain_messages(c);
+    return word;
+}
+
+static long call_method(Component *c, const char *method, PyObject *a, PyObject *b) {
+    PyObject *f = py.GetAttrString(c->instance, method);
+    PyObject *result = NULL;
+    if (f != NULL) {
+        result = py.CallFunctionObjArgs(f, a, b, NULL);
+        py.DecRef(f);
+    }
+    return bridge_result(c, result, method);
+}
+
+/* ---------------------------------------------------- resource location */
+static int hex_value(char ch) {
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+/* The directory of a file URI (RFC 8089): file:///p, file:/p, file://localhost/p,
+ * percent-encoded octets; a plain absolute path is taken as it is. On Windows
+ * file:///C:/p gives C:/p. 0, or -1 with the reason in err. */
+static int resource_directory(const char *uri, char *out, size_t size, char *err, size_t err_size) {
+    const char *p = uri;
+    if (uri == NULL || uri[0] == '\0') {
+        snprintf(err, err_size, "no fmuResourceLocation given");
+        return -1;
+    }
+    if (strncmp(p, "file:", 5) == 0) {
+        p += 5;
+        if (strncmp(p, "//", 2) == 0) {
+            p += 2;                                   /* authority */
+            if (strncmp(p, "localhost/", 10) == 0) p += 9;
+            else if (*p != '/') {
+                snprintf(err, err_size, "fmuResourceLocation %s names a remote host; only local "
+                         "file URIs are supported", uri);
+                return -1;
+            }
+        }
+        if (*p != '/') {
+            snprintf(err, err_size, "fmuResourceLocation %s is not an absolute file URI", uri);
+            return -1;
+        }
+    } else if (strstr(uri, "://") != NULL) {
+        snprintf(err, err_size, "fmuResourceLocation %s is not a file URI", uri);
+        return -1;
+    }
+    size_t n = 0;
+    for (; *p; p++) {
+        char ch = *p;
+        if (ch == '%') {
+            int hi = hex_value(p[1]), lo = hi >= 0 ? hex_value(p[2]) : -1;
+            if (hi < 0 || lo < 0) {
+                snprintf(err, err_size, "fmuResourceLocation %s has a bad percent-encoding", uri);
+                return -1;
+            }
+            ch = (char)(hi * 16 + lo);
+            p += 2;
+            if (ch == '\0') {
+                snprintf(err, err_size, "fmuResourceLocation %s encodes a NUL character", uri);
+                return -1;
+            }
+        }
+        if (n + 1 >= size) {
+            snprintf(err, err_size, "fmuResourceLocation is too long");
+            return -1;
+        }
+        out[n++] = ch;
+    }
+    out[n] = '\0';
+    /* "/C:/x" -> "C:/x" (Windows drive letters) */
+    if (n >= 3 && out[0] == '/' && out[2] == ':' &&
+        ((out[1] >= 'A' && out[1] <= 'Z') || (out[1] >= 'a' && out[1] <= 'z'))) {
+        memmove(out, out + 1, n);
+        n--;
+    }
+    while (n > 1 && (out[n - 1] == '/' || out[n - 1] == '\\')) out[--n] = '\0';
+    return 0;
+}
+
+/* ------------------------------------------------------------- configuration */
+typedef struct {
+    char guid[128];
+    char package[128];
+    python_location python;
+} Config;
+
+static void copy_value(char *dst, size_t size, const char *src) {
+    snprintf(dst, size, "%s", src);
+}
+
+/* resources/wheelset_native.cfg: "key=value" lines (parsed, never executed) */
+static int read_config(const char *resources, Config *cfg, char *err, size_t err_size) {
+    char path[8192];
+    memset(cfg, 0, sizeof *cfg);
+    snprintf(path, sizeof path, "%s/%s", resources, CONFIG_FILE);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        snprintf(err, err_size, "cannot read %s (the FMU's resources are incomplete or the "
+                 "fmuResourceLocation is wrong)", path);
+        return -1;
+    }
+    char line[8192];
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t len = strlen(line);
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+        if (line[0] == '#' || line[0] == '\0') continue;
+        char *eq = strchr(line, '=');
+        if (eq == NULL) continue;
+        *eq = '\0';
+        const char *key = line, *value = eq + 1;
+        if (strcmp(key, "guid") == 0) copy_value(cfg->guid, sizeof cfg->guid, value);
+        else if (strcmp(key, "package") == 0) copy_value(cfg->package, sizeof cfg->package, value);
+        else if (strcmp(key, "libpython") == 0) copy_value(cfg->python.libpython, sizeof cfg->python.libpython, value);
+        else if (strcmp(key, "home") == 0) copy_value(cfg->python.home, sizeof cfg->python.home, value);
+        else if (strcmp(key, "site_packages") == 0) copy_value(cfg->python.site_packages, sizeof cfg->python.site_packages, value);
+        else if (strcmp(key, "python_version") == 0) copy_value(cfg->python.python_version, sizeof cfg->python.python_version, value);
+    }
+    fclose(f);
+    if (cfg->package[0] == '\0' || cfg->guid[0] == '\0') {
+        snprintf(err, err_size, "%s names no package or GUID", path);
+        return -1;
+    }
+    for (const char *q = cfg->package; *q; q++) {
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')) {
+            snprintf(err, err_size, "%s: bad package name", path);
+            return -1;
+        }
+    }
+    /* a moved installation: the environment overrides what the build recorded */
+    const char *v;
+    if ((v = platform_getenv("WHEELSET_FMU_LIBPYTHON")) != NULL) copy_value(cfg->python.libpython, sizeof cfg->python.libpython, v);
+    if ((v = platform_getenv("WHEELSET_FMU_PYTHONHOME")) != NULL) copy_value(cfg->python.home, sizeof cfg->python.home, v);
+    if ((v = platform_getenv("WHEELSET_FMU_SITE_PACKAGES")) != NULL) copy_value(cfg->python.site_packages, sizeof cfg->python.site_packages, v);
+    return 0;
+}
+
+/* Python run once per library load: imports this build's package by file
+ * location (never through sys.path); arguments arrive as objects. */
+static const char *BOOTSTRAP =
+    "import importlib, importlib.util, os, sys\n"
+    "def load_bridge(name, resources):\n"
+    "    package = sys.modules.get(name)\n"
+    "    if package is None:\n"
+    "        directory = os.path.join(resources, name)\n"
+    "        spec = importlib.util.spec_from_file_location(\n"
+    "            name, os.path.join(directory, '__init__.py'),\n"
+    "            submodule_search_locations=[directory])\n"
+    "        if spec is None:\n"
+    "            raise ImportError(f'no package {name} in {resources}')\n"
+    "        package = importlib.util.module_from_spec(spec)\n"
+    "        sys.modules[name] = package\n"
+    "        try:\n"
+    "            spec.loader.exec_module(package)\n"
+    "        except BaseException:\n"
+    "            del sys.modules[name]\n"
+    "            raise\n"
+    "    return importlib.import_module(name + '.native_bridge')\n";
+
+static PyObject *load_bridge_function = NULL;
+
+static PyObject *import_bridge(const char *package, const char *resources, char *err, size_t err_size) {
+    if (load_bridge_function == NULL) {
+        PyObject *globals = py.DictNew();
+        if (globals == NULL) goto failed;
+        py.DictSetItemString(globals, "__builtins__", py.EvalGetBuiltins());
+        PyObject *r = py.RunString(BOOTSTRAP, 257, globals, globals);
+        if (r == NULL) { py.DecRef(globals); goto failed; }
+        py.DecRef(r);
+        load_bridge_function = py.DictGetItemString(globals, "load_bridge");   /* borrowed */
+        if (load_bridge_function) py.IncRef(load_bridge_function);
+        py.DecRef(globals);
+        if (load_bridge_function == NULL) goto failed;
+    }
+    PyObject *name = py.UnicodeFromString(package);
+    PyObject *where = py.UnicodeDecodeFSDefault(resources);
+    PyObject *module = (name && where) ? py.CallFunctionObjArgs(load_bridge_function, name, where, NULL) : NULL;
+    if (name) py.DecRef(name);
+    if (where) py.DecRef(where);
+    if (module != NULL) return module;
+failed: {
+        char reason[MESSAGE_SIZE - 256];
+        python_error_text(reason, sizeof reason);
+        snprintf(err, err_size, "cannot import the FMU's Python code (%s in %s): %s",
+                 package, resources, reason);
+    }
+    return NULL;
+}
+
+/* ----------------------------------------------------------- FMI functions */
+const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
+const char *fmi2GetVersion(void) { return fmi2Version; }
+
+fmi2Status fmi2SetDebugLogging(fmi2Component component, fmi2Boolean on, size_t n, const fmi2String categories[]) {
+    Component *c = (Component *)component;
+    (void)n; (void)categories;
+    if (c == NULL) return fmi2Error;
+    c->logging_on = on ? 1 : 0;
+    return fmi2OK;
+}
+
+static void free_strings(Component *c) {
+    for (size_t i = 0; i < c->n_strings; i++) c->callbacks.freeMemory(c->strings[i]);
+    if (c->strings) c->callbacks.freeMemory(c->strings);
+    c->strings = NULL;
+    c->n_strings = 0;
+}
+
+static void release_component(Component *c) {
+    if (c->instance != NULL || c->do_step != NULL) {
+        int gil = python_enter();
+        if (c->do_step) py.DecRef(c->do_step);
+        if (c->instance) py.DecRef(c->instance);
+        python_leave(gil);
+    }
+    free_strings(c);
+    if (c->instance_name) c->callbacks.freeMemory(c->instance_name);
+    fmi2CallbackFreeMemory release = c->callbacks.freeMemory;
+    release(c);
+}
+
+static int attach_buffers(Component *c, char *err, size_t err_size) {
+    PyObject *values = py.GetAttrString(c->instance, "values_address");
+    PyObject *table = py.GetAttrString(c->instance, "table_address");
+    PyObject *count = py.GetAttrString(c->instance, "n_variables");
+    int ok = values && table && count;
+    if (ok) {
+        c->values = (double *)py.LongAsVoidPtr(values);
+        c->table = (const int *)py.LongAsVoidPtr(table);
+        c->n_variables = (size_t)py.LongAsLong(count);
+        ok = c->values != NULL && c->table != NULL && py.ErrOccurred() == NULL;
+    }
+    if (values) py.DecRef(values);
+    if (table) py.DecRef(table);
+    if (count) py.DecRef(count);
+    if (!ok) {
+        char reason[512];
+        python_error_text(reason, sizeof reason);
+        snprintf(err, err_size, "the Python instance has no value buffer: %s", reason);
+        return -1;
+    }
+    c->do_step = py.GetAttrString(c->instance, "do_step");
+    if (c->do_step == NULL) {
+        char reason[512];
+        python_error_text(reason, sizeof reason);
+        snprintf(err, err_size, "the Python instance has no do_step: %s", reason);
+        return -1;
+    }
+    return 0;
+}
+
+fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
+                              fmi2String fmuResourceLocation, const fmi2CallbackFunctions *functions,
+                              fmi2Boolean visible, fmi2Boolean loggingOn) {
+    (void)visible;
+    if (functions == NULL || functions->allocateMemory == NULL || functions->freeMemory == NULL)
+        return NULL;
+    /* a temporary component to log through until the real one exists */
+    Component temp;
+    memset(&temp, 0, sizeof temp);
+    temp.callbacks = *functions;
+    temp.instance_name = (char *)(instanceName ? instanceName : "?");
+    temp.logging_on = 1;
+    char err[MESSAGE_SIZE - 64];
+
+    if (instanceName == NULL || instanceName[0] == '\0') {
+        log_message(&temp, fmi2Error, "logStatusError", "fmi2Instantiate: an instance name is required");
+        return NULL;
+    }
+    if (fmuType != fmi2CoSimulation) {
+        log_message(&temp, fmi2Error, "logStatusError",
+                    "fmi2Instantiate: this FMU supports co-simulation only (fmuType %d)", (int)fmuType);
+        return NULL;
+    }
+    char resources[4096];
+    Config cfg;
+    if (resource_directory(fmuResourceLocation, resources, sizeof resources, err, sizeof err) != 0 ||
+        read_config(resources, &cfg, err, sizeof err) != 0) {
+        log_message(&temp, fmi2Error, "logStatusError", "fmi2Instantiate: %s", err);
+        return NULL;
+    }
+    if (fmuGUID == NULL || strcmp(fmuGUID, cfg.guid) != 0) {
+        log_message(&temp, fmi2Error, "logStatusError",
+                    "fmi2Instantiate: GUID %s does not match this FMU's %s (a modelDescription.xml "
+                    "of another build?)", fmuGUID ? fmuGUID : "(none)", cfg.guid);
+        return NULL;
+    }
+    int joined = 0;
+    if (python_runtime_start(&cfg.python, &joined, err, sizeof err) != 0) {
+        log_message(&temp, fmi2Error, "logStatusError", "fmi2Instantiate: %s", err);
+        return NULL;
+    }
+
+    Component *c = (Component *)functions->allocateMemory(1, sizeof(Component));
+    if (c == NULL) {
+        log_message(&temp, fmi2Error, "logStatusError", "fmi2Instantiate: out of memory");
+        return NULL;
+    }
+    memset(c, 0, sizeof *c);
+    c->callbacks = *functions;
+    c->logging_on = loggingOn ? 1 : 0;
+    c->state = STATE_INSTANTIATED;
+    size_t name_len = strlen(instanceName);
+    c->instance_name = (char *)functions->allocateMemory(name_len + 1, 1);
+    if (c->instance_name == NULL) { functions->freeMemory(c); return NULL; }
+    memcpy(c->instance_name, instanceName, name_len + 1);
+
+    int gil = python_enter();
+    PyObject *bridge = import_bridge(cfg.package, resources, err, sizeof err);
+    if (bridge != NULL) {
+        PyObject *create = py.GetAttrString(bridge, "create");
+        PyObject *name = py.UnicodeFromString(instanceName);
+        PyObject *where = py.UnicodeDecodeFSDefault(resources);
+        if (create && name && where)
+            c->instance = py.CallFunctionObjArgs(create, name, where, NULL);
+        if (create) py.DecRef(create);
+        if (name) py.DecRef(name);
+        if (where) py.DecRef(where);
+        py.DecRef(bridge);
+        if (c->instance == NULL) {
+            char reason[MESSAGE_SIZE - 256];
+            python_error_text(reason, sizeof reason);
+            snprintf(err, sizeof err, "cannot create the slave: %s", reason);
+        } else if (attach_buffers(c, err, sizeof err) != 0) {
+            py.DecRef(c->instance);
+            c->instance = NULL;
+            if (c->do_step) { py.DecRef(c->do_step); c->do_step = NULL; }
+        }
+    }
+    python_leave(gil);
+    if (c->instance == NULL) {
+        log_message(&temp, fmi2Error, "logStatusError", "fmi2Instantiate: %s", err);
+        release_component(c);
+        return NULL;
+    }
+    log_message(c, fmi2OK, "logAll", "instantiated (%s Python %s, package %s)",
+                joined ? "joined the host's" : "embedded", cfg.python.python_version, cfg.package);
+    return c;
+}
+
+void fmi2FreeInstance(fmi2Component component) {
+    Component *c = (Component *)component;
+    if (c == NULL) return;
+    release_component(c);
+}
+
+fmi2Status fmi2SetupExperiment(fmi2Component component, fmi2Boolean toleranceDefined, fmi2Real tolerance,
+                               fmi2Real startTime, fmi2Boolean stopTimeDefined, fmi2Real stopTime) {
+    Component *c = (Component *)component;
+    (void)toleranceDefined; (void)tolerance;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, STATE_INSTANTIATED, "fmi2SetupExperiment")) return fmi2Error;
+    if (!isfinite(startTime))
+        ERROR_RETURN(c, "fmi2SetupExperiment: start time %g is not a finite number", startTime);
+    if (stopTimeDefined && !(isfinite(stopTime) && stopTime >= startTime))
+        ERROR_RETURN(c, "fmi2SetupExperiment: stop time %g is not a finite number >= the start time %g",
+                     stopTime, startTime);
+    int gil = python_enter();
+    PyObject *t = py.FloatFromDouble(startTime);
+    long word = call_method(c, "setup_experiment", t, NULL);
+    if (t) py.DecRef(t);
+    python_leave(gil);
+    if ((word & BRIDGE_STATUS_MASK) == fmi2OK) c->time = startTime;
+    return (fmi2Status)(word & BRIDGE_STATUS_MASK);
+}
+
+fmi2Status fmi2EnterInitializationMode(fmi2Component component) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, STATE_INSTANTIATED, "fmi2EnterInitializationMode")) return fmi2Error;
+    c->state = STATE_INITIALIZATION;
+    return fmi2OK;
+}
+
+fmi2Status fmi2ExitInitializationMode(fmi2Component component) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, STATE_INITIALIZATION, "fmi2ExitInitializationMode")) return fmi2Error;
+    int gil = python_enter();
+    long word = call_method(c, "exit_initialization_mode", NULL, NULL);
+    python_leave(gil);
+    fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
+    if (status > fmi2Warning) {
+        c->state = STATE_ERROR;
+        return fmi2Error;
+    }
+    c->state = STATE_STEP_COMPLETE;
+    c->terminated = 0;
+    return status;
+}
+
+fmi2Status fmi2Terminate(fmi2Component component) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, STATE_STEP_COMPLETE | STATE_STEP_FAILED, "fmi2Terminate")) return fmi2Error;
+    c->state = STATE_TERMINATED;
+    return fmi2OK;
+}
+
+fmi2Status fmi2Reset(fmi2Component component) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    int gil = python_enter();
+    long word = call_method(c, "reset", NULL, NULL);
+    python_leave(gil);
+    fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
+    if (status > fmi2Warning) { c->state = STATE_ERROR; return fmi2Error; }
+    c->state = STATE_INSTANTIATED;
+    c->terminated = 0;
+    c->time = 0.0;
+    return fmi2OK;
+}
+
+/* ----------------------------------------------------------- get / set */
+/* "123 (wheelset.mass)": a value reference with its name, for messages (error
+ * paths only: asks Python) */
+static const char *describe_reference(Component *c, fmi2ValueReference vr, char *buf, size_t size) {
+    snprintf(buf, size, "%u", vr);
+    if (c->instance == NULL || vr >= c->n_variables) return buf;
+    int gil = python_enter();
+    PyObject *f = py.GetAttrString(c->instance, "variable_name");
+    PyObject *ref = py.LongFromUnsignedLong(vr);
+    PyObject *name = (f && ref) ? py.CallFunctionObjArgs(f, ref, NULL) : NULL;
+    const char *text = name ? py.UnicodeAsUTF8(name) : NULL;
+    if (text) snprintf(buf, size, "%u (%s)", vr, text);
+    else py.ErrClear();
+    if (name) py.DecRef(name);
+    if (ref) py.DecRef(ref);
+    if (f) py.DecRef(f);
+    python_leave(gil);
+    return buf;
+}
+
+static int check_references(Component *c, const char *function, const fmi2ValueReference vr[],
+                            size_t n, int kind, int setting) {
+    static const char *kind_names[] = {"Real", "Integer", "Boolean", "String"};
+    if (n > 0 && vr == NULL) {
+        log_message(c, fmi2Error, "logStatusError", "%s: NULL value reference array", function);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (vr[i] >= c->n_variables) {
+            log_message(c, fmi2Error, "logStatusError", "%s: unknown value reference %u", function, vr[i]);
+            return 0;
+        }
+        const int *row = c->table + TABLE_COLUMNS * (size_t)vr[i];
+        char who[256];
+        if (row[0] != kind) {
+            log_message(c, fmi2Error, "logStatusError", "%s: value reference %s is a %s variable, not %s",
+                        function, describe_reference(c, vr[i], who, sizeof who), kind_names[row[0] & 3],
+                        kind_names[kind]);
+            return 0;
+        }
+        if (!setting) continue;
+        if (row[1] == CAUSALITY_OUTPUT) {
+            log_message(c, fmi2Error, "logStatusError", "%s: value reference %s is an output "
+                        "(calculated by the FMU); it cannot be set", function,
+                        describe_reference(c, vr[i], who, sizeof who));
+            return 0;
+        }
+        if (row[1] == CAUSALITY_PARAMETER && c->state == STATE_STEP_COMPLETE && !row[2]) {
+            log_message(c, fmi2Error, "logStatusError", "%s: value reference %s is a fixed parameter; "
+                        "it cannot be changed after initialization", function,
+                        describe_reference(c, vr[i], who, sizeof who));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Outputs with direct feedthrough after the host changed an input they depend
+ * on (since the last doStep): recomputed once, by Python, before they are read. */
+static void refresh_outputs(Component *c, const fmi2ValueReference vr[], size_t n) {
+    if (!c->outputs_stale) return;
+    for (size_t i = 0; i < n; i++) {
+        const int *row = c->table + TABLE_COLUMNS * (size_t)vr[i];
+        if (row[1] == CAUSALITY_OUTPUT && row[3]) {
+            int gil = python_enter();
+            call_method(c, "update_outputs", NULL, NULL);
+            python_leave(gil);
+            c->outputs_stale = 0;
+            return;
+        }
+    }
+}
+
+static void note_inputs(Component *c, const fmi2ValueReference vr[], size_t n, const double *new_values) {
+    if (c->state != STATE_STEP_COMPLETE) return;
+    for (size_t i = 0; i < n; i++) {
+        const int *row = c->table + TABLE_COLUMNS * (size_t)vr[i];
+        if (row[1] == CAUSALITY_INPUT && row[3] && !(c->values[vr[i]] == new_values[i])) {
+            c->outputs_stale = 1;
+            return;
+        }
+    }
+}
+
+fmi2Status fmi2GetReal(fmi2Component component, const fmi2ValueReference vr[], size_t n, fmi2Real value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, GET_STATES, "fmi2GetReal")) return fmi2Error;
+    if (!check_references(c, "fmi2GetReal", vr, n, KIND_REAL, 0)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2GetReal: NULL value array");
+    refresh_outputs(c, vr, n);
+    for (size_t i = 0; i < n; i++) value[i] = c->values[vr[i]];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t n, fmi2Integer value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, GET_STATES, "fmi2GetInteger")) return fmi2Error;
+    if (!check_references(c, "fmi2GetInteger", vr, n, KIND_INTEGER, 0)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2GetInteger: NULL value array");
+    refresh_outputs(c, vr, n);
+    for (size_t i = 0; i < n; i++) value[i] = (fmi2Integer)c->values[vr[i]];
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetBoolean(fmi2Component component, const fmi2ValueReference vr[], size_t n, fmi2Boolean value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, GET_STATES, "fmi2GetBoolean")) return fmi2Error;
+    if (!check_references(c, "fmi2GetBoolean", vr, n, KIND_BOOLEAN, 0)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2GetBoolean: NULL value array");
+    refresh_outputs(c, vr, n);
+    for (size_t i = 0; i < n; i++) value[i] = c->values[vr[i]] != 0.0 ? fmi2True : fmi2False;
+    return fmi2OK;
+}
+
+fmi2Status fmi2GetString(fmi2Component component, const fmi2ValueReference vr[], size_t n, fmi2String value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, GET_STATES, "fmi2GetString")) return fmi2Error;
+    if (!check_references(c, "fmi2GetString", vr, n, KIND_STRING, 0)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2GetString: NULL value array");
+    free_strings(c);
+    if (n == 0) return fmi2OK;
+    c->strings = (char **)c->callbacks.allocateMemory(n, sizeof(char *));
+    if (c->strings == NULL) ERROR_RETURN(c, "fmi2GetString: out of memory");
+    fmi2Status status = fmi2OK;
+    int gil = python_enter();
+    PyObject *get = py.GetAttrString(c->instance, "get_string");
+    for (size_t i = 0; i < n && status == fmi2OK; i++) {
+        PyObject *ref = py.LongFromUnsignedLong(vr[i]);
+        PyObject *text = (get && ref) ? py.CallFunctionObjArgs(get, ref, NULL) : NULL;
+        if (ref) py.DecRef(ref);
+        const char *utf8 = text ? py.UnicodeAsUTF8(text) : NULL;
+        if (utf8 == NULL) {
+            char reason[1024];
+            python_error_text(reason, sizeof reason);
+            log_message(c, fmi2Error, "logStatusError", "fmi2GetString: %s", reason);
+            status = fmi2Error;
+        } else {
+            size_t len = strlen(utf8);
+            char *copy = (char *)c->callbacks.allocateMemory(len + 1, 1);
+            if (copy) {
+                memcpy(copy, utf8, len + 1);
+                c->strings[c->n_strings++] = copy;
+                value[i] = copy;
+            } else {
+                status = fmi2Error;
+            }
+        }
+        if (text) py.DecRef(text);
+    }
+    if (get) py.DecRef(get);
+    python_leave(gil);
+    return status;
+}
+
+fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], size_t n, const fmi2Real value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, SET_STATES, "fmi2SetReal")) return fmi2Error;
+    if (!check_references(c, "fmi2SetReal", vr, n, KIND_REAL, 1)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetReal: NULL value array");
+    /* a non-finite input is kept: the next doStep reports it (fmi2Discard) */
+    note_inputs(c, vr, n, value);
+    for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i];
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, SET_STATES, "fmi2SetInteger")) return fmi2Error;
+    if (!check_references(c, "fmi2SetInteger", vr, n, KIND_INTEGER, 1)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetInteger: NULL value array");
+    for (size_t i = 0; i < n; i++) c->values[vr[i]] = (double)value[i];
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetBoolean(fmi2Component component, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, SET_STATES, "fmi2SetBoolean")) return fmi2Error;
+    if (!check_references(c, "fmi2SetBoolean", vr, n, KIND_BOOLEAN, 1)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetBoolean: NULL value array");
+    for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i] ? 1.0 : 0.0;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetString(fmi2Component component, const fmi2ValueReference vr[], size_t n, const fmi2String value[]) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, SET_STATES, "fmi2SetString")) return fmi2Error;
+    if (!check_references(c, "fmi2SetString", vr, n, KIND_STRING, 1)) return fmi2Error;
+    if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetString: NULL value array");
+    for (size_t i = 0; i < n; i++)
+        if (value[i] == NULL) ERROR_RETURN(c, "fmi2SetString: NULL string for value reference %u", vr[i]);
+    long word = fmi2OK;
+    int gil = python_enter();
+    for (size_t i = 0; i < n && (word & BRIDGE_STATUS_MASK) <= fmi2Warning; i++) {
+        PyObject *ref = py.LongFromUnsignedLong(vr[i]);
+        PyObject *text = py.UnicodeFromString(value[i]);
+        if (ref && text) {
+            word = call_method(c, "set_string", ref, text);
+        } else {
+            char reason[512];
+            python_error_text(reason, sizeof reason);
+            log_message(c, fmi2Error, "logStatusError", "fmi2SetString: value reference %u: %s", vr[i], reason);
+            word = fmi2Error;
+        }
+        if (ref) py.DecRef(ref);
+        if (text) py.DecRef(text);
+    }
+    python_leave(gil);
+    return (fmi2Status)(word & BRIDGE_STATUS_MASK);
+}
+
+/* ----------------------------------------------------------- stepping */
+fmi2Status fmi2DoStep(fmi2Component component, fmi2Real currentCommunicationPoint,
+                      fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint) {
+    Component *c = (Component *)component;
+    (void)noSetFMUStatePriorToCurrentPoint;
+    if (c == NULL) return fmi2Error;
+    if (c->state == STATE_STEP_FAILED)
+        ERROR_RETURN(c, "fmi2DoStep: the model cannot go on (%s); restore a state with "
+                     "fmi2SetFMUstate or fmi2Reset", "see the previous messages");
+    if (!allowed(c, STATE_STEP_COMPLETE, "fmi2DoStep")) return fmi2Error;
+    if (!(communicationStepSize > 0.0 && isfinite(communicationStepSize)))
+        ERROR_RETURN(c, "fmi2DoStep: communication step size %g must be positive and finite",
+                     communicationStepSize);
+    if (!isfinite(currentCommunicationPoint))
+        ERROR_RETURN(c, "fmi2DoStep: communication point %g is not finite", currentCommunicationPoint);
+    int gil = python_enter();
+    PyObject *t = py.FloatFromDouble(currentCommunicationPoint);
+    PyObject *h = py.FloatFromDouble(communicationStepSize);
+    PyObject *result = (t && h) ? py.CallFunctionObjArgs(c->do_step, t, h, NULL) : NULL;
+    if (t) py.DecRef(t);
+    if (h) py.DecRef(h);
+    long word = bridge_result(c, result, "fmi2DoStep");
+    python_leave(gil);
+    c->outputs_stale = 0;
+    fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
+    if (status <= fmi2Warning) {
+        c->time = currentCommunicationPoint + communicationStepSize;
+    } else if (word & BRIDGE_TERMINAL) {
+        c->terminated = 1;
+        c->state = STATE_STEP_FAILED;
+    }
+    return status;
+}
+
+fmi2Status fmi2CancelStep(fmi2Component component) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2CancelStep: doStep runs synchronously (canRunAsynchronuously=false)");
+}
+
+fmi2Status fmi2GetStatus(fmi2Component component, const fmi2StatusKind s, fmi2Status *value) {
+    Component *c = (Component *)component;
+    (void)s; (void)value;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2GetStatus: doStep runs synchronously; no pending status");
+}
+
+fmi2Status fmi2GetRealStatus(fmi2Component component, const fmi2StatusKind s, fmi2Real *value) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (s == fmi2LastSuccessfulTime && value != NULL) { *value = c->time; return fmi2OK; }
+    ERROR_RETURN(c, "fmi2GetRealStatus: only fmi2LastSuccessfulTime is available");
+}
+
+fmi2Status fmi2GetIntegerStatus(fmi2Component component, const fmi2StatusKind s, fmi2Integer *value) {
+    Component *c = (Component *)component;
+    (void)s; (void)value;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2GetIntegerStatus: no integer status is defined");
+}
+
+fmi2Status fmi2GetBooleanStatus(fmi2Component component, const fmi2StatusKind s, fmi2Boolean *value) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (s == fmi2Terminated && value != NULL) {
+        *value = c->terminated ? fmi2True : fmi2False;
+        return fmi2OK;
+    }
+    ERROR_RETURN(c, "fmi2GetBooleanStatus: only fmi2Terminated is available");
+}
+
+fmi2Status fmi2GetStringStatus(fmi2Component component, const fmi2StatusKind s, fmi2String *value) {
+    Component *c = (Component *)component;
+    (void)s; (void)value;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2GetStringStatus: no string status (doStep runs synchronously)");
+}
+
+fmi2Status fmi2SetRealInputDerivatives(fmi2Component component, const fmi2ValueReference vr[], size_t n,
+                                       const fmi2Integer order[], const fmi2Real value[]) {
+    Component *c = (Component *)component;
+    (void)vr; (void)n; (void)order; (void)value;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2SetRealInputDerivatives: not supported (canInterpolateInputs=false)");
+}
+
+fmi2Status fmi2GetRealOutputDerivatives(fmi2Component component, const fmi2ValueReference vr[], size_t n,
+                                        const fmi2Integer order[], fmi2Real value[]) {
+    Component *c = (Component *)component;
+    (void)vr; (void)n; (void)order; (void)value;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)");
+}
+
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component component, const fmi2ValueReference u[], size_t nu,
+                                        const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
+                                        fmi2Real dz[]) {
+    Component *c = (Component *)component;
+    (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
+    if (c == NULL) return fmi2Error;
+    ERROR_RETURN(c, "fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)");
+}
+
+/* ----------------------------------------------------------- FMU states */
+static void free_saved(Component *c, SavedState *s) {
+    if (s == NULL) return;
+    if (s->python_state) {
+        int gil = python_enter();
+        py.DecRef(s->python_state);
+        python_leave(gil);
+    }
+    if (s->blob) c->callbacks.freeMemory(s->blob);
+    s->magic = 0;
+    c->callbacks.freeMemory(s);
+}
+
+static SavedState *saved_of(Component *c, fmi2FMUstate state, const char *function) {
+    SavedState *s = (SavedState *)state;
+    if (s == NULL || s->magic != STATE_MAGIC) {
+        log_message(c, fmi2Error, "logStatusError", "%s: not an FMU state of this FMU", function);
+        return NULL;
+    }
+    return s;
+}
+
+fmi2Status fmi2GetFMUstate(fmi2Component component, fmi2FMUstate *state) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, ANY_STATE, "fmi2GetFMUstate")) return fmi2Error;
+    if (state == NULL) ERROR_RETURN(c, "fmi2GetFMUstate: NULL state pointer");
+    int gil = python_enter();
+    PyObject *get = py.GetAttrString(c->instance, "get_state");
+    PyObject *snapshot = get ? py.CallObject(get, NULL) : NULL;
+    if (get) py.DecRef(get);
+    if (snapshot == NULL) {
+        char reason[1024];
+        python_error_text(reason, sizeof reason);
+        python_leave(gil);
+        ERROR_RETURN(c, "fmi2GetFMUstate: %s", reason);
+    }
+    python_leave(gil);
+    SavedState *s = (SavedState *)*state;
+    if (s != NULL && s->magic == STATE_MAGIC) {       /* overwrite the given state */
+        gil = python_enter();
+        py.DecRef(s->python_state);
+        python_leave(gil);
+        if (s->blob) { c->callbacks.freeMemory(s->blob); s->blob = NULL; s->blob_size = 0; }
+    } else {
+        s = (SavedState *)c->callbacks.allocateMemory(1, sizeof(SavedState));
+        if (s == NULL) {
+            gil = python_enter(); py.DecRef(snapshot); python_leave(gil);
+            ERROR_RETURN(c, "fmi2GetFMUstate: out of memory");
+        }
+        memset(s, 0, sizeof *s);
+        s->magic = STATE_MAGIC;
+    }
+    s->python_state = snapshot;
+    s->state = c->state;
+    s->terminated = c->terminated;
+    s->time = c->time;
+    *state = s;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SetFMUstate(fmi2Component component, fmi2FMUstate state) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (!allowed(c, ANY_STATE, "fmi2SetFMUstate")) return fmi2Error;
+    SavedState *s = saved_of(c, state, "fmi2SetFMUstate");
+    if (s == NULL) return fmi2Error;
+    int gil = python_enter();
+    long word = call_method(c, "set_state", s->python_state, NULL);
+    python_leave(gil);
+    fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
+    if (status > fmi2Warning) return fmi2Error;
+    c->state = s->state;
+    c->terminated = s->terminated;
+    c->time = s->time;
+    c->outputs_stale = 0;
+    return fmi2OK;
+}
+
+fmi2Status fmi2FreeFMUstate(fmi2Component component, fmi2FMUstate *state) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    if (state == NULL || *state == NULL) return fmi2OK;
+    SavedState *s = saved_of(c, *state, "fmi2FreeFMUstate");
+    if (s == NULL) return fmi2Error;
+    free_saved(c, s);
+    *state = NULL;
+    return fmi2OK;
+}
+
+static fmi2Status make_blob(Component *c, SavedState *s, const char *function) {
+    if (s->blob != NULL) return fmi2OK;
+    int gil = python_enter();
+    PyObject *serialize = py.GetAttrString(c->instance, "serialize");
+    PyObject *bytes = serialize ? py.CallFunctionObjArgs(serialize, s->python_state, NULL) : NULL;
+    if (serialize) py.DecRef(serialize);
+    char *data = NULL;
+    py_ssize_t size = 0;
+    if (bytes == NULL || py.BytesAsStringAndSize(bytes, &data, &size) != 0) {
+        char reason[1024];
+        python_error_text(reason, sizeof reason);
+        if (bytes) py.DecRef(bytes);
+        python_leave(gil);
+        ERROR_RETURN(c, "%s: %s", function, reason);
+    }
+    size_t total = BLOB_HEADER_SIZE + 2 * sizeof(int) + sizeof(double) + (size_t)size;
+    s->blob = (char *)c->callbacks.allocateMemory(total, 1);
+    if (s->blob != NULL) {
+        char *p = s->blob;
+        memset(p, 0, BLOB_HEADER_SIZE);
+        memcpy(p, BLOB_HEADER, strlen(BLOB_HEADER));
+        p += BLOB_HEADER_SIZE;
+        int fields[2] = {(int)s->state, s->terminated};
+        memcpy(p, fields, sizeof fields); p += sizeof fields;
+        memcpy(p, &s->time, sizeof(double)); p += sizeof(double);
+        memcpy(p, data, (size_t)size);
+        s->blob_size = total;
+    }
+    py.DecRef(bytes);
+    python_leave(gil);
+    if (s->blob == NULL) ERROR_RETURN(c, "%s: out of memory", function);
+    return fmi2OK;
+}
+
+fmi2Status fmi2SerializedFMUstateSize(fmi2Component component, fmi2FMUstate state, size_t *size) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    SavedState *s = saved_of(c, state, "fmi2SerializedFMUstateSize");
+    if (s == NULL || size == NULL) return fmi2Error;
+    if (make_blob(c, s, "fmi2SerializedFMUstateSize") != fmi2OK) return fmi2Error;
+    *size = s->blob_size;
+    return fmi2OK;
+}
+
+fmi2Status fmi2SerializeFMUstate(fmi2Component component, fmi2FMUstate state, fmi2Byte serialized[], size_t size) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    SavedState *s = saved_of(c, state, "fmi2SerializeFMUstate");
+    if (s == NULL) return fmi2Error;
+    if (make_blob(c, s, "fmi2SerializeFMUstate") != fmi2OK) return fmi2Error;
+    if (serialized == NULL || size < s->blob_size)
+        ERROR_RETURN(c, "fmi2SerializeFMUstate: the buffer holds %zu bytes, the state needs %zu",
+                     size, s->blob_size);
+    memcpy(serialized, s->blob, s->blob_size);
+    return fmi2OK;
+}
+
+fmi2Status fmi2DeSerializeFMUstate(fmi2Component component, const fmi2Byte serialized[], size_t size,
+                                   fmi2FMUstate *state) {
+    Component *c = (Component *)component;
+    if (c == NULL) return fmi2Error;
+    size_t head = BLOB_HEADER_SIZE + 2 * sizeof(int) + sizeof(double);
+    if (serialized == NULL || state == NULL || size < head ||
+        memcmp(serialized, BLOB_HEADER, strlen(BLOB_HEADER)) != 0)
+        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: not a serialized state of this FMU (%zu bytes)", size);
+    int fields[2];
+    double time;
+    memcpy(fields, serialized + BLOB_HEADER_SIZE, sizeof fields);
+    memcpy(&time, serialized + BLOB_HEADER_SIZE + sizeof fields, sizeof(double));
+    int known = fields[0] == STATE_INSTANTIATED || fields[0] == STATE_INITIALIZATION ||
+                fields[0] == STATE_STEP_COMPLETE || fields[0] == STATE_STEP_FAILED ||
+                fields[0] == STATE_TERMINATED || fields[0] == STATE_ERROR;
+    if (!known || (fields[1] != 0 && fields[1] != 1) || !isfinite(time))
+        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: the serialized state's header is damaged");
+    int gil = python_enter();
+    PyObject *bytes = py.BytesFromStringAndSize(serialized + head, (py_ssize_t)(size - head));
+    PyObject *deserialize = py.GetAttrString(c->instance, "deserialize");
+    PyObject *snapshot = (bytes && deserialize) ? py.CallFunctionObjArgs(deserialize, bytes, NULL) : NULL;
+    if (bytes) py.DecRef(bytes);
+    if (deserialize) py.DecRef(deserialize);
+    if (snapshot == NULL) {
+        char reason[1024];
+        python_error_text(reason, sizeof reason);
+        python_leave(gil);
+        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: %s", reason);
+    }
+    python_leave(gil);
+    SavedState *s = (SavedState *)c->callbacks.allocateMemory(1, sizeof(SavedState));
+    if (s == NULL) {
+        gil = python_enter(); py.DecRef(snapshot); python_leave(gil);
+        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: out of memory");
+    }
+    memset(s, 0, sizeof *s);
+    s->magic = STATE_MAGIC;
+    s->python_state = snapshot;
+    s->state = (fmu_state)fields[0];
+    s->terminated = fields[1];
+    s->time = time;
+    *state = s;
+    return fmi2OK;
+}

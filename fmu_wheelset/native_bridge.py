@@ -1,0 +1,153 @@
+"""The Python side of the project's native FMI 2.0 front end (fmu_wheelset/native).
+
+Inside the FMU this file is ``resources/<package>/native_bridge.py`` where
+``<package>`` is ``wheelset_fmu_<build hash>`` (one name per build, so two
+builds and a host package called ``solver`` coexist in one process); the C
+library imports that package by file location, without touching ``sys.path``,
+and calls ``create``.
+
+The C side owns the FMI state machine, the argument checks, the logger and the
+getters/setters: every Real, Integer and Boolean variable lives in one float64
+array (``Instance.values``, indexed by value reference) whose data pointer C
+holds, so fmi2Get*/fmi2Set* never call Python. Python is called for strings,
+the initialization, each doStep (one call) and the FMU states.
+
+Every method returns an int: the FMI status (0 OK, 1 warning, 2 discard,
+3 error) plus the flag ``MESSAGES`` when log messages are waiting
+(``take_messages``) and ``TERMINAL`` when the model cannot go on (derailment:
+fmi2Terminated). Nothing here raises into C for an expected failure; an
+unexpected exception becomes fmi2Error with its text logged by C.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .slave import INPUT_NAMES, VARIABLES, Wheelset, _N_PARAMETERS
+from .variables import direct_inputs
+
+OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
+MESSAGES = 0x100
+TERMINAL = 0x200
+
+KIND = {"Real": 0, "Integer": 1, "Enumeration": 1, "Boolean": 2, "String": 3}
+CAUSALITY = {"parameter": 0, "input": 1, "output": 2}
+STATUS_CODE = {"ok": OK, "warning": WARNING, "discard": DISCARD, "error": ERROR, "fatal": 4,
+               "pending": 5}
+
+
+def variable_table() -> np.ndarray:
+    """(n, 4) int32 per value reference: kind (0 Real, 1 Integer, 2 Boolean,
+    3 String), causality (0 parameter, 1 input, 2 output), tunable (0/1),
+    direct feedthrough (an input some output depends on directly, or an output
+    depending directly on some input: slave.direct_inputs)."""
+    feeding = {name for var in VARIABLES if var.causality == "output"
+               for name in direct_inputs(var.name)}
+    table = np.zeros((len(VARIABLES), 4), dtype=np.int32)
+    for vr, var in enumerate(VARIABLES):
+        feedthrough = (var.name in feeding if var.causality == "input"
+                       else bool(direct_inputs(var.name)) if var.causality == "output" else False)
+        table[vr] = (KIND[var.type], CAUSALITY[var.causality], 0, int(feedthrough))
+    return table
+
+
+class Instance:
+    """One FMU instance as the C front end sees it."""
+
+    def __init__(self, instance_name: str, resources: str):
+        self.instance_name = instance_name
+        self.resources = resources
+        self.values = np.zeros(len(VARIABLES))
+        self.table = variable_table()
+        self.values_address = self.values.ctypes.data
+        self.table_address = self.table.ctypes.data
+        self.n_variables = len(VARIABLES)
+        self.n_parameters = _N_PARAMETERS
+        self.n_inputs = len(INPUT_NAMES)
+        self._new_slave()
+
+    def _new_slave(self):
+        self.slave = Wheelset(instance_name=self.instance_name, resources=self.resources,
+                              value_buffer=self.values)
+        self._queue = self.slave.log_queue
+        # the parameters' values (start or the core's default) readable from C
+        self.slave.fill_parameter_buffer()
+        names = [v.name for v in self.slave.vars.values()]
+        if names != [v.name for v in VARIABLES] or list(self.slave.vars) != list(range(len(names))):
+            raise RuntimeError("value references are not the VARIABLES order")
+
+    def _status(self, status: int) -> int:
+        return status | (MESSAGES if self._queue else 0)
+
+    def take_messages(self):
+        """((status, category, message), ...) logged since the last call."""
+        out = tuple((STATUS_CODE.get(getattr(m.status, "name", ""), int(m.status)),
+                     str(m.category), str(m.msg)) for m in self._queue)
+        self._queue.clear()
+        return out
+
+    # -- FMI calls ------------------------------------------------------------
+    def setup_experiment(self, start_time: float) -> int:
+        self.slave.setup_experiment(start_time)
+        return self._status(OK)
+
+    def set_string(self, vr: int, value: str) -> int:
+        var = VARIABLES[vr]
+        self.slave._values[var.name] = value
+        return self._status(OK)
+
+    @staticmethod
+    def variable_name(vr: int) -> str:
+        return VARIABLES[vr].name
+
+    def get_string(self, vr: int) -> str:
+        return str(self.slave._values[VARIABLES[vr].name])
+
+    def exit_initialization_mode(self) -> int:
+        slave = self.slave
+        slave.sync_parameters_from_buffer()
+        slave.exit_initialization_mode()
+        return self._status(ERROR if slave._failed else OK)
+
+    def do_step(self, current_time: float, step_size: float) -> int:
+        slave = self.slave
+        if slave.do_step(current_time, step_size):
+            return MESSAGES if self._queue else OK
+        failure = slave.step_failure
+        if failure == "terminal":
+            return self._status(DISCARD | TERMINAL)
+        return self._status(DISCARD if failure == "discard" else ERROR)
+
+    def update_outputs(self) -> int:
+        """Direct feedthrough: the host changed an input and reads an output
+        that depends on it before the next doStep."""
+        self.slave.update_feedthrough_outputs()
+        return self._status(OK)
+
+    def reset(self) -> int:
+        self._new_slave()
+        return self._status(OK)
+
+    # -- FMU state (the slave's format and checks: fmu_wheelset/fmu_state.py) -----
+    def get_state(self):
+        return self.slave._get_fmu_state()
+
+    def set_state(self, state) -> int:
+        slave = self.slave
+        slave.last_refusal = None
+        slave._set_fmu_state(state)
+        if slave.last_refusal is not None:
+            return self._status(ERROR)
+        slave.fill_parameter_buffer()       # a state restored into a fresh instance
+        return self._status(OK)
+
+    def serialize(self, state) -> bytes:
+        return self.slave._fmu_state_to_bytes(state)
+
+    def deserialize(self, blob: bytes):
+        """The checked snapshot, or a rejection that set_state reports (never
+        executed: JSON parsed and checked field by field)."""
+        return self.slave._fmu_state_from_bytes(bytes(blob))
+
+
+def create(instance_name: str, resources: str) -> Instance:
+    return Instance(instance_name, resources)
