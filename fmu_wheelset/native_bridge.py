@@ -140,6 +140,9 @@ class Instance:
         slave.fill_parameter_buffer()       # a state restored into a fresh instance
         return self._status(OK)
 
+    def current_time(self) -> float:
+        return float(self.slave._time)
+
     def serialize(self, state) -> bytes:
         return self.slave._fmu_state_to_bytes(state)
 

@@ -95,8 +95,6 @@ typedef struct {
     size_t blob_size;
 } SavedState;
 
-#define BLOB_HEADER "wheelset-fmu-state-1"
-#define BLOB_HEADER_SIZE 32          /* header string, zero-padded, then the C fields */
 
 /* ------------------------------------------------------------------ logging */
 static void log_message(Component *c, fmi2Status status, const char *category,
@@ -981,6 +979,16 @@ fmi2Status fmi2SetFMUstate(fmi2Component component, fmi2FMUstate state) {
     c->state = s->state;
     c->terminated = s->terminated;
     c->time = s->time;
+    if (!isfinite(c->time)) {
+        gil = python_enter();
+        PyObject *f = py.GetAttrString(c->instance, "current_time");
+        PyObject *t = f ? py.CallObject(f, NULL) : NULL;
+        c->time = t ? py.FloatAsDouble(t) : 0.0;
+        if (!t) py.ErrClear();
+        if (t) py.DecRef(t);
+        if (f) py.DecRef(f);
+        python_leave(gil);
+    }
     c->outputs_stale = 0;
     return fmi2OK;
 }
@@ -996,6 +1004,8 @@ fmi2Status fmi2FreeFMUstate(fmi2Component component, fmi2FMUstate *state) {
     return fmi2OK;
 }
 
+/* The serialized form is the slave's own format (fmu_wheelset/fmu_state.py:
+ * versioned JSON, parsed and checked field by field on restore, never executed). */
 static fmi2Status make_blob(Component *c, SavedState *s, const char *function) {
     if (s->blob != NULL) return fmi2OK;
     int gil = python_enter();
@@ -1011,18 +1021,10 @@ static fmi2Status make_blob(Component *c, SavedState *s, const char *function) {
         python_leave(gil);
         ERROR_RETURN(c, "%s: %s", function, reason);
     }
-    size_t total = BLOB_HEADER_SIZE + 2 * sizeof(int) + sizeof(double) + (size_t)size;
-    s->blob = (char *)c->callbacks.allocateMemory(total, 1);
+    s->blob = (char *)c->callbacks.allocateMemory((size_t)size + 1, 1);
     if (s->blob != NULL) {
-        char *p = s->blob;
-        memset(p, 0, BLOB_HEADER_SIZE);
-        memcpy(p, BLOB_HEADER, strlen(BLOB_HEADER));
-        p += BLOB_HEADER_SIZE;
-        int fields[2] = {(int)s->state, s->terminated};
-        memcpy(p, fields, sizeof fields); p += sizeof fields;
-        memcpy(p, &s->time, sizeof(double)); p += sizeof(double);
-        memcpy(p, data, (size_t)size);
-        s->blob_size = total;
+        memcpy(s->blob, data, (size_t)size);
+        s->blob_size = (size_t)size;
     }
     py.DecRef(bytes);
     python_leave(gil);
@@ -1057,21 +1059,11 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component component, const fmi2Byte seria
                                    fmi2FMUstate *state) {
     Component *c = (Component *)component;
     if (c == NULL) return fmi2Error;
-    size_t head = BLOB_HEADER_SIZE + 2 * sizeof(int) + sizeof(double);
-    if (serialized == NULL || state == NULL || size < head ||
-        memcmp(serialized, BLOB_HEADER, strlen(BLOB_HEADER)) != 0)
-        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: not a serialized state of this FMU (%zu bytes)", size);
-    int fields[2];
-    double time;
-    memcpy(fields, serialized + BLOB_HEADER_SIZE, sizeof fields);
-    memcpy(&time, serialized + BLOB_HEADER_SIZE + sizeof fields, sizeof(double));
-    int known = fields[0] == STATE_INSTANTIATED || fields[0] == STATE_INITIALIZATION ||
-                fields[0] == STATE_STEP_COMPLETE || fields[0] == STATE_STEP_FAILED ||
-                fields[0] == STATE_TERMINATED || fields[0] == STATE_ERROR;
-    if (!known || (fields[1] != 0 && fields[1] != 1) || !isfinite(time))
-        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: the serialized state's header is damaged");
+    if (serialized == NULL || state == NULL)
+        ERROR_RETURN(c, "fmi2DeSerializeFMUstate: NULL argument");
+    /* parsed and checked by Python; a rejection is reported by fmi2SetFMUstate */
     int gil = python_enter();
-    PyObject *bytes = py.BytesFromStringAndSize(serialized + head, (py_ssize_t)(size - head));
+    PyObject *bytes = py.BytesFromStringAndSize(serialized, (py_ssize_t)size);
     PyObject *deserialize = py.GetAttrString(c->instance, "deserialize");
     PyObject *snapshot = (bytes && deserialize) ? py.CallFunctionObjArgs(deserialize, bytes, NULL) : NULL;
     if (bytes) py.DecRef(bytes);
@@ -1091,9 +1083,11 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component component, const fmi2Byte seria
     memset(s, 0, sizeof *s);
     s->magic = STATE_MAGIC;
     s->python_state = snapshot;
-    s->state = (fmu_state)fields[0];
-    s->terminated = fields[1];
-    s->time = time;
+    /* a serialized state is always of an initialized instance (the slave refuses
+     * any other): it restores to 'step complete', the model able to go on */
+    s->state = STATE_STEP_COMPLETE;
+    s->terminated = 0;
+    s->time = NAN;                   /* taken from the slave after the restore */
     *state = s;
     return fmi2OK;
 }
