@@ -217,11 +217,11 @@ def _build_variant(tmp_path, speed):
             shutil.copytree(ROOT / name, src / name,
                             ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
     shutil.copy2(ROOT / "build_fmu.py", src / "build_fmu.py")
-    slave = src / "fmu_wheelset" / "slave.py"
-    text = slave.read_text()
-    old = '_p("wheelset.speed", "Real", 27.78,'
+    table = src / "fmu_wheelset" / "variables.py"
+    text = table.read_text()
+    old = '"m/s", 0.0, 150.0, core="speed"),'
     assert text.count(old) == 1
-    slave.write_text(text.replace(old, f'_p("wheelset.speed", "Real", {speed!r},'))
+    table.write_text(text.replace(old, f'"m/s", 0.0, 150.0, core="speed", start={speed!r}),'))
     out = tmp_path / "Variant.fmu"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     subprocess.run([sys.executable, str(src / "build_fmu.py"), "--out", str(out)], check=True,
