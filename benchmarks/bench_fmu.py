@@ -169,6 +169,9 @@ def c_host_section(fmu: str, duration: float, core_wall: float, tmp: str):
                     f"-I{Path(fmpy.__file__).parent / 'c-code'}", "-ldl", "-lm"], check=True)
     unzipped = Path(tmp) / "c_host_fmu"
     with zipfile.ZipFile(fmu) as z:
+        if "resources/wheelset_native.cfg" not in z.namelist():
+            print("  C host: skipped (pythonfmu's binary needs LD_PRELOAD/PYTHONPATH)")
+            return
         z.extractall(unzipped)
     md = read_model_description(fmu)
     n = int(round(duration / H))
