@@ -145,7 +145,18 @@ def import_core(resources: Optional[str]):
     return wheelset, track, where + (f" ({note})" if note else "")
 
 
+_NATIVE_CORE: list = []     # (wheelset, track, where), once per process and build
+
+
 def _import_native_core():
+    """Once per process: later instances (perhaps of another extraction of this
+    build, the first one deleted, as fmpy.simulate_fmu does) reuse the modules."""
+    if not _NATIVE_CORE:
+        _NATIVE_CORE.append(_load_native_core())
+    return _NATIVE_CORE[0]
+
+
+def _load_native_core():
     package_dir = os.path.dirname(os.path.abspath(__file__))
     bundled = os.path.join(package_dir, "solver")
     name = f"wheelset_solver_{_tree_digest(bundled)}"

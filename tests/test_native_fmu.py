@@ -183,8 +183,10 @@ import solver                                   # the host's own package called 
 assert solver.FOREIGN, solver.__file__
 path_before = list(sys.path)
 modules_before = set(sys.modules)
-result = fmpy.simulate_fmu(sys.argv[1], stop_time=0.01, output_interval=1e-3,
-                           output=["wheelset.distance", "wheel.left.Q"])
+# twice: each call extracts the FMU to a new temporary folder and deletes it after
+for _ in range(2):
+    result = fmpy.simulate_fmu(sys.argv[1], stop_time=0.01, output_interval=1e-3,
+                               output=["wheelset.distance", "wheel.left.Q"])
 assert list(sys.path) == path_before, "the FMU changed sys.path"
 assert sys.modules["solver"] is solver, "the FMU replaced the host's solver module"
 assert "pythonfmu" not in set(sys.modules) - modules_before, "the FMU imported a top-level pythonfmu"
