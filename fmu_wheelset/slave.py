@@ -709,9 +709,10 @@ class _Adapter:
         w = wheelset
         motion = core[w.U_RAIL_MOTION:w.U_RAIL_MOTION + 6].reshape(2, 3)
         rate = core[w.U_RAIL_VELOCITY:w.U_RAIL_VELOCITY + 6].reshape(2, 3)
-        rail = track.RailMotion(lateral=motion[:, 0].copy(), vertical=motion[:, 1].copy(),
-                                roll=motion[:, 2].copy(), lateral_velocity=rate[:, 0].copy(),
-                                vertical_velocity=rate[:, 1].copy(), roll_velocity=rate[:, 2].copy())
+        rail_motion = type(w.WheelsetInputs().rail_motion)      # solver.track_excitation.RailMotion
+        rail = rail_motion(lateral=motion[:, 0].copy(), vertical=motion[:, 1].copy(),
+                           roll=motion[:, 2].copy(), lateral_velocity=rate[:, 0].copy(),
+                           vertical_velocity=rate[:, 1].copy(), roll_velocity=rate[:, 2].copy())
         return w.WheelsetInputs(
             axle_box_force=core[w.U_BOX_FORCE:w.U_BOX_FORCE + 6].reshape(2, 3).copy(),
             axle_box_moment=core[w.U_BOX_MOMENT:w.U_BOX_MOMENT + 6].reshape(2, 3).copy(),

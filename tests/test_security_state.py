@@ -97,7 +97,7 @@ class Host:
         self.s.freeFMUstate(state)
         messages = self.messages[n:]
         # the native front end returns fmi2Error for a refused state (issue 18)
-        refused = any("state refused" in m for st, m in messages if st >= ERROR)
+        refused = any("state refused" in m for st, _, m in messages if st >= ERROR)
         assert status == (3 if refused else 0), (status, messages)
         return messages
 
