@@ -177,6 +177,8 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     else:
         geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
+    cos_yaw = math.cos(yaw)     # the rolling direction of every contact point
+    sin_yaw = math.sin(yaw)
     if model[M_MULTIPOINT] < 0.5:
         for side in range(2):
             if counts[side] > 1:
@@ -213,13 +215,14 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             row = contact[side, i]
             tan_c = p[geo.P_TAN_CONTACT]
             delta = math.atan(tan_c)
-            cd = math.cos(delta)
-            sd = math.sin(delta)
+            # cos, sin of delta = atan(tan_c) by algebra (no further transcendental call)
+            cd = 1.0 / math.sqrt(1.0 + tan_c * tan_c)
+            sd = tan_c * cd
             # contact frame (track axes): n normal rail->wheel, t1 rolling, t2 = n x t1 lateral (+y)
             nx, ny, nz = 0.0, -sign * sd, cd
             # rolling direction along the wheelset's heading, projected into the contact plane
-            t1x = math.cos(yaw)
-            t1y = math.sin(yaw)
+            t1x = cos_yaw
+            t1y = sin_yaw
             t1z = 0.0
             dotn = t1x * nx + t1y * ny + t1z * nz
             t1x -= dotn * nx
@@ -256,15 +259,18 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             spin = spin_w / speed_ref
             # penetration along the normal and its rate
             rail_slope = p[geo.P_RAIL_SLOPE]
-            pen = -p[geo.P_GAP] / math.sqrt(1.0 + rail_slope * rail_slope)
+            rail_q = 1.0 + rail_slope * rail_slope
+            rail_root = math.sqrt(rail_q)
+            pen = -p[geo.P_GAP] / rail_root
             pen_rate = -rel_n
             # Hertz curvature sums (convex > 0): rolling A, lateral B
             wheel_slope = p[geo.P_WHEEL_SLOPE]
             radius = p[geo.P_RADIUS]
-            gamma = math.atan(-wheel_slope)
-            curv_roll = math.cos(gamma) / radius
-            k_w = -p[geo.P_WHEEL_F2] / (1.0 + wheel_slope * wheel_slope) ** 1.5
-            k_r = -p[geo.P_RAIL_Z2] / (1.0 + rail_slope * rail_slope) ** 1.5
+            wheel_q = 1.0 + wheel_slope * wheel_slope
+            wheel_root = math.sqrt(wheel_q)
+            curv_roll = 1.0 / (wheel_root * radius)     # cos(gamma) / r, gamma = atan(-F')
+            k_w = -p[geo.P_WHEEL_F2] / (wheel_q * wheel_root)     # F'' / (1 + F'^2)^1.5
+            k_r = -p[geo.P_RAIL_Z2] / (rail_q * rail_root)
             A = 0.5 * curv_roll
             B = 0.5 * (k_w + k_r)
             normal = 0.0
