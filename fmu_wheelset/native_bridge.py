@@ -105,6 +105,11 @@ class Instance:
     def exit_initialization_mode(self) -> int:
         slave = self.slave
         slave.sync_parameters_from_buffer()
+        # the C front end has enforced the FMI 2.0 call order already (it has no
+        # Python call for fmi2EnterInitializationMode): bring the slave's own
+        # state table to initialization mode before leaving it
+        if slave._phase == "instantiated":
+            slave.enter_initialization_mode()
         slave.exit_initialization_mode()
         return self._status(ERROR if slave._failed else OK)
 

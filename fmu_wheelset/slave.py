@@ -253,6 +253,11 @@ class Wheelset(Fmi2Slave):
         self._initialized = False
         self._failed: Optional[str] = None
         self.last_refusal: Optional[str] = None
+        self._setup_problem: Optional[str] = None   # a refused fmi2SetupExperiment
+        self._terminated = False
+        # FMI 2.0 co-simulation state: instantiated -> initialization -> initialized
+        # (stepComplete) -> terminated; fmi2Reset makes a new instance
+        self._phase = "instantiated"
         self._time = 0.0
         self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs
         self._record_index = None   # output slot -> index in the core's record
@@ -307,12 +312,27 @@ class Wheelset(Fmi2Slave):
             return {"Real": 0.0, "Integer": 0, "Enumeration": 0, "Boolean": False}.get(var.type, "")
 
     def _set_parameter(self, name: str, value):
+        if self._phase not in ("instantiated", "initialization", "initialized"):
+            self._refuse(f"parameter {name} cannot be set: the instance is {self._phase} "
+                         "(fmi2Reset first); the value is ignored")
+            return
         if self._initialized:
             # pythonfmu 0.7.0 cannot return fmi2Error from fmi2SetReal (an exception
             # would be fmi2Fatal): the value is refused and the error logged.
-            self._error(f"parameter {name} cannot be changed after initialization "
-                        f"(fixed variability); the new value {value!r} is ignored")
+            self._refuse(f"parameter {name} cannot be changed after initialization "
+                         f"(fixed variability); the new value {value!r} is ignored")
             return
+        var = fmu_variables.BY_NAME[name]
+        if var.type in ("Real", "Integer") and (
+                not _is_number(value) or not math.isfinite(value)
+                or (var.min is not None and value < var.min)
+                or (var.max is not None and value > var.max)):
+            # kept, so that fmi2ExitInitializationMode fails with the same reason
+            # (a refused value must not leave the default silently in place)
+            self._refuse(f"fmi2Set{var.type}: parameter {name} = {value!r} is outside its "
+                         f"declared range [{var.min:g}, {var.max:g}]"
+                         + (f" {var.unit}" if var.unit and var.unit != "1" else "")
+                         + "; fmi2ExitInitializationMode will fail")
         self._values[name] = value
 
     # -- the native front end's value buffer ---------------------------------
@@ -362,10 +382,60 @@ class Wheelset(Fmi2Slave):
 
     # -- FMI ---------------------------------------------------------------
     def setup_experiment(self, start_time, stop_time=None, tolerance=None):
-        # the first doStep must start here (FMI 2.0 fmi2SetupExperiment)
-        self._time = float(start_time) if start_time is not None and math.isfinite(start_time) else 0.0
+        # the first doStep must start here (FMI 2.0 fmi2SetupExperiment). Refused
+        # (logged, and fmi2ExitInitializationMode then fails with the reason): a
+        # call after initialization, a start time that is not finite, a stop time
+        # before it, a negative or non-finite tolerance (issue 18 item 6)
+        problem = None
+        if self._phase != "instantiated":
+            problem = (f"the instance is {self._phase} (FMI 2.0: only before "
+                       "fmi2EnterInitializationMode)")
+        elif start_time is None or not _is_number(start_time) or not math.isfinite(start_time):
+            problem = f"startTime {start_time!r} is not a finite number"
+        elif stop_time is not None and (not _is_number(stop_time) or math.isnan(stop_time)
+                                        or stop_time < start_time):
+            problem = f"stopTime {stop_time!r} is not a number >= startTime {start_time!r}"
+        elif tolerance is not None and (not _is_number(tolerance) or not tolerance >= 0.0
+                                        or math.isinf(tolerance)):
+            problem = f"tolerance {tolerance!r} is not a finite number >= 0"
+        if problem is not None:
+            message = f"{self.instance_name}: fmi2SetupExperiment refused: {problem}"
+            if self._phase == "instantiated":       # a bad value: initialization fails
+                self._setup_problem = message
+            self._refuse(message)
+            return
+        self._setup_problem = None
+        self._time = float(start_time)
+
+    def enter_initialization_mode(self):
+        if self._phase != "instantiated":
+            self._refuse(f"{self.instance_name}: fmi2EnterInitializationMode refused: the "
+                         f"instance is {self._phase} (FMI 2.0: only after fmi2Instantiate or "
+                         "fmi2Reset)")
+            return
+        self._phase = "initialization"
 
     def exit_initialization_mode(self):
+        if self._phase == "instantiated":
+            self._refuse(f"{self.instance_name}: fmi2ExitInitializationMode refused: "
+                         "fmi2EnterInitializationMode was not called (FMI 2.0 state order)")
+            return
+        if self._phase != "initialization":
+            # FMI 2.0: only in initialization mode; a second call used to rebuild
+            # the model silently (issue 18 item 6)
+            self._refuse(f"{self.instance_name}: fmi2ExitInitializationMode refused: the "
+                         f"instance is {self._phase}, not in initialization mode (fmi2Reset "
+                         "first); state unchanged")
+            return
+        if self._setup_problem is not None:
+            self._phase = "initialization failed"
+            self._failed = f"initialization failed: {self._setup_problem}"
+            self._error(f"{self.instance_name}: {self._failed}")
+            return
+        self._initialize_model()
+
+    def _initialize_model(self):
+        self._phase = "initialization failed"     # until the model is built
         # Never raise here: a Python exception makes pythonfmu 0.7.0 return
         # fmi2Fatal and release the instance's Python objects, and the host's
         # fmi2FreeInstance then releases them a second time (crash). A bad
@@ -395,11 +465,16 @@ class Wheelset(Fmi2Slave):
         self._model = model
         self._failed = None
         self._initialized = True
+        self._phase = "initialized"
         self._input_map = input_map
         self._record_index = _adapter.record_index(wheelset)
         self._store_outputs()
 
     def do_step(self, current_time: float, step_size: float) -> bool:
+        if self._terminated:
+            self._refuse(f"{self.instance_name}: fmi2DoStep after fmi2Terminate (FMI 2.0: not "
+                         "allowed; fmi2Reset or free the instance); step discarded")
+            return False
         model = self._model
         if model is None:
             self._error(f"{self.instance_name}: " + (self._failed or "doStep before "
@@ -417,11 +492,18 @@ class Wheelset(Fmi2Slave):
             self.step_failure = "error"
             return False
         u = self._u
-        if not np.isfinite(u).all():
+        if not ((u >= _IN_LO) & (u <= _IN_HI)).all():      # NaN fails both comparisons
             bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
                    if not math.isfinite(x)]
-            self._error(f"t = {current_time:g} s: input(s) not finite: " + ", ".join(bad)
-                        + "; step discarded, state unchanged")
+            if bad:
+                self._error(f"t = {current_time:g} s: input(s) not finite: " + ", ".join(bad)
+                            + "; step discarded, state unchanged")
+                self.step_failure = "discard"
+                return False
+            bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}] {v.unit}"
+                   for v, x in zip(VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]
+            self._error(f"t = {current_time:g} s: input(s) outside their declared range: "
+                        + ", ".join(bad) + "; step discarded, state unchanged")
             self.step_failure = "discard"
             return False
         try:
@@ -501,14 +583,37 @@ class Wheelset(Fmi2Slave):
         return [x != 0.0 for x in self._io[index].tolist()]
 
     def set_real(self, vrs, values):
+        if self._phase in ("terminated", "initialization failed"):
+            self._refuse(f"fmi2SetReal refused: the instance is {self._phase} (FMI 2.0: "
+                         "fmi2Reset first); nothing set")
+            return
         index = self._io_index("Real", vrs)
         if index is not None and len(values) == len(index):
-            self._io[index] = values            # inputs: no causality check needed
+            if index.max() >= _N_INPUTS:          # an output among them
+                names = [VARIABLES_IO[j].name for j in index.tolist() if j >= _N_INPUTS]
+                self._refuse(f"fmi2SetReal refused: {', '.join(names)} "
+                             f"{'is an output' if len(names) == 1 else 'are outputs'} "
+                             "(causality output: FMI 2.0 allows no set); nothing set")
+                return
+            self._io[index] = values
+            u = self._io[index]
+            if not ((u >= _IO_LO[index]) & (u <= _IO_HI[index])).all():
+                # NaN passes here: doStep refuses it as not finite
+                bad = [f"{VARIABLES_IO[j].name} = {x!r} outside [{_IO_LO[j]:g}, {_IO_HI[j]:g}]"
+                       f" {VARIABLES_IO[j].unit}" for j, x in zip(index.tolist(), u.tolist())
+                       if x < _IO_LO[j] or x > _IO_HI[j]]
+                self._refuse("fmi2SetReal: " + ", ".join(bad) + " (the declared range); "
+                             "the next fmi2DoStep is discarded until the input is in range")
         else:
             super().set_real(vrs, values)       # parameters (and the type check)
 
     def terminate(self):
-        pass
+        if self._phase != "initialized":
+            self._refuse(f"{self.instance_name}: fmi2Terminate refused: the instance is "
+                         f"{self._phase} (FMI 2.0: only after initialization)")
+            return
+        self._terminated = True
+        self._phase = "terminated"
 
     # -- FMU state: the WHOLE state, deep (format: fmu_wheelset/fmu_state.py) ----
     def _get_fmu_state(self) -> Dict[str, Any]:
@@ -548,6 +653,7 @@ class Wheelset(Fmi2Slave):
                 "the state was saved before initialization (fmi2GetFMUstate before "
                 "fmi2ExitInitializationMode); it holds no wheelset state to restore")
         built_here = False
+        phase = self._phase
         if self._model is None:
             # a state serialised by another instance: build the model from the
             # parameters in the state, then check and overwrite its state
@@ -555,12 +661,13 @@ class Wheelset(Fmi2Slave):
             self._values.clear()
             self._values.update(state["values"])
             self._initialized = False
-            self.exit_initialization_mode()
+            self._initialize_model()
             if self._model is None:
                 reason = self._failed
                 self._values.clear()
                 self._values.update(saved_values)
                 self._failed = None
+                self._phase = phase
                 raise fmu_state.StateError(f"its parameters do not initialize the FMU: {reason}")
             built_here = True
         else:
@@ -583,11 +690,13 @@ class Wheelset(Fmi2Slave):
                 state_bounds=bounds)
         except fmu_state.StateError:
             if built_here:
-                self._model, self._initialized = None, False
+                self._model, self._initialized, self._phase = None, False, phase
             raise
         self._model.set_state(model_snapshot)
         self._io[:] = state["io"]
         self._initialized = True
+        self._terminated = False
+        self._phase = "initialized"
         self._time = float(state["time"])
 
     @staticmethod
@@ -743,6 +852,18 @@ def _numeric_start(var) -> float:
 # the status flags come last; all outputs before them are copied from the core's record
 _N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
 _STATUS_SLOT = tuple(OUTPUT_NAMES.index(n) for n in STATUS_NAMES)
+# declared ranges of the inputs and outputs, in the order of the value array _io
+VARIABLES_IO = tuple(v for v in VARIABLES if v.causality != "parameter")
+_N_INPUTS = len(INPUT_NAMES)
+_IO_LO = np.array([-INF if v.min is None else float(v.min) for v in VARIABLES_IO])
+_IO_HI = np.array([INF if v.max is None else float(v.max) for v in VARIABLES_IO])
+_IN_LO, _IN_HI = _IO_LO[:_N_INPUTS].copy(), _IO_HI[:_N_INPUTS].copy()
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 # what a serialized state may carry (fmu_wheelset/fmu_state.py)
 _PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
 _PARAMETER_SCHEMA = {v.name: (v.type, *(

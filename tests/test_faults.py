@@ -438,6 +438,7 @@ def test_slave_frees_without_the_cycle_collector(md, unzipped):
         inst.set_integer([v.valueReference for v in md.modelVariables
                           if v.name == "contact.model"], [0])
         inst.setup_experiment(0.0)
+        inst.enter_initialization_mode()
         inst.exit_initialization_mode()
         assert inst.do_step(0.0, H)
         state = inst._get_fmu_state()
