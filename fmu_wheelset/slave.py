@@ -253,6 +253,7 @@ class Wheelset(Fmi2Slave):
         self._initialized = False
         self._failed: Optional[str] = None
         self.last_refusal: Optional[str] = None
+        self.terminate_requested = False           # fmi2GetBooleanStatus(fmi2Terminated)
         self._setup_problem: Optional[str] = None   # a refused fmi2SetupExperiment
         self._terminated = False
         # FMI 2.0 co-simulation state: instantiated -> initialization -> initialized
@@ -520,6 +521,14 @@ class Wheelset(Fmi2Slave):
             self._error(f"t = {current_time:g} s: step cannot be completed: "
                         f"{result.message or result.status}")
             self.step_failure = "terminal" if result.reason == "derailment" else "discard"
+            if result.reason == "derailment":
+                # FMI 2.0 section 4.2.3: fmi2DoStep returns fmi2Discard and
+                # fmi2GetBooleanStatus(fmi2Terminated) true: the simulation should
+                # end (the native front end reports it from step_failure "terminal";
+                # pythonfmu 0.7.0 has no such status); a rollback clears it
+                self.terminate_requested = True
+                self._error(f"t = {current_time:g} s: the wheelset derails: the simulation "
+                            "should end (fmi2Terminated), or roll back with fmi2SetFMUstate")
             return False
         self._store_outputs()
         self._time = current_time + step_size
@@ -696,6 +705,7 @@ class Wheelset(Fmi2Slave):
         self._io[:] = state["io"]
         self._initialized = True
         self._terminated = False
+        self.terminate_requested = False
         self._phase = "initialized"
         self._time = float(state["time"])
 

@@ -347,6 +347,13 @@ def _outputs() -> List[ScalarVariable]:
               0, POINTS_PER_WHEEL),
             o(f"wheel.{side}.lift", "Boolean",
               f"the {side} wheel has lost contact with its rail"),
+            # bound: a point's Y/Q is 0 unless Q > 1 N, so |Y/Q| <= BIG_FORCE / 1 N;
+            # the Nadal limit is taken >= 1e-3 (solver/derailment.py): ratio <= 1e10
+            o(f"wheel.{side}.flange_climb_ratio", "Real",
+              f"flange-climb indicator of the {side} wheel: the largest Y/Q of a flange "
+              f"contact (contact angle >= 45 deg) divided by Nadal's limit (tan d - mu) / "
+              f"(1 + mu tan d) at its angle; above 1 the flange climbs (solver/derailment.py)",
+              "1", 0.0, 1.0e10),
         ]
     for side in SIDES:
         for k in range(1, POINTS_PER_WHEEL + 1):

@@ -524,7 +524,8 @@ R_CONTACT = R_DERIVED + N_DERIVED
 R_COUNT = R_CONTACT + 2 * geo.MAX_POINTS * N_CONTACT     # (2,)
 R_LIFT = R_COUNT + 2                                      # (2,) 1.0 = lifted
 R_WEAR = R_LIFT + 2                                       # (2,) wear number T gamma per wheel (N)
-N_RECORD = R_WEAR + 2
+R_CLIMB = R_WEAR + 2     # (2,) flange-climb ratio (Nadal), solver/derailment.py; written by WheelsetModel
+N_RECORD = R_CLIMB + 2
 
 
 def record_index_of_contact(side: int, point: int, column: int) -> int:

@@ -31,10 +31,12 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
     N_RECORD, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT, O_LIFT_LEFT, O_LIFT_RIGHT,
     O_MAX_PENETRATION, PROBLEM_BAD_INPUT, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT,
     PROBLEM_NON_FINITE, PROBLEM_NONE, PROBLEM_PENETRATION, R_CONTACT, R_COUNT, R_DERIVED,
-    R_DISTANCE, R_LIFT, R_STATE, R_TIME, R_WEAR, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE,
+    R_CLIMB, R_DISTANCE, R_LIFT, R_STATE, R_TIME, R_WEAR, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
+    S_SPIN_RATE,
     S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, U_BOX_FORCE, U_BOX_MOMENT, U_CANT,
     U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs,
     TrackPoint, derived_outputs, fill_record, record_index_of_contact, wheelset_rhs)
+from . import derailment
 from .errors import WheelsetError
 from .integrate import INTEGRATOR_IDS, StepData, advance_kernel
 from .profiles import builtin_profile, is_builtin_profile, load_profile
@@ -48,6 +50,7 @@ CREEP_MODEL_NAMES = tuple(sorted(MODEL_IDS, key=MODEL_IDS.get))   # solver.creep
 CONTACT_MODEL_NAMES = ("single", "multipoint")                    # M_MULTIPOINT 0 / 1
 CONTACT_GEOMETRY_NAMES = ("online", "table")                       # solver.geometry / geometry_table
 MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
+NEVER = -1.0e9                    # climb time of a flange that never climbed (s, finite)
 
 
 
@@ -90,6 +93,7 @@ def _record_names() -> dict:
         names[f"wheel.{side_name}.active_points"] = R_COUNT + side
         names[f"wheel.{side_name}.lift"] = R_LIFT + side
         names[f"wheel.{side_name}.wear_number"] = R_WEAR + side
+        names[f"wheel.{side_name}.flange_climb_ratio"] = R_CLIMB + side
         for point in range(geo.MAX_POINTS):
             prefix = f"contact.{side_name}.point[{point + 1}]."
             for name, column in RECORD_POINT_COLUMNS:
@@ -328,6 +332,7 @@ class WheelsetOutputs:
     wear_number: np.ndarray                # T gamma per point (N)
     penetration: np.ndarray                # normal penetration per point (m)
     elastic_energy: float                  # J
+    flange_climb_ratio: np.ndarray         # (2,) flange Y/Q over Nadal's limit (solver/derailment.py)
     wheel_lift: np.ndarray                 # (2,) bool (a derailing step is discarded:
                                            # StepResult.reason says so)
     rhs_evaluations: int
@@ -411,6 +416,11 @@ class WheelsetModel:
         self.distance = 0.0
         self.rhs_evaluations = 0
         self._u = self.input_vector(WheelsetInputs())   # the inputs of the last step
+        # derailment (solver/derailment.py): the lateral displacement past the flange,
+        # the Nadal ratios at the current state, the time each flange last climbed
+        self._flange_passed = derailment.flange_passed_lateral(self.setup)
+        self._climb_ratios = np.zeros(2)
+        self._climb_time = np.full(2, NEVER)
         self._initialized = False
 
     # -- state ---------------------------------------------------------------
@@ -419,7 +429,8 @@ class WheelsetModel:
         return {"state": self.state.copy(), "time": self.time, "distance": self.distance,
                 "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
                 "summary": self._summary.copy(), "inputs": self._u.copy(),
-                "initialized": self._initialized, "model": self.model.copy()}
+                "initialized": self._initialized, "model": self.model.copy(),
+                "climb_time": self._climb_time.copy()}
 
     def set_state(self, snapshot: dict):
         self.state[:] = snapshot["state"]
@@ -431,6 +442,7 @@ class WheelsetModel:
         self._u[:] = snapshot["inputs"]
         self._initialized = bool(snapshot["initialized"])
         self.model[:] = snapshot["model"]
+        self._climb_time[:] = snapshot.get("climb_time", NEVER)
         self._update_record()
 
     # -- track and inputs ------------------------------------------------------
@@ -482,6 +494,17 @@ class WheelsetModel:
                     self._derived, self.record)
         self.record[R_TIME] = self.time
         self.record[R_DISTANCE] = self.distance
+        self._update_climb()
+
+    def _update_climb(self):
+        """The Nadal ratios of the current state into the record; remember when a
+        flange climbs (ratio > 1)."""
+        ratios = self._climb_ratios
+        derailment.flange_climb_ratios(self._contact, self._derived, self.model[M_FRICTION], ratios)
+        self.record[R_CLIMB] = ratios[0]
+        self.record[R_CLIMB + 1] = ratios[1]
+        if ratios[0] > 1.0 or ratios[1] > 1.0:
+            self._climb_time[ratios > 1.0] = self.time
 
     # -- initialisation ----------------------------------------------------------
     def initialize(self, inputs: WheelsetInputs | None = None, lateral: float | None = None,
@@ -568,6 +591,33 @@ class WheelsetModel:
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
         self._u[:] = u
+        if code == PROBLEM_CONTACT_LOST or (code == PROBLEM_NONE and
+                                            abs(self.state[S_Y]) > self._flange_passed):
+            # both wheels off the rails: a wheel lift, or a flange that climbed
+            # (solver/derailment.py); any state past the flange: a derailment
+            end = self.time + h
+            recent = (end - self._climb_time) <= derailment.CLIMB_MEMORY
+            climbed = int(np.argmax(self._climb_ratios * recent)) if recent.any() else -1
+            cause = derailment.derailment_cause(float(self.state[S_Y]), self._flange_passed,
+                                                climbed, code == PROBLEM_CONTACT_LOST)
+            if cause is not None:
+                side, why = cause
+                y_before, y_after = float(saved_state[S_Y]), float(self.state[S_Y])
+                self.state[:] = saved_state
+                self._contact[:] = saved_contact
+                self._summary[:] = saved_summary
+                self._update_record()
+                if (abs(y_before) <= self._flange_passed
+                        and abs(y_after) > derailment.JUMP_FACTOR * self._flange_passed):
+                    # from before the flange to far beyond it in one step: not a wheel
+                    # climbing but the integration failing
+                    return StepResult(
+                        "discard", f"the lateral displacement jumped from {y_before * 1e3:.1f} "
+                        f"to {y_after * 1e3:.1f} mm in one step (numerical instability: reduce "
+                        "the internal step)" + self._stability_hint(h / n_sub), 0, "non_finite")
+                return StepResult("discard", f"derailment: the {('left', 'right')[side]} wheel "
+                                  f"is climbing over the rail: {why}"
+                                  + self._stability_hint(h / n_sub), 0, "derailment")
         if code != PROBLEM_NONE:
             reason, message = self._problem_message(code, where)
             self.state[:] = saved_state
@@ -581,6 +631,7 @@ class WheelsetModel:
         self.rhs_evaluations += n_rhs
         self.record[R_TIME] = self.time
         self.record[R_DISTANCE] = self.distance
+        self._update_climb()
         return StepResult("ok", "", n_rhs)
 
     # Stability limit of the explicit integrators for a decaying mode x' = -x / tau:
@@ -660,7 +711,9 @@ class WheelsetModel:
             point_vertical_force=d[D_PQ:D_PQ + 6].reshape(2, 3),
             point_derailment_quotient=d[D_PYQ:D_PYQ + 6].reshape(2, 3),
             wear_number=d[D_WEAR:D_WEAR + 6].reshape(2, 3), penetration=c[..., C_PENETRATION],
-            elastic_energy=float(d[D_ENERGY]), wheel_lift=self._summary[:2] > 0.5,
+            elastic_energy=float(d[D_ENERGY]),
+            flange_climb_ratio=self.record[R_CLIMB:R_CLIMB + 2].copy(),
+            wheel_lift=self._summary[:2] > 0.5,
             rhs_evaluations=self.rhs_evaluations)
 
     def mechanical_energy(self) -> float:

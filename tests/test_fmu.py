@@ -279,6 +279,13 @@ def core_output(out, name):
     if p[0] == "axlebox":
         arr = out.axle_box_position if p[2] == "position" else out.axle_box_velocity
         return arr[side[p[1]], "xyz".index(p[3])]
+    if p[0] == "wheel" and p[2] == "flange_climb_ratio":
+        # Nadal (1908): (tan d - mu) / (1 + mu tan d), over the flange contacts (>= 45 deg)
+        i, mu = side[p[1]], 0.3
+        ratios = [out.point_derailment_quotient[i, k] * (1 + mu * math.tan(d)) / (math.tan(d) - mu)
+                  for k, d in enumerate(out.contact_angle[i])
+                  if out.contact_active[i, k] and d >= math.radians(45.0)]
+        return max([0.0] + ratios)
     if p[0] == "wheel":
         i = side[p[1]]
         if p[2] == "wear_number":     # T gamma summed over the wheel's active points
@@ -305,7 +312,7 @@ def core_output(out, name):
 
 
 def test_every_output_equals_the_core(md, unzipped):
-    # all 130 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
+    # all 132 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
     # + flange two-point contact on the outer wheel), read through getReal /
     # getInteger / getBoolean in one call each, against the core run directly
     from fmu_wheelset.validation.common import fmu_start_values
@@ -335,7 +342,7 @@ def test_every_output_equals_the_core(md, unzipped):
     for k in range(n):
         assert model.advance(H).status == "ok"
     out = model.outputs()
-    assert len(got) == 130          # 128 + the two wheels' wear numbers
+    assert len(got) == 132          # 128 + the two wheels' wear numbers and flange-climb ratios
     assert got["wheel.right.active_points"] == 2        # the outer wheel of the left curve
     for name, value in got.items():
         expected = core_output(out, name)

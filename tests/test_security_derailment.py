@@ -1,0 +1,158 @@
+"""Derailment is detected with every contact and creep model and told apart from
+a wheel lift (issue 18, item 9; solver/derailment.py).
+
+Before: a flange slam that makes the wheelset jump off its rail on the flange
+(Y/Q of the flange contact far above Nadal's limit, then both wheels off the
+rails) was reported as "loss of all contact: both wheels lifted" with the
+default Polach multipoint model (and with SHE and FASTSIM), because the only
+derailment test was a contact within 3 mm of the flange tip.
+
+Scenario: the Manchester benchmark wheelset (defaults) on straight track, 60 kN
+per axle box downwards (~70 kN wheel loads), then a lateral force per box
+(pushing towards the left rail); internal step 0.2 ms, which resolves the flange
+impact (docs/limits_and_failures.md). Numbers checked analytically: Nadal's
+limit and the flange's lateral reach.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from solver import derailment
+from solver.dynamics import C_ACTIVE, C_ANGLE, D_PYQ, N_CONTACT, N_DERIVED
+from solver.geometry import MAX_POINTS, ContactSetup
+from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters
+
+BOX_LOAD = -6.0e4
+MODELS = [(c, k) for c in ("kalker", "she", "polach", "fastsim") for k in ("single", "multipoint")]
+
+
+def test_nadal_limit_analytic():
+    # Nadal (1908): (tan d - mu) / (1 + mu tan d); by hand with tan 70 deg =
+    # 2.747477, tan 60 deg = 1.732051: 2.447477 / 1.824243 = 1.34164 and
+    # 1.432051 / 1.519615 = 0.94238 (tolerance: the 6 digits of the tangents)
+    assert derailment.nadal_limit(math.radians(70.0), 0.3) == pytest.approx(1.34164, abs=1e-5)
+    assert derailment.nadal_limit(math.radians(60.0), 0.3) == pytest.approx(0.94238, abs=1e-5)
+
+
+def test_flange_climb_ratio_of_a_flange_contact():
+    contact = np.zeros((2, MAX_POINTS, N_CONTACT))
+    derived = np.zeros(N_DERIVED)
+    contact[0, 0, C_ACTIVE], contact[0, 0, C_ANGLE] = 1.0, math.radians(2.0)    # tread
+    derived[D_PYQ + 0] = 0.9
+    contact[0, 1, C_ACTIVE], contact[0, 1, C_ANGLE] = 1.0, math.radians(70.0)   # flange
+    derived[D_PYQ + 1] = 2.0
+    contact[1, 0, C_ACTIVE], contact[1, 0, C_ANGLE] = 1.0, math.radians(30.0)   # not a flange
+    derived[D_PYQ + MAX_POINTS] = 5.0
+    out = np.zeros(2)
+    derailment.flange_climb_ratios(contact, derived, 0.3, out)
+    assert out[0] == pytest.approx(2.0 / 1.34164, rel=1e-5)
+    assert out[1] == 0.0
+
+
+def test_flange_reach_s1002_uic60():
+    # 1435 / 2 - (1360 / 2 + 70 - 55) = 22.5 mm: the flange tip of S1002 lies 55 mm
+    # inside the taping line, which is 70 mm outside the flange back (EN 13715)
+    setup = ContactSetup.from_names("S1002", "UIC60", gauge=1.435, back_to_back=1.360)
+    assert derailment.flange_passed_lateral(setup) == pytest.approx(0.0225, abs=1e-9)
+
+
+def _run(creep, contact, lateral=0.0, vertical=BOX_LOAD, step=2e-4, steps=400):
+    model = WheelsetModel(WheelsetParameters(creep_model=creep, contact_model=contact,
+                                             internal_step=step))
+    force = np.zeros((2, 3))
+    force[:, 2] = BOX_LOAD
+    model.initialize(WheelsetInputs(axle_box_force=force))
+    force[:, 1], force[:, 2] = lateral, vertical
+    inputs = WheelsetInputs(axle_box_force=force)
+    ratios = []
+    for k in range(steps):
+        before = model.get_state()
+        result = model.advance(1e-3, inputs)
+        if result.status != "ok":
+            return model, result, before, ratios
+        ratios.append(model.outputs().flange_climb_ratio.copy())
+    raise AssertionError(f"{creep}/{contact}: no discard in {steps} steps")
+
+
+@pytest.mark.parametrize("creep, contact", MODELS)
+def test_flange_slam_is_a_derailment_with_every_model(creep, contact):
+    """150 kN per box against ~70 kN wheel loads: the left flange climbs; the step
+    is discarded as a derailment of the left wheel, never as a wheel lift."""
+    model, result, before, ratios = _run(creep, contact, lateral=1.5e5)
+    assert result.reason == "derailment", result.message
+    assert "the left wheel is climbing over the rail" in result.message
+    assert model.get_state()["state"].tobytes() == before["state"].tobytes()   # rolled back
+    if "Nadal" in result.message:
+        # the flange climbed: a flange contact's Y/Q above Nadal's limit before the jump
+        assert max(r[0] for r in ratios) > 1.0
+
+
+@pytest.mark.parametrize("creep, contact", MODELS)
+def test_upward_load_is_a_wheel_lift_not_a_derailment(creep, contact):
+    """1 MN per box upwards: both wheels leave the rails without any flange
+    contact: a wheel lift (contact lost)."""
+    _, result, _, _ = _run(creep, contact, vertical=1.0e6)
+    assert result.reason == "contact_lost", result.message
+    assert "both wheels lifted" in result.message
+
+
+def test_state_far_past_the_flange_in_one_step_is_an_instability():
+    """Kalker's unbounded creep at the default 1 ms internal step and 80 kN per box:
+    the lateral displacement jumps from before the flange to more than a metre in
+    one step: a numerical instability (with the hint to reduce the internal step),
+    not a derailment."""
+    _, result, before, _ = _run("kalker", "single", lateral=8.0e4, step=1e-3)
+    assert result.reason == "non_finite", result.message
+    assert "reduce the internal step" in result.message
+
+
+# ---------------------------------------------------------------------------
+# through the FMU, default models (Polach, multipoint)
+# ---------------------------------------------------------------------------
+fmpy = pytest.importorskip("fmpy")
+from test_security_state import Host  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def md(wheelset_fmu_unzipped):
+    return fmpy.read_model_description(wheelset_fmu_unzipped)
+
+
+def test_fmu_reports_derailment_with_the_default_models(md, wheelset_fmu_unzipped):
+    h = Host(md, wheelset_fmu_unzipped, "derail", params={}, initialize=False)
+    try:
+        h.s.setReal([h.vr["solver.internal_step"]], [2e-4])
+        h.initialize()                      # default creep (Polach) and contact (multipoint)
+        h.step()
+        saved = h.s.getFMUstate()
+        h.s.setReal([h.vr["axlebox.left.force.y"], h.vr["axlebox.right.force.y"]], [1.5e5, 1.5e5])
+        n = len(h.messages)
+        peak = 0.0
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            for _ in range(400):
+                h.step()
+                peak = max(peak, h.s.getReal([h.vr["wheel.left.flange_climb_ratio"]])[0])
+        assert info.value.status == 2
+        text = " ".join(m for status, m in h.messages[n:] if status >= 3)
+        assert "derailment: the left wheel is climbing over the rail" in text, text
+        assert "fmi2Terminated" in text
+        # status.derailment names the cause; status.wheel_lift may also be set (the
+        # other wheel is in the air when the flange climbs): the two are told apart
+        # by status.derailment and the logged reason
+        assert h.s.getBoolean([h.vr["status.derailment"]]) == [True]
+        assert peak > 1.0                   # the indicator said so before the jump
+        # roll back, smaller lateral force: goes on
+        h.s.setFMUstate(saved)
+        h.s.freeFMUstate(saved)
+        h.t = H_AFTER_ONE
+        h.s.setReal([h.vr["axlebox.left.force.y"], h.vr["axlebox.right.force.y"]], [1.0e4, 1.0e4])
+        h.step(5)
+        assert h.s.getBoolean([h.vr["status.derailment"]]) == [False]
+    finally:
+        h.s.freeInstance()
+
+
+H_AFTER_ONE = 1e-3
