@@ -531,6 +531,20 @@ class Wheelset(Fmi2Slave):
                             "should end (fmi2Terminated), or roll back with fmi2SetFMUstate")
             return False
         self._store_outputs()
+        y = self._y
+        if not ((y >= _OUT_LO) & (y <= _OUT_HI)).all():
+            # an output would leave its declared range (NaN too): the step is taken
+            # back, so that no output the host reads is ever outside its declaration
+            bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}]"
+                   + (f" {v.unit}" if v.unit and v.unit != "1" else "")
+                   for v, x in zip(VARIABLES_IO[_N_INPUTS:], y.tolist())
+                   if not (v.min is None or x >= v.min) or not (v.max is None or x <= v.max)]
+            model.undo_step()
+            self._store_outputs()
+            self._error(f"t = {current_time:g} s: step discarded, state unchanged: output(s) "
+                        "outside their declared range (the model leaves its validity): "
+                        + ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""))
+            return False
         self._time = current_time + step_size
         return True
 
@@ -868,6 +882,7 @@ _N_INPUTS = len(INPUT_NAMES)
 _IO_LO = np.array([-INF if v.min is None else float(v.min) for v in VARIABLES_IO])
 _IO_HI = np.array([INF if v.max is None else float(v.max) for v in VARIABLES_IO])
 _IN_LO, _IN_HI = _IO_LO[:_N_INPUTS].copy(), _IO_HI[:_N_INPUTS].copy()
+_OUT_LO, _OUT_HI = _IO_LO[_N_INPUTS:].copy(), _IO_HI[_N_INPUTS:].copy()
 
 
 def _is_number(x) -> bool:

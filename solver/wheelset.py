@@ -421,6 +421,8 @@ class WheelsetModel:
         self._flange_passed = derailment.flange_passed_lateral(self.setup)
         self._climb_ratios = np.zeros(2)
         self._climb_time = np.full(2, NEVER)
+        self._u_before = self._u.copy()     # what undo_step restores
+        self._before = None
         self._initialized = False
 
     # -- state ---------------------------------------------------------------
@@ -433,6 +435,7 @@ class WheelsetModel:
                 "climb_time": self._climb_time.copy()}
 
     def set_state(self, snapshot: dict):
+        self._before = None
         self.state[:] = snapshot["state"]
         self.time = float(snapshot["time"])
         self.distance = float(snapshot["distance"])
@@ -585,11 +588,13 @@ class WheelsetModel:
                 f"{self.params.internal_step:g} s, more than the {self.params.max_substeps} "
                 "allowed per step (max_substeps, FMU parameter solver.max_substeps): split "
                 "it into shorter communication steps", 0, "too_many_substeps")
+        self._before = None
         saved_state, saved_contact, saved_summary = self._saved
         code, where, n_rhs = advance_kernel(self.state, float(h), n_sub, self.distance, u,
                                             self._step_data)
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
+        self._u_before[:] = self._u
         self._u[:] = u
         if code == PROBLEM_CONTACT_LOST or (code == PROBLEM_NONE and
                                             abs(self.state[S_Y]) > self._flange_passed):
@@ -626,6 +631,7 @@ class WheelsetModel:
             if reason != "derailment":
                 message += self._stability_hint(h / n_sub)
             return StepResult("discard", message, 0, reason)
+        self._before = (self.time, self.distance, self.rhs_evaluations, self._climb_time.copy())
         self.time += h
         self.distance += self.params.speed * h
         self.rhs_evaluations += n_rhs
@@ -633,6 +639,22 @@ class WheelsetModel:
         self.record[R_DISTANCE] = self.distance
         self._update_climb()
         return StepResult("ok", "", n_rhs)
+
+    def undo_step(self):
+        """Take back the last accepted step (the state, time, inputs and outputs as
+        before it, bit for bit): for a caller that refuses its result, e.g. the FMU
+        when an output would leave its declared range. Only once per step."""
+        if self._before is None:
+            raise WheelsetError("undo_step() without an accepted step to take back")
+        saved_state, saved_contact, saved_summary = self._saved
+        self.state[:] = saved_state
+        self._contact[:] = saved_contact
+        self._summary[:] = saved_summary
+        self._u[:] = self._u_before
+        self.time, self.distance, self.rhs_evaluations, climb = self._before
+        self._climb_time[:] = climb
+        self._before = None
+        self._update_record()
 
     # Stability limit of the explicit integrators for a decaying mode x' = -x / tau:
     # RK4 on the negative real axis to h = 2.785 tau, semi-implicit Euler to h = 2 tau.

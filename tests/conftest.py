@@ -72,12 +72,24 @@ class FmiLog:
                                   message.decode(errors="replace")))
 
         self.callbacks = fmi2CallbackFunctions()
-        self.callbacks.logger = fmi2CallbackLoggerTYPE(logger)
+        self._raw_logger = fmi2CallbackLoggerTYPE(logger)
+        self.callbacks.logger = self._raw_logger
         self.callbacks.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
         self.callbacks.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
         # fmpy's proxy turns the variadic C logger into a plain one
         addLoggerProxy(byref(self.callbacks))
         _FMI_CALLBACKS_KEPT_ALIVE.append(self)
+
+    def point_proxy_here(self):
+        """fmpy's logger proxy forwards to ONE Python logger for the whole process:
+        the one of the last addLoggerProxy call. Re-aim it at this log before an
+        instantiation whose messages must come here, when other FmiLogs may have
+        been made in between (measured: messages of one module's instances went
+        to another module's log)."""
+        from ctypes import byref
+        from fmpy.logging import addLoggerProxy
+        self.callbacks.logger = self._raw_logger
+        addLoggerProxy(byref(self.callbacks))
 
     def since(self, n):
         """The messages logged after the first n."""

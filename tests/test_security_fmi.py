@@ -63,7 +63,7 @@ def md(unzipped):
 
 
 def errors_since(h, n):
-    return [m for status, m in h.messages[n:] if status >= ERROR]
+    return [m for status, *_, m in h.messages[n:] if status >= ERROR]
 
 
 class FmiCalls(RuleBasedStateMachine):
@@ -309,5 +309,47 @@ def test_every_declared_poisson_ratio_is_accepted(md, unzipped, poisson):
         h.initialize()
         assert not errors_since(h, n)
         h.step()
+    finally:
+        h.s.freeInstance()
+
+
+# ---------------------------------------------------------------------------
+# outputs stay within their declared ranges (item 7)
+# ---------------------------------------------------------------------------
+def _assert_outputs_within_declaration(h, md):
+    reals = [v for v in md.modelVariables if v.causality == "output" and v.type == "Real"]
+    values = h.s.getReal([v.valueReference for v in reals])
+    for v, x in zip(reals, values):
+        lo = -math.inf if v.min is None else float(v.min)
+        hi = math.inf if v.max is None else float(v.max)
+        assert lo <= x <= hi, f"{v.name} = {x} outside [{lo}, {hi}]"
+
+
+def test_output_leaving_its_range_discards_the_step(md, unzipped):
+    """A driving torque of 1e5 N m (declared up to 1e7) accelerates the wheelset
+    against the frame moving at wheelset.speed until its longitudinal
+    displacement reaches the declared 10 m (after ~0.94 s): that step is
+    discarded with the output, its value and its range named; every output read
+    before stays within its declaration."""
+    h = Host(md, unzipped, "range", params={"contact.model": 0}, initialize=False)
+    try:
+        h.initialize()
+        h.s.setReal([h.vr["axle.torque"]], [1.0e5])
+        n = len(h.messages)
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            for _ in range(1500):
+                h.step()
+                _assert_outputs_within_declaration(h, md)
+        assert info.value.status == 2
+        before = h.s.getReal([h.vr["wheelset.x"]])[0]
+        text = " ".join(errors_since(h, n))
+        assert "wheelset.x = 10.0" in text and "outside [-10, 10] m" in text, text
+        assert 9.9 < before <= 10.0                       # the state of the step before
+        _assert_outputs_within_declaration(h, md)
+        # nothing changed: the same step is refused again with the same numbers
+        n = len(h.messages)
+        with pytest.raises(fmpy.fmi1.FMICallException):
+            h.step()
+        assert " ".join(errors_since(h, n)) == text
     finally:
         h.s.freeInstance()

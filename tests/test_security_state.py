@@ -48,6 +48,7 @@ class Host:
             # pythonfmu 0.7.0 may deliver an instance's messages to the logger of
             # another instance (docs/limits_and_failures.md): one list, read in order
         self.messages = _LOG.messages
+        _LOG.point_proxy_here()
         cb = _LOG.callbacks
         self.vr = {v.name: v.valueReference for v in md.modelVariables}
         self.type = {v.name: v.type for v in md.modelVariables}
