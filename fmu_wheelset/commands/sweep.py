@@ -19,6 +19,9 @@ def register(subparsers):
                                        "(default: a local cluster)")
     p.add_argument("--workers", type=number(1, MAX_WORKERS, integer=True),
                    help="local cluster: worker processes (default: one per core)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue a sweep in --out (what a rerun always does: cases done are "
+                        "skipped, failed or damaged ones run again)")
     p.add_argument("--histories", action="store_true",
                    help="also write per-case time histories (histories/<key>.csv and .png)")
     p.add_argument("--no-progress", action="store_true")
