@@ -140,7 +140,8 @@ def test_failed_sweep_exits_non_zero_and_retries(tmp_path):
     assert "2 of 2 cases failed" in first.stdout
     assert "NoSuchProfile" in first.stdout and "case" in first.stdout
     assert "Traceback" not in first.stderr
-    second = _cli(["sweep", plan, "--runner", "core", "--workers", "1", "--no-progress", "--out", out])
+    second = _cli(["sweep", plan, "--runner", "core", "--workers", "1", "--no-progress", "--out", out,
+                   "--resume"])
     assert second.returncode == 1
     assert "0 already done, 2 run, 2 failed" in second.stdout, second.stdout
 
