@@ -456,8 +456,7 @@ class Wheelset(Fmi2Slave):
                                  + ", ".join(bad))
             # the inputs set in initialization mode (axle-box loads, rail motion)
             # are those of the static equilibrium at t = 0
-            model.initialize(_adapter.inputs_object(
-                _adapter.core_inputs(u, input_map, track), wheelset, track))
+            model.initialize(_adapter.core_inputs(u, input_map, track))
         except Exception as exc:  # noqa: BLE001 - reported to the host
             self._failed = f"initialization failed: {exc}"
             self._error(f"{self.instance_name}: {self._failed}")
@@ -836,21 +835,6 @@ class _Adapter:
                 core[3 * side + 2] += r           # U_RAIL_MOTION roll
                 core[6 + 3 * side + 2] += dr      # U_RAIL_VELOCITY roll rate
         return core
-
-    def inputs_object(self, core, wheelset, track):
-        """WheelsetInputs of a core input vector (U_* layout)."""
-        w = wheelset
-        motion = core[w.U_RAIL_MOTION:w.U_RAIL_MOTION + 6].reshape(2, 3)
-        rate = core[w.U_RAIL_VELOCITY:w.U_RAIL_VELOCITY + 6].reshape(2, 3)
-        rail_motion = type(w.WheelsetInputs().rail_motion)      # solver.track_excitation.RailMotion
-        rail = rail_motion(lateral=motion[:, 0].copy(), vertical=motion[:, 1].copy(),
-                           roll=motion[:, 2].copy(), lateral_velocity=rate[:, 0].copy(),
-                           vertical_velocity=rate[:, 1].copy(), roll_velocity=rate[:, 2].copy())
-        return w.WheelsetInputs(
-            axle_box_force=core[w.U_BOX_FORCE:w.U_BOX_FORCE + 6].reshape(2, 3).copy(),
-            axle_box_moment=core[w.U_BOX_MOMENT:w.U_BOX_MOMENT + 6].reshape(2, 3).copy(),
-            axle_torque=float(core[w.U_TORQUE]), rail_motion=rail,
-            curvature=float(core[w.U_CURVATURE]), cant_angle=float(core[w.U_CANT]))
 
     def record_index(self, wheelset):
         """For each output but the status flags (OUTPUT_NAMES order), its index in

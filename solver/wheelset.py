@@ -514,9 +514,19 @@ class WheelsetModel:
                    yaw: float | None = None):
         """Static equilibrium at t = 0, s = 0: the rigid contact pose, then the
         vertical position and roll that balance the loads with the elastic
-        contact forces (Newton on z and roll with the velocities of pure rolling)."""
+        contact forces (Newton on z and roll with the velocities of pure rolling).
+
+        `inputs` (WheelsetInputs or the flat U_* vector) are the loads held at
+        t = 0, e.g. the static axle-box forces of the vehicle the wheelset
+        carries: the equilibrium is found under them, so a coupled run starts
+        without a load step."""
         p = self.params
-        self._u = self.input_vector(inputs or WheelsetInputs())
+        if isinstance(inputs, np.ndarray):        # the flat vector of input_vector (U_*)
+            u = np.array(inputs, dtype=float).reshape(N_INPUT)
+            bad_input_error(u)
+            self._u = u
+        else:
+            self._u = self.input_vector(inputs or WheelsetInputs())
         y0 = p.initial_lateral if lateral is None else lateral
         yaw0 = p.initial_yaw if yaw is None else yaw
         try:
