@@ -107,6 +107,7 @@ import zipfile
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 GRAVITY = 9.81
 RAIL_DISTANCE = 1.5   # m, lateral distance of the rail centres (cant angle = asin(h / 1.5))
@@ -398,6 +399,8 @@ INPUT_NAMES = [f"axlebox.{s}.force.{a}" for s in SIDES for a in "xyz"] + [
 KINEMATICS_NAMES = [f"axlebox.{s}.{q}.{a}" for s in SIDES for q in ("position", "velocity")
                     for a in "xyz"]
 POINTS = 3
+POSITION_COLUMNS = [0, 1, 2, 6, 7, 8]    # of KINEMATICS_NAMES: left xyz, right xyz
+VELOCITY_COLUMNS = [3, 4, 5, 9, 10, 11]
 RECORD_NAMES = (["wheelset.y", "wheelset.yaw"]
                 + [f"wheel.{s}.{q}" for s in SIDES for q in ("Q", "Y", "Y_over_Q", "force_on_rail.y")]
                 + [f"contact.{s}.point[{k}].{q}" for s in SIDES for k in range(1, POINTS + 1)
@@ -440,14 +443,17 @@ def extracted(fmu) -> str:
 
 
 class FmuWheelset:
-    """One wheelset FMU instance (FMPy FMU2Slave) with pre-built ctypes buffers
-    for the values exchanged every step."""
+    """One wheelset FMU instance (FMPy FMU2Slave). The values exchanged every
+    step live in numpy rows the master owns (`inputs`: INPUT_NAMES order,
+    `kinematics`: KINEMATICS_NAMES order); fmi2SetReal / fmi2DoStep /
+    fmi2GetReal are called through the FMU's ctypes functions on them
+    directly, without per-call conversions."""
 
     def __init__(self, unzipped: str, description, name: str, parameters: dict,
-                 initial_inputs: np.ndarray):
+                 inputs: np.ndarray, kinematics: np.ndarray):
         from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,
                                fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
-                               fmi2CallbackLoggerTYPE, fmi2Real, fmi2ValueReference, free)
+                               fmi2CallbackLoggerTYPE, fmi2ValueReference, free)
         self.name = name
         self.messages = []
 
@@ -469,20 +475,25 @@ class FmuWheelset:
         missing = [n for n in INPUT_NAMES + KINEMATICS_NAMES + RECORD_NAMES if n not in by_name]
         if missing:
             raise VehicleError(f"the FMU lacks the variables {missing[:5]}")
+        real_p = ctypes.POINTER(ctypes.c_double)
 
-        def buffers(names):
-            vr = (fmi2ValueReference * len(names))(*[by_name[n].valueReference for n in names])
-            values = (fmi2Real * len(names))()
-            return vr, values, np.ctypeslib.as_array(values)
+        def refs(names):
+            return (fmi2ValueReference * len(names))(*[by_name[n].valueReference for n in names])
 
-        self._in_vr, self._in_buf, self.inputs = buffers(INPUT_NAMES)
-        self._kin_vr, self._kin_buf, self.kinematics = buffers(KINEMATICS_NAMES)
-        self._rec_vr, self._rec_buf, self.recorded = buffers(RECORD_NAMES)
+        self.inputs, self.kinematics = inputs, kinematics
+        self.recorded = np.zeros(len(RECORD_NAMES))
+        self._in = (refs(INPUT_NAMES), len(INPUT_NAMES), inputs.ctypes.data_as(real_p))
+        self._kin = (refs(KINEMATICS_NAMES), len(KINEMATICS_NAMES), kinematics.ctypes.data_as(real_p))
+        self._rec = (refs(RECORD_NAMES), len(RECORD_NAMES), self.recorded.ctypes.data_as(real_p))
         s = FMU2Slave(guid=description.guid, unzipDirectory=unzipped,
                       modelIdentifier=description.coSimulation.modelIdentifier,
                       instanceName=name)
         self.slave = s
         s.instantiate(loggingOn=True, callbacks=callbacks)
+        self._component = s.component
+        dll = s.dll
+        self._set_real, self._get_real, self._do_step = (
+            dll.fmi2SetReal, dll.fmi2GetReal, dll.fmi2DoStep)
         for key, value in parameters.items():
             v = by_name.get(key)
             if v is None or v.causality != "parameter":
@@ -495,8 +506,7 @@ class FmuWheelset:
                 s.setBoolean([v.valueReference], [bool(value)])
             else:
                 s.setString([v.valueReference], [str(value)])
-        self.inputs[:] = initial_inputs
-        self._call("fmi2SetReal", s.component, self._in_vr, len(INPUT_NAMES), self._in_buf)
+        self._check(self._set_real(self._component, *self._in), "fmi2SetReal")
         s.setupExperiment(startTime=0.0)
         s.enterInitializationMode()
         s.exitInitializationMode()
@@ -506,28 +516,23 @@ class FmuWheelset:
         self.read_kinematics()
         self.read_record()
 
-    def _call(self, function, *args):
-        from fmpy.fmi1 import FMICallException
-        try:
-            getattr(self.slave, function)(*args)
-        except FMICallException as exc:
+    def _check(self, status, function):
+        if status > 1:    # fmi2OK 0, fmi2Warning 1; fmi2Discard 2, fmi2Error 3, fmi2Fatal 4
             reason = self.messages[-1] if self.messages else "no message"
-            raise VehicleError(f"{self.name}: {function} failed ({exc}): {reason}") from exc
+            raise VehicleError(f"{self.name}: {function} returned status {status}: {reason}")
 
     def step(self, t: float, h: float):
-        """Set the inputs (self.inputs) and advance from t by h."""
-        s = self.slave
-        self._call("fmi2SetReal", s.component, self._in_vr, len(INPUT_NAMES), self._in_buf)
-        self._call("fmi2DoStep", s.component, t, h, 1)
+        """Set the inputs (the row `inputs`) and advance from t by h."""
+        c = self._component
+        self._check(self._set_real(c, *self._in), "fmi2SetReal")
+        self._check(self._do_step(c, t, h, 1), "fmi2DoStep")
 
     def read_kinematics(self):
-        s = self.slave
-        self._call("fmi2GetReal", s.component, self._kin_vr, len(KINEMATICS_NAMES), self._kin_buf)
+        self._check(self._get_real(self._component, *self._kin), "fmi2GetReal")
         return self.kinematics
 
     def read_record(self):
-        s = self.slave
-        self._call("fmi2GetReal", s.component, self._rec_vr, len(RECORD_NAMES), self._rec_buf)
+        self._check(self._get_real(self._component, *self._rec), "fmi2GetReal")
         return self.recorded
 
     def close(self):
@@ -535,6 +540,29 @@ class FmuWheelset:
             self.slave.terminate()
         finally:
             self.slave.freeInstance()
+
+
+# (x, y, z, roll, yaw) of a wheelset = KINEMATICS_POSITION @ (left xyz, right xyz) positions
+def _coordinate_map(semi_spacing):
+    b2 = 2.0 * semi_spacing
+    m = np.zeros((6, 5))
+    m[0, 0] = m[3, 0] = 0.5
+    m[1, 1] = m[4, 1] = 0.5
+    m[2, 2] = m[5, 2] = 0.5
+    m[2, 3], m[5, 3] = 1.0 / b2, -1.0 / b2
+    m[0, 4], m[3, 4] = -1.0 / b2, 1.0 / b2
+    return m
+
+
+def _force_map(semi_spacing):
+    """(6, 5): generalised force (x y z roll yaw) = box forces (left xyz, right xyz) @ map."""
+    b = semi_spacing
+    m = np.zeros((6, 5))
+    for side, sign in ((0, 1.0), (1, -1.0)):
+        m[3 * side + 0, 0] = m[3 * side + 1, 1] = m[3 * side + 2, 2] = 1.0
+        m[3 * side + 2, 3] = sign * b
+        m[3 * side + 0, 4] = -sign * b
+    return m
 
 
 def wheelset_coordinates(kinematics: np.ndarray, semi_spacing: float):
@@ -557,6 +585,53 @@ def generalised_box_force(box_force: np.ndarray, semi_spacing: float) -> np.ndar
     b = semi_spacing
     return np.array([fl[0] + fr[0], fl[1] + fr[1], fl[2] + fr[2],
                      b * (fl[2] - fr[2]), -b * (fl[0] - fr[0])])
+
+
+
+@njit(cache=True)
+def coupling_step(h, explicit, update_other, kin, pos_map, reference, v_prev, applied,
+                  q, v, other, mass, f0, f1, K, C, S_inv, Dp, kp, cp, pre_p, g0, g1, gr0, gr1,
+                  q1, v1, box):
+    """One step of the master (numba; see the module docstring).
+
+    Puts the FMUs' wheelsets at t_n (kin: (4, 12) box kinematics) into q, v
+    (DOFs 18..37), updates the interface models' other forces G (from the
+    velocity change over the last step and the box forces `applied` then),
+    integrates bodies and interface models over h with the trapezoidal rule
+    (S_inv = (M + h/2 C + h^2/4 K)^-1) into q1, v1 and writes the axle-box
+    forces for the FMUs into box (4, 6): the trapezoidal mean of the primary
+    suspension forces on the wheelsets (explicit: the forces at t_n)."""
+    n_w = kin.shape[0]
+    for j in range(n_w):
+        for d in range(5):
+            pos = 0.0
+            vel = 0.0
+            for c in range(6):
+                col = c if c < 3 else c + 3          # left xyz (0-2), right xyz (6-8)
+                pos += kin[j, col] * pos_map[c, d]
+                vel += kin[j, col + 3] * pos_map[c, d]
+            k = 18 + 5 * j + d
+            q[k] = pos - reference[j, d]
+            v[k] = vel
+            if update_other:
+                other[k] = mass[k] * (vel - v_prev[j, d]) / h - applied[j, d]
+            v_prev[j, d] = vel
+    a0 = (f0 + other - K @ q - C @ v) / mass
+    hh = 0.25 * h * h
+    q_pred = q + h * v + hh * a0
+    v_pred = v + 0.5 * h * a0
+    a1 = S_inv @ (f1 + other - K @ q_pred - C @ v_pred)
+    q1[:] = q_pred + hh * a1
+    v1[:] = v_pred + 0.5 * h * a1
+    force0 = pre_p - kp * (Dp @ q + g0) - cp * (Dp @ v + gr0)
+    if explicit:
+        on_box = -force0
+    else:
+        force1 = pre_p - kp * (Dp @ q1 + g1) - cp * (Dp @ v1 + gr1)
+        on_box = -0.5 * (force0 + force1)
+    for j in range(n_w):
+        for c in range(6):
+            box[j, c] = on_box[6 * j + c]
 
 
 # ---------------------------------------------------------------------------
@@ -642,21 +717,26 @@ class VehicleCosim:
         self.leading_offset = p.bogie_semi_spacing + p.semi_wheelbase
         prim_load = (p.carbody_mass / 2 + p.bogie_mass) * GRAVITY / 4
         self.static_box_force = np.array([0.0, 0.0, -prim_load] * 2)
+        # the values exchanged every step, one row per wheelset (INPUT_NAMES,
+        # KINEMATICS_NAMES order); the FMU instances read and write these rows
+        self.inputs = np.zeros((4, len(INPUT_NAMES)))
+        self.kinematics = np.zeros((4, len(KINEMATICS_NAMES)))
         self.instances = []
         try:
             for j in range(4):
                 s_w = self.model.wheelset_positions[j] - self.leading_offset
-                initial = np.concatenate([self.static_box_force,
-                                          [float(self.layout.curvature(s_w)),
-                                           float(self.layout.cant_angle(s_w))]])
+                self.inputs[j, 0:6] = self.static_box_force
+                self.inputs[j, 6] = float(self.layout.curvature(s_w))
+                self.inputs[j, 7] = float(self.layout.cant_angle(s_w))
                 self.instances.append(FmuWheelset(self._tmp, self.description, f"wheelset{j + 1}",
-                                                  params, initial))
+                                                  params, self.inputs[j], self.kinematics[j]))
         except Exception:
             self.close()
             raise
+        self._position_map = _coordinate_map(p.primary_semi_spacing)
+        self._force_map = _force_map(p.primary_semi_spacing)
         # reference: the FMUs' static equilibrium = zero displacement of the interface models
-        self.reference = [wheelset_coordinates(w.kinematics, p.primary_semi_spacing)[0]
-                          for w in self.instances]
+        self.reference = self.kinematics[:, POSITION_COLUMNS] @ self._position_map
         self.time = 0.0
 
     def close(self):
@@ -711,14 +791,11 @@ class VehicleCosim:
         K, C, D, k_el, c_el = m.K, m.C, m.D, m.k, m.c
         rows = m.primary_rows
         Dp, kp, cp, pre_p = D[rows], k_el[rows], c_el[rows], m.preload[rows]
-        b = p.primary_semi_spacing
         q = np.zeros(N_DOF)
         v = np.zeros(N_DOF)
         other = np.zeros(N_DOF)          # G on the wheelset DOFs (contact, gravity, ...)
         for w in WHEELSETS:
             other[w:w + 5] = -m.static_force[w:w + 5]
-        v_prev = [np.zeros(5) for _ in range(4)]
-        applied = [generalised_box_force(self.static_box_force, b) for _ in range(4)]
         pert_j, pert_f, pert_t = self.perturbation or (0, 0.0, 0.0)
         n_rec = n_steps // self.record_every + 1
         rec = {k: np.zeros(s) for k, s in (
@@ -727,52 +804,46 @@ class VehicleCosim:
             ("derailment_quotient", (n_rec, 4, 2)), ("force_on_rail_y", (n_rec, 4, 2)),
             ("wear_number", (n_rec, 4, 2)), ("bodies", (n_rec, 18)),
             ("box_force", (n_rec, 4, 6)), ("curvature", (n_rec, 4)), ("cant_angle", (n_rec, 4)))}
-        box = np.tile(self.static_box_force, (4, 1))
+        box = np.zeros((4, 6))
+        box_prev = np.tile(self.static_box_force, (4, 1))   # the last box forces sent
         i_rec = 0
+        pos_map, force_map, ref = self._position_map, self._force_map, self.reference
+        kin, inputs = self.kinematics, self.inputs
+        v_prev = np.zeros((4, 5))
+        applied = np.tile(self.static_box_force, (4, 1)) @ force_map
+        q1 = np.zeros(N_DOF)
+        v1 = np.zeros(N_DOF)
+        g_p = np.ascontiguousarray(g[:, rows])
+        gr_p = np.ascontiguousarray(g_rate[:, rows])
+        Dp = np.ascontiguousarray(Dp)
         wall0 = _time.perf_counter()
         for n in range(n_steps + 1):
-            # the FMUs' wheelsets at t_n replace the interface models
-            for j, inst in enumerate(self.instances):
-                qw, vw = wheelset_coordinates(inst.kinematics, b)
-                dof = WHEELSETS[j]
-                q[dof:dof + 5] = qw - self.reference[j]
-                v[dof:dof + 5] = vw
-                if n > 0 and not explicit:
-                    other[dof:dof + 5] = mass[dof:dof + 5] * (vw - v_prev[j]) / h - applied[j]
-                v_prev[j] = vw
+            last = n == n_steps
+            nx = n if last else n + 1
+            # the FMUs' wheelsets at t_n replace the interface models; the
+            # master's step over [t_n, t_n + h] (in q1, v1) and the box forces
+            coupling_step(h, explicit, n > 0 and not explicit, kin, pos_map, ref, v_prev,
+                          applied, q, v, other, mass, f_ext[n], f_ext[nx], K, C, S_inv, Dp,
+                          kp, cp, pre_p, g_p[n], g_p[nx], gr_p[n], gr_p[nx], q1, v1, box)
             if n % self.record_every == 0:
-                self._record(rec, i_rec, n * h, q, box, kap_w[n], cant_w[n])
+                self._record(rec, i_rec, n * h, q, box_prev, kap_w[n], cant_w[n])
                 i_rec += 1
-            if n == n_steps:
+            if last:
                 break
             t = n * h
-            # the master's step: bodies and interface models, trapezoidal rule
-            r0 = f_ext[n] + other
-            r1 = f_ext[n + 1] + other
-            a0 = (r0 - K @ q - C @ v) / mass
-            q_pred = q + h * v + 0.25 * h * h * a0
-            v_pred = v + 0.5 * h * a0
-            a1 = S_inv @ (r1 - K @ q_pred - C @ v_pred)
-            q1 = q_pred + 0.25 * h * h * a1
-            v1 = v_pred + 0.5 * h * a1
-            force0 = pre_p - kp * (Dp @ q + g[n, rows]) - cp * (Dp @ v + g_rate[n, rows])
-            if explicit:
-                on_box = -force0
-            else:
-                force1 = pre_p - kp * (Dp @ q1 + g[n + 1, rows]) - cp * (Dp @ v1 + g_rate[n + 1, rows])
-                on_box = -0.5 * (force0 + force1)
-            box = on_box.reshape(4, 6)
-            for j, inst in enumerate(self.instances):
-                inst.inputs[0:6] = box[j]
-                if j == pert_j and t < pert_t:
-                    inst.inputs[1] += 0.5 * pert_f
-                    inst.inputs[4] += 0.5 * pert_f
-                inst.inputs[6] = kap_w[n, j]
-                inst.inputs[7] = cant_w[n, j]
-                applied[j] = generalised_box_force(inst.inputs[0:6], b)
+            inputs[:, 0:6] = box
+            if t < pert_t:
+                inputs[pert_j, 1] += 0.5 * pert_f
+                inputs[pert_j, 4] += 0.5 * pert_f
+            inputs[:, 6] = kap_w[n]
+            inputs[:, 7] = cant_w[n]
+            box_prev[:] = inputs[:, 0:6]
+            applied = inputs[:, 0:6] @ force_map
+            for inst in self.instances:
                 inst.step(t, h)
                 inst.read_kinematics()
-            q, v = q1, v1
+            q, q1 = q1, q
+            v, v1 = v1, v
             self.time = t + h
             if progress and n % 1000 == 0:
                 progress(n, n_steps)
