@@ -407,6 +407,7 @@ RECORD_NAMES = (["wheelset.y", "wheelset.yaw"]
                    for q in ("longitudinal_force", "longitudinal_creepage",
                              "lateral_force", "lateral_creepage")])
 _CALLBACKS_KEPT_ALIVE = []   # pythonfmu may call the logger of a freed instance later
+_FMU_MESSAGES = []           # the last messages of every FMU instance in the process
 
 
 _EXTRACTIONS = {}
@@ -455,11 +456,15 @@ class FmuWheelset:
                                fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                                fmi2CallbackLoggerTYPE, fmi2ValueReference, free)
         self.name = name
-        self.messages = []
+        # pythonfmu 0.7.0 calls the logger of the LAST instance created for the
+        # messages of every instance: one message list for all of them, each
+        # message with the instance name the FMU passes
+        self.messages = _FMU_MESSAGES
 
         def logger(component, instance, status, category, message):
-            self.messages.append(message.decode(errors="replace"))
-            del self.messages[:-20]
+            who = (instance or b"").decode(errors="replace")
+            _FMU_MESSAGES.append(f"[{who}] {message.decode(errors='replace')}")
+            del _FMU_MESSAGES[:-50]
 
         callbacks = fmi2CallbackFunctions()
         callbacks.logger = fmi2CallbackLoggerTYPE(logger)
@@ -508,9 +513,10 @@ class FmuWheelset:
                 s.setString([v.valueReference], [str(value)])
         self._check(self._set_real(self._component, *self._in), "fmi2SetReal")
         s.setupExperiment(startTime=0.0)
+        n_before = len(self.messages)
         s.enterInitializationMode()
         s.exitInitializationMode()
-        failure = [m for m in self.messages if "failed" in m]
+        failure = [m for m in self.messages[n_before:] if "initialization failed" in m]
         if failure:
             raise VehicleError(f"{name}: {failure[-1]}")
         self.read_kinematics()
@@ -519,7 +525,8 @@ class FmuWheelset:
     def _check(self, status, function):
         if status > 1:    # fmi2OK 0, fmi2Warning 1; fmi2Discard 2, fmi2Error 3, fmi2Fatal 4
             reason = self.messages[-1] if self.messages else "no message"
-            raise VehicleError(f"{self.name}: {function} returned status {status}: {reason}")
+            raise VehicleError(f"{self.name}: {function} returned status {status} "
+                               f"(last FMU message: {reason})")
 
     def step(self, t: float, h: float):
         """Set the inputs (the row `inputs`) and advance from t by h."""
