@@ -165,6 +165,12 @@ class VehicleParameters:
     secondary_height: float = 1.0
     secondary_stiffness: tuple = (0.16e6, 0.16e6, 0.43e6)
     secondary_damping: tuple = (0.0, 32e3, 20e3)
+    # not part of the benchmark: the coupling of the carbody to the train that
+    # keeps the speed constant (a longitudinal spring-damper to the frame moving
+    # at V; 2e5 N/m, 1e5 N s/m: 10 mm per 2 kN of running resistance, damping
+    # ratio 0.5 with the vehicle's 42 t)
+    drawbar_stiffness: float = 2e5
+    drawbar_damping: float = 1e5
 
     def static_wheel_load(self) -> float:
         """The static vertical load of one wheel on its rail (N)."""
@@ -369,6 +375,10 @@ class VehicleModel:
         self.preload = np.concatenate([el.preload for el in elements])
         self.K = D.T @ (self.k[:, None] * D)
         self.C = D.T @ (self.c[:, None] * D)
+        # the train: a drawbar holds the carbody at the speed V against the rolling
+        # and curving resistance (constant-speed runs; no traction on the axles)
+        self.K[CARBODY, CARBODY] += p.drawbar_stiffness
+        self.C[CARBODY, CARBODY] += p.drawbar_damping
         self.primary_rows = np.arange(3 * 4, 3 * n_e)     # after the 4 secondary elements
         # generalised force of the element forces F (3 n_e, force on A): D^T F
         self.static_force = D.T @ self.preload
@@ -451,7 +461,7 @@ class FmuWheelset:
     directly, without per-call conversions."""
 
     def __init__(self, unzipped: str, description, name: str, parameters: dict,
-                 inputs: np.ndarray, kinematics: np.ndarray):
+                 inputs: np.ndarray, kinematics: np.ndarray, recorded: np.ndarray):
         from fmpy.fmi2 import (FMU2Slave, calloc, fmi2CallbackAllocateMemoryTYPE,
                                fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                                fmi2CallbackLoggerTYPE, fmi2ValueReference, free)
@@ -486,7 +496,7 @@ class FmuWheelset:
             return (fmi2ValueReference * len(names))(*[by_name[n].valueReference for n in names])
 
         self.inputs, self.kinematics = inputs, kinematics
-        self.recorded = np.zeros(len(RECORD_NAMES))
+        self.recorded = recorded
         self._in = (refs(INPUT_NAMES), len(INPUT_NAMES), inputs.ctypes.data_as(real_p))
         self._kin = (refs(KINEMATICS_NAMES), len(KINEMATICS_NAMES), kinematics.ctypes.data_as(real_p))
         self._rec = (refs(RECORD_NAMES), len(RECORD_NAMES), self.recorded.ctypes.data_as(real_p))
@@ -667,6 +677,8 @@ class VehicleResult:
     coupling: str
     wall_time: float
     steps: int
+    mean: dict = field(default_factory=dict)   # wheel_results averaged over mean_window
+    mean_window: tuple | None = None           # (from, to) s
 
     @property
     def real_time_factor(self) -> float:
@@ -677,6 +689,16 @@ class VehicleResult:
         bogie (N, +y): minus the wheels' forces on the rails."""
         f = -self.force_on_rail_y.sum(axis=2)
         return np.stack([f[:, 0] + f[:, 1], f[:, 2] + f[:, 3]], axis=1)
+
+    def mean_bogie_lateral_force(self, from_momentum: bool = False) -> np.ndarray:
+        """(2,) `bogie_lateral_force` averaged over mean_window (N): the mean of
+        the FMUs' force outputs at every communication point, or
+        (from_momentum) the exact time mean from the wheelsets' momentum balance
+        (sampled outputs alias the fast contact oscillations of flange contact)."""
+        if not self.mean:
+            raise VehicleError("run(..., average_from=...) to average over a window")
+        f = self.mean["contact_force_y"] if from_momentum else -self.mean["force_on_rail_y"].sum(axis=1)
+        return np.array([f[0] + f[1], f[2] + f[3]])
 
 
 class VehicleCosim:
@@ -728,6 +750,7 @@ class VehicleCosim:
         # KINEMATICS_NAMES order); the FMU instances read and write these rows
         self.inputs = np.zeros((4, len(INPUT_NAMES)))
         self.kinematics = np.zeros((4, len(KINEMATICS_NAMES)))
+        self.recorded = np.zeros((4, len(RECORD_NAMES)))
         self.instances = []
         try:
             for j in range(4):
@@ -736,7 +759,8 @@ class VehicleCosim:
                 self.inputs[j, 6] = float(self.layout.curvature(s_w))
                 self.inputs[j, 7] = float(self.layout.cant_angle(s_w))
                 self.instances.append(FmuWheelset(self._tmp, self.description, f"wheelset{j + 1}",
-                                                  params, self.inputs[j], self.kinematics[j]))
+                                                  params, self.inputs[j], self.kinematics[j],
+                                                  self.recorded[j]))
         except Exception:
             self.close()
             raise
@@ -780,8 +804,16 @@ class VehicleCosim:
         s_w = s_centre[:, None] + m.wheelset_positions[None, :]
         return g, g_rate, f, self.layout.curvature(s_w), self.layout.cant_angle(s_w)
 
-    def run(self, duration: float, progress=None) -> VehicleResult:
-        """Advance the coupled vehicle by `duration` seconds from t = 0."""
+    def run(self, duration: float, average_from: float | None = None,
+            progress=None) -> VehicleResult:
+        """Advance the coupled vehicle by `duration` seconds from t = 0.
+
+        average_from (s): also average the wheel results over every
+        communication point from that time to the end (`VehicleResult.mean`;
+        quasi-static values in a curve: the mean of the wheel-rail forces over a
+        window equals the steady force up to (momentum change)/(window), while
+        samples every `record_every` steps would alias the fast contact
+        oscillations)."""
         if self.time != 0.0:
             raise VehicleError("run() once per VehicleCosim (the FMUs are not reset)")
         n_steps = int(round(duration / self.step))
@@ -823,6 +855,18 @@ class VehicleCosim:
         g_p = np.ascontiguousarray(g[:, rows])
         gr_p = np.ascontiguousarray(g_rate[:, rows])
         Dp = np.ascontiguousarray(Dp)
+        average = average_from is not None
+        first_averaged = int(math.ceil(average_from / h - 1e-9)) if average else n_steps + 1
+        if average and not 0 <= first_averaged <= n_steps:
+            raise VehicleError(f"average_from {average_from!r} s is not within the run")
+        sums = {key: np.zeros_like(value) for key, value in wheel_results(self.recorded).items()}
+        n_averaged = 0
+        box_impulse = np.zeros(4)
+        inertial_impulse = np.zeros(4)
+        v_start = np.zeros(4)
+        # lateral inertial load of each wheelset in its track frame (N, + = towards -y)
+        inertial_w = p.wheelset_mass * (self.speed ** 2 * kap_w * np.cos(cant_w)
+                                         + GRAVITY * np.sin(cant_w))
         wall0 = _time.perf_counter()
         for n in range(n_steps + 1):
             last = n == n_steps
@@ -835,6 +879,18 @@ class VehicleCosim:
             if n % self.record_every == 0:
                 self._record(rec, i_rec, n * h, q, box_prev, kap_w[n], cant_w[n])
                 i_rec += 1
+                if average and n >= first_averaged:
+                    for key, value in wheel_results(self.recorded).items():
+                        sums[key] += value
+                    n_averaged += 1
+            elif average and n >= first_averaged:
+                for inst in self.instances:
+                    inst.read_record()
+                for key, value in wheel_results(self.recorded).items():
+                    sums[key] += value
+                n_averaged += 1
+            if average and n == first_averaged:
+                v_start = q_v_lateral(v).copy()
             if last:
                 break
             t = n * h
@@ -846,6 +902,11 @@ class VehicleCosim:
             inputs[:, 7] = cant_w[n]
             box_prev[:] = inputs[:, 0:6]
             applied = inputs[:, 0:6] @ force_map
+            if average and n >= first_averaged:
+                # impulses over the step: the box forces (held), the inertial load
+                # of the wheelset's track frame (trapezoidal, as the FMU integrates it)
+                box_impulse += h * applied[:, 1]
+                inertial_impulse += 0.5 * h * (inertial_w[n] + inertial_w[n + 1])
             for inst in self.instances:
                 inst.step(t, h)
                 inst.read_kinematics()
@@ -855,10 +916,21 @@ class VehicleCosim:
             if progress and n % 1000 == 0:
                 progress(n, n_steps)
         wall = _time.perf_counter() - wall0
+        self.final_state = (q.copy(), v.copy(), g[n_steps].copy(), g_rate[n_steps].copy())
         for key in rec:
             rec[key] = rec[key][:i_rec]
+        mean = {key: value / n_averaged for key, value in sums.items()} if n_averaged else {}
+        if n_averaged and n_steps > first_averaged:
+            window = (n_steps - first_averaged) * h
+            m_w = p.wheelset_mass
+            # the time mean of the lateral contact forces of the rails on each wheelset
+            # from its momentum: m dv = int (contact + box - inertial) dt
+            mean["contact_force_y"] = (m_w * (q_v_lateral(v) - v_start) - box_impulse
+                                       + inertial_impulse) / window
         return VehicleResult(distance=rec["time"] * self.speed, speed=self.speed, step=h,
-                             coupling=self.coupling, wall_time=wall, steps=n_steps, **rec)
+                             coupling=self.coupling, wall_time=wall, steps=n_steps,
+                             mean=mean, mean_window=(first_averaged * h, n_steps * h)
+                             if n_averaged else None, **rec)
 
     def _record(self, rec, i, t, q, box, kap, cant):
         rec["time"][i] = t
@@ -866,18 +938,26 @@ class VehicleCosim:
         rec["box_force"][i] = box
         rec["curvature"][i] = kap
         rec["cant_angle"][i] = cant
-        n_side = 4
-        for j, inst in enumerate(self.instances):
-            r = inst.read_record()
-            rec["lateral"][i, j] = r[0]
-            rec["yaw"][i, j] = r[1]
-            for side in range(2):
-                base = 2 + n_side * side
-                rec["wheel_load"][i, j, side] = r[base]
-                rec["lateral_force"][i, j, side] = r[base + 1]
-                rec["derailment_quotient"][i, j, side] = r[base + 2]
-                rec["force_on_rail_y"][i, j, side] = r[base + 3]
-                pts = r[2 + 2 * n_side + 4 * POINTS * side: 2 + 2 * n_side + 4 * POINTS * (side + 1)]
-                pts = pts.reshape(POINTS, 4)
-                rec["wear_number"][i, j, side] = float(
-                    np.abs(pts[:, 0] * pts[:, 1]).sum() + np.abs(pts[:, 2] * pts[:, 3]).sum())
+        for inst in self.instances:
+            inst.read_record()
+        for key, value in wheel_results(self.recorded).items():
+            rec[key][i] = value
+
+
+def q_v_lateral(v: np.ndarray) -> np.ndarray:
+    """The lateral velocities (4,) of the wheelsets in the master's velocity vector."""
+    return v[WHEELSETS[0] + 1:N_DOF:5]
+
+
+def wheel_results(recorded: np.ndarray) -> dict:
+    """Per-wheelset and per-wheel results from the recorded outputs (4, RECORD_NAMES):
+    lateral, yaw (4,); wheel_load, lateral_force, derailment_quotient,
+    force_on_rail_y, wear_number (4, 2) (wear: sum over the contact slots of
+    |Fx xi| + |Fy eta|, N)."""
+    r = recorded
+    per_side = r[:, 2:2 + 8].reshape(-1, 2, 4)          # side, (Q, Y, Y/Q, force_on_rail.y)
+    points = r[:, 10:].reshape(-1, 2, POINTS, 4)         # side, point, (Fx, xi, Fy, eta)
+    wear = (np.abs(points[..., 0] * points[..., 1]) + np.abs(points[..., 2] * points[..., 3])).sum(axis=2)
+    return {"lateral": r[:, 0], "yaw": r[:, 1], "wheel_load": per_side[..., 0],
+            "lateral_force": per_side[..., 1], "derailment_quotient": per_side[..., 2],
+            "force_on_rail_y": per_side[..., 3], "wear_number": wear}

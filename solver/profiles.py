@@ -560,14 +560,61 @@ def builtin_profile(name: str, step: float = DEFAULT_STEP) -> Profile:
     """A built-in profile generated from its published definition, on a grid of `step` (m).
 
     Names: S1002, LMA, LMA-worn (wheels), UIC60 (alias 60E1), CHN60 (rails);
-    case-insensitive. Results are cached per (name, step); call
+    case-insensitive; and the family of straight cone treads "cone:<conicity>"
+    (e.g. "cone:0.15", `cone_profile`; not in `list_builtin_profiles`). Results are cached per (name, step); call
     `builtin_profile.cache_clear()` after changing the LMA_WORN_HOLLOW_*
     constants, or use `worn_lma_profile` with explicit parameters.
     """
+    if isinstance(name, str) and name.strip().lower().startswith(CONE_PREFIX):
+        return cone_profile(_cone_conicity(name), step)
     return _builtin_cached(_canonical_name(name), float(step))
 
 
 builtin_profile.cache_clear = _builtin_cached.cache_clear      # type: ignore[attr-defined]
+
+# The built-in family of straight cone treads for the linear (textbook) studies:
+# "cone:<conicity>", e.g. "cone:0.15".
+CONE_PREFIX = "cone:"
+CONE_HALF_WIDTH = 0.060     # m: the tread spans s = -60 .. +60 mm (no flange)
+CONE_MAX_CONICITY = 0.5
+
+
+def _cone_conicity(name: str) -> float:
+    text = name.strip()[len(CONE_PREFIX):]
+    try:
+        conicity = float(text)
+    except ValueError:
+        raise ValueError(f"cone profile {name!r}: the conicity after 'cone:' must be a number, "
+                         f"e.g. cone:0.15") from None
+    if not (math.isfinite(conicity) and 0.0 < conicity <= CONE_MAX_CONICITY):
+        raise ValueError(f"cone profile {name!r}: conicity must be in (0, {CONE_MAX_CONICITY}], "
+                         f"got {conicity!r}")
+    return conicity
+
+
+@functools.lru_cache(maxsize=16)
+def _cone_cached(conicity: float, step: float) -> Profile:
+    lo, hi = -CONE_HALF_WIDTH, CONE_HALF_WIDTH
+    if not (math.isfinite(step) and 0.0 < step <= (hi - lo) / 10.0):
+        raise ValueError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
+    grid = _grid(lo, hi, step)
+    grid[-1] = min(grid[-1], hi)
+    source = (f"synthetic straight cone tread F(s) = -{conicity:g} s (radius r0 + F) for "
+              f"s = -60 .. +60 mm, no flange: every contact point of a lateral displacement "
+              f"within +-20 mm (and more) lies on the cone, so the equivalent conicity is "
+              f"{conicity:g} exactly (Klingel's and Wickens' textbook wheelset)")
+    return profile_from_points(grid, -conicity * grid, name=f"cone:{conicity:g}", kind=WHEEL,
+                               source=source, step=step, method="cubic",
+                               flange_back_to_taping_line=0.070)
+
+
+def cone_profile(conicity: float, step: float = DEFAULT_STEP) -> Profile:
+    """A straight cone wheel tread of the given conicity (the `cone:<conicity>`
+    built-in): F(s) = -conicity * s over s = -60 .. +60 mm, no flange."""
+    if not (isinstance(conicity, (int, float)) and math.isfinite(conicity)
+            and 0.0 < conicity <= CONE_MAX_CONICITY):
+        raise ValueError(f"conicity must be in (0, {CONE_MAX_CONICITY}], got {conicity!r}")
+    return _cone_cached(float(conicity), float(step))
 
 
 def list_builtin_profiles() -> list[tuple[str, str, str]]:

@@ -1,0 +1,281 @@
+"""Lateral stability of a wheelset: eigenvalues of the core linearised about the
+centred run, the linear critical speed and hunting frequency, and the
+nonlinear critical speed by simulation.
+
+The system is the core itself (`WheelsetModel`): a single wheelset on straight
+track with the built-in primary suspension to a frame that follows the track
+centreline (`WheelsetParameters(bogie=True, ...)`: longitudinal and lateral
+springs and dampers per axle box at +-axle_box_semi_spacing, the classic
+"single suspended wheelset" of Wickens 1965), or without it (`bogie=False`: the
+free wheelset, whose kinematic mode tends to Klingel's frequency
+omega = V sqrt(lambda / (r0 l0)) as V -> 0).
+
+Linearisation (`linearise`): the steady centred run is found first (the
+equilibrium of `initialize`, then Newton on the longitudinal position, the
+height, the roll and the spin rate so that every acceleration vanishes: the
+rolling radius of the loaded contact differs from r0, so the spin is not
+exactly V/r0); the Jacobian of the state derivative `WheelsetModel.rhs` is
+then taken by central differences (steps 1e-7 m / rad and 1e-5 m/s / rad/s:
+the contact geometry is smooth at that scale, checked against steps 10x
+larger). The spin angle is left out (nothing depends on it), so the linear
+system has 11 states: x y z roll yaw and their rates, and the spin rate.
+
+The hunting mode is the eigenvalue (imaginary part >= 0) whose eigenvector is
+mostly lateral and yaw (share of y and l0*yaw in the position part > 0.5,
+l0 = gauge/2) with the largest real part (at low speed a suspended wheelset's
+may be overdamped: real). The linear critical
+speed is the speed where its real part crosses zero (bisection); the nonlinear
+critical speed is the lowest speed at which a large lateral perturbation does
+not decay (bisection on perturbed runs of the core: the standard railway
+practice for real profiles, whose conicity grows with the amplitude).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .wheelset import (N_STATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ,
+                       S_X, S_Y, S_Z, WheelsetError, WheelsetModel, WheelsetParameters)
+
+# the linear states: all but the spin angle
+LINEAR_STATES = tuple(i for i in range(N_STATE) if i != S_SPIN_ANGLE)
+STATE_NAMES = ("x", "y", "z", "roll", "yaw", "spin_angle", "vx", "vy", "vz", "roll_rate",
+               "yaw_rate", "spin_rate")
+POSITION_STEP = 1e-7      # m or rad: central differences of the positions
+RATE_STEP = 1e-5          # m/s or rad/s: of the rates
+
+
+class StabilityError(WheelsetError):
+    """No steady centred run, or no hunting mode, or a bad speed range."""
+
+
+@dataclass
+class LinearModel:
+    """x' = A x about the steady centred run (states LINEAR_STATES)."""
+    speed: float
+    matrix: np.ndarray            # (11, 11)
+    steady_state: np.ndarray      # (12,) the full state of the steady run
+    state_names: tuple
+
+
+@dataclass
+class Eigen:
+    """Eigenvalues of the linearised core at one speed."""
+    speed: float
+    eigenvalues: np.ndarray       # (11,) complex, 1/s
+    eigenvectors: np.ndarray      # (11, 11) columns
+    lateral_share: np.ndarray     # (11,) share of y and l0*yaw in the position part
+    hunting: complex              # the hunting eigenvalue (imag > 0)
+
+    @property
+    def frequency(self) -> float:
+        """Damped frequency of the hunting mode (Hz)."""
+        return self.hunting.imag / (2 * math.pi)
+
+    @property
+    def damping_ratio(self) -> float:
+        return -self.hunting.real / abs(self.hunting)
+
+
+def _model(params: WheelsetParameters, speed: float) -> WheelsetModel:
+    if not (isinstance(speed, (int, float)) and math.isfinite(speed) and speed > 0):
+        raise StabilityError(f"speed must be positive and finite, got {speed!r}")
+    p = replace(params, speed=float(speed), initial_lateral=0.0, initial_yaw=0.0)
+    if not (isinstance(p.track, str) and p.track == "straight"):
+        raise StabilityError("the stability analysis is about straight track (track='straight')")
+    return WheelsetModel(p)
+
+
+def steady_run(model: WheelsetModel, iterations: int = 30) -> np.ndarray:
+    """The steady centred run: `initialize`, then Newton on (x, z, roll, spin
+    rate) for zero longitudinal, vertical, roll and spin accelerations (the
+    other accelerations vanish by symmetry). Returns the full state."""
+    model.initialize()
+    state = model.state.copy()
+    unknowns = (S_X, S_Z, S_ROLL, S_SPIN_RATE)
+    residual_of = (S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE)
+    steps = (1e-7, 1e-8, 1e-8, 1e-5)
+    for _ in range(iterations):
+        f = model.rhs(state)[list(residual_of)]
+        if np.all(np.abs(f) < 1e-9):
+            break
+        jac = np.zeros((4, 4))
+        for j, (idx, h) in enumerate(zip(unknowns, steps)):
+            s2 = state.copy()
+            s2[idx] += h
+            jac[:, j] = (model.rhs(s2)[list(residual_of)] - f) / h
+        delta = np.linalg.lstsq(jac, -f, rcond=None)[0]   # x is neutral without a suspension
+        delta[:3] = np.clip(delta[:3], -1e-4, 1e-4)
+        for idx, d in zip(unknowns, delta):
+            state[idx] += d
+    f = model.rhs(state)
+    if not np.all(np.isfinite(f)) or np.max(np.abs(f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]])) > 1e-4:
+        raise StabilityError(f"no steady centred run found at V = {model.params.speed:g} m/s "
+                             f"(residual accelerations {f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]]})")
+    return state
+
+
+def linearise(params: WheelsetParameters, speed: float) -> LinearModel:
+    """The core linearised about its steady centred run at `speed` (m/s)."""
+    model = _model(params, speed)
+    x0 = steady_run(model)
+    idx = list(LINEAR_STATES)
+    n = len(idx)
+    a = np.zeros((n, n))
+    for j, k in enumerate(idx):
+        h = POSITION_STEP if k < 6 else RATE_STEP
+        xp = x0.copy()
+        xm = x0.copy()
+        xp[k] += h
+        xm[k] -= h
+        a[:, j] = (model.rhs(xp)[idx] - model.rhs(xm)[idx]) / (2 * h)
+    if not np.all(np.isfinite(a)):
+        raise StabilityError(f"the linearised system is not finite at V = {speed:g} m/s")
+    return LinearModel(float(speed), a, x0, tuple(STATE_NAMES[k] for k in idx))
+
+
+def eigen(params: WheelsetParameters, speed: float) -> Eigen:
+    """Eigenvalues of the linearised core at `speed` and its hunting mode."""
+    lin = linearise(params, speed)
+    values, vectors = np.linalg.eig(lin.matrix)
+    half = params.gauge / 2
+    # position part: x y z roll yaw (linear states 0..4)
+    pos = np.abs(vectors[0:5, :]) ** 2
+    weights = np.array([1.0, 1.0, 1.0, half ** 2, half ** 2])[:, None]
+    total = (pos * weights).sum(axis=0)
+    lateral = (pos[1] + half ** 2 * pos[4]) / np.where(total > 0, total, 1.0)
+    # lateral-yaw modes (one of each complex pair: imag >= 0); at low speed the
+    # suspended wheelset's may be overdamped (real)
+    candidates = [i for i in range(values.size) if values[i].imag >= 0 and lateral[i] > 0.5]
+    if not candidates:
+        raise StabilityError(f"no lateral-yaw mode at V = {speed:g} m/s")
+    best = max(candidates, key=lambda i: values[i].real)
+    return Eigen(float(speed), values, vectors, lateral, complex(values[best]))
+
+
+def root_locus(params: WheelsetParameters, speeds) -> list[Eigen]:
+    """`eigen` at each speed (m/s)."""
+    return [eigen(params, float(v)) for v in speeds]
+
+
+@dataclass
+class CriticalSpeed:
+    speed: float          # m/s
+    frequency: float      # Hz, hunting frequency at the critical speed
+    bracket: tuple        # (stable, unstable) speeds that bound it (m/s)
+
+
+def linear_critical_speed(params: WheelsetParameters, v_min: float = 5.0, v_max: float = 120.0,
+                          scan: int = 12, tolerance: float = 0.05) -> CriticalSpeed:
+    """The lowest speed in [v_min, v_max] where the real part of the hunting
+    eigenvalue crosses zero (scan, then bisection to `tolerance` m/s)."""
+    if not (0 < v_min < v_max):
+        raise StabilityError(f"need 0 < v_min < v_max, got {v_min}, {v_max}")
+    speeds = np.linspace(v_min, v_max, scan)
+    previous = None
+    for v in speeds:
+        e = eigen(params, v)
+        if e.hunting.real > 0:
+            if previous is None:
+                raise StabilityError(f"the hunting mode is already unstable at v_min = {v_min:g} m/s")
+            lo, hi = previous, float(v)
+            break
+        previous = float(v)
+    else:
+        raise StabilityError(f"the hunting mode stays stable up to {v_max:g} m/s")
+    while hi - lo > tolerance:
+        mid = 0.5 * (lo + hi)
+        if eigen(params, mid).hunting.real > 0:
+            hi = mid
+        else:
+            lo = mid
+    e = eigen(params, hi)
+    return CriticalSpeed(0.5 * (lo + hi), e.frequency, (lo, hi))
+
+
+def perturbed_run(params: WheelsetParameters, speed: float, lateral: float, duration: float,
+                  step: float = 1e-3, steady: np.ndarray | None = None):
+    """The core from its steady centred run with the wheelset displaced by
+    `lateral` (m), for `duration` s in steps `step`: (time, y) arrays."""
+    model = _model(params, speed)
+    x0 = steady_run(model) if steady is None else steady
+    model.state[:] = x0
+    model.state[S_Y] += lateral
+    n = int(round(duration / step))
+    time = np.zeros(n + 1)
+    y = np.zeros(n + 1)
+    y[0] = model.state[S_Y]
+    for k in range(n):
+        result = model.advance(step)
+        if result.status != "ok":
+            raise StabilityError(f"perturbed run at V = {speed:g} m/s stopped at "
+                                 f"t = {k * step:.3f} s: {result.message}")
+        time[k + 1] = model.time
+        y[k + 1] = model.state[S_Y]
+    return time, y
+
+
+def hunts(params: WheelsetParameters, speed: float, lateral: float = 0.006,
+          duration: float = 3.0, threshold: float = 0.5) -> bool:
+    """True if the lateral oscillation after a perturbation `lateral` (m) keeps
+    in the last second more than `threshold` of its amplitude in the first
+    second (a limit cycle), False if it decays."""
+    t, y = perturbed_run(params, speed, lateral, duration)
+    first = np.abs(y[t <= 1.0]).max()
+    last = np.abs(y[t >= t[-1] - 1.0]).max()
+    return bool(last > threshold * first)
+
+
+def nonlinear_critical_speed(params: WheelsetParameters, v_min: float, v_max: float,
+                             lateral: float = 0.006, duration: float = 3.0,
+                             tolerance: float = 0.5) -> CriticalSpeed:
+    """The lowest speed in [v_min, v_max] at which a lateral perturbation of
+    `lateral` m does not decay (bisection on perturbed runs, `hunts`)."""
+    if hunts(params, v_min, lateral, duration):
+        raise StabilityError(f"the wheelset already hunts at v_min = {v_min:g} m/s")
+    if not hunts(params, v_max, lateral, duration):
+        raise StabilityError(f"the perturbation still decays at v_max = {v_max:g} m/s")
+    lo, hi = float(v_min), float(v_max)
+    while hi - lo > tolerance:
+        mid = 0.5 * (lo + hi)
+        if hunts(params, mid, lateral, duration):
+            hi = mid
+        else:
+            lo = mid
+    t, y = perturbed_run(params, hi, lateral, duration)
+    return CriticalSpeed(0.5 * (lo + hi), dominant_frequency(t, y), (lo, hi))
+
+
+def dominant_frequency(t: np.ndarray, y: np.ndarray) -> float:
+    """Frequency (Hz) of the strongest oscillation of y(t) in its second half
+    (mean of the zero-crossing intervals)."""
+    half = t >= t[-1] / 2
+    tt, yy = t[half], y[half] - y[half].mean()
+    crossings = tt[1:][(yy[:-1] < 0) & (yy[1:] >= 0)]
+    if crossings.size < 2:
+        return 0.0
+    return float(1.0 / np.mean(np.diff(crossings)))
+
+
+def fit_damped_oscillation(t: np.ndarray, y: np.ndarray):
+    """(decay rate sigma 1/s, angular frequency omega rad/s) of a free decay
+    y ~ A exp(sigma t) cos(omega t + phi): omega from the mean interval of
+    successive maxima, sigma from the least-squares slope of log |peak|."""
+    peaks = [i for i in range(1, y.size - 1) if y[i] > y[i - 1] and y[i] >= y[i + 1] and y[i] > 0]
+    if len(peaks) < 3:
+        raise StabilityError("fewer than three maxima: no oscillation to fit")
+    # parabolic refinement of each maximum
+    tp, ap = [], []
+    for i in peaks:
+        a, b, c = y[i - 1], y[i], y[i + 1]
+        denom = a - 2 * b + c
+        shift = 0.5 * (a - c) / denom if denom != 0 else 0.0
+        dt = t[i + 1] - t[i]
+        tp.append(t[i] + shift * dt)
+        ap.append(b - 0.25 * (a - c) * shift)
+    tp, ap = np.array(tp), np.array(ap)
+    omega = 2 * math.pi / np.mean(np.diff(tp))
+    sigma = np.polyfit(tp, np.log(ap), 1)[0]
+    return float(sigma), float(omega)
