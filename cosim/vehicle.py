@@ -53,7 +53,9 @@ under the inputs set before fmi2ExitInitializationMode), so at t = 0 every
 body is in equilibrium: no load step. Between bodies at different positions
 along a curve, the relative displacement of a suspension element includes the
 track's own geometry (heading difference, lateral offset of the curved
-centreline, cant difference; linearised, exact for constant curvature).
+centreline, cant difference; linearised, exact for constant curvature), and
+the geometric stiffness of the vertical preloads in roll and pitch (the static
+forces stay vertical while the bodies rotate).
 Inertial loads of each body in its track frame: lateral -m (V^2 k cos c + g sin c),
 vertical -m (g cos c - V^2 k sin c) (k curvature, c cant angle, as in the
 wheelset core), yaw -J_z V^2 dk/ds. The roll acceleration of the track frame
@@ -375,6 +377,18 @@ class VehicleModel:
         self.preload = np.concatenate([el.preload for el in elements])
         self.K = D.T @ (self.k[:, None] * D)
         self.C = D.T @ (self.c[:, None] * D)
+        # geometric stiffness of the preloads: the static forces stay vertical while
+        # the bodies roll and pitch, so a preload P at a point dz above the centre
+        # of mass adds the moment -P dz (roll, pitch) per radian on A (the load
+        # -P on B: +P dz_B); the dx, dy cross terms cancel between symmetric springs
+        for el in elements:
+            load = el.preload[2]
+            for body, dz, sign in ((el.body_a, el.offset_a[2], 1.0), (el.body_b, el.offset_b[2], -1.0)):
+                if body in WHEELSETS:
+                    self.K[body + 3, body + 3] += sign * load * dz      # roll (no pitch DOF)
+                else:
+                    self.K[body + 3, body + 3] += sign * load * dz
+                    self.K[body + 4, body + 4] += sign * load * dz
         # the train: a drawbar holds the carbody at the speed V against the rolling
         # and curving resistance (constant-speed runs; no traction on the axles)
         self.K[CARBODY, CARBODY] += p.drawbar_stiffness

@@ -111,7 +111,7 @@ def steady_run(model: WheelsetModel, iterations: int = 30) -> np.ndarray:
         for idx, d in zip(unknowns, delta):
             state[idx] += d
     f = model.rhs(state)
-    if not np.all(np.isfinite(f)) or np.max(np.abs(f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]])) > 1e-4:
+    if not np.all(np.isfinite(f)) or np.max(np.abs(f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]])) > 1e-3:
         raise StabilityError(f"no steady centred run found at V = {model.params.speed:g} m/s "
                              f"(residual accelerations {f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]]})")
     return state

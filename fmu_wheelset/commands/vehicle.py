@@ -1,0 +1,108 @@
+"""`wheelset-fmu vehicle`: the Manchester benchmark vehicle 1 over four
+wheelset FMUs (cosim/vehicle.py), on straight track or a curve."""
+from __future__ import annotations
+
+import math
+
+
+def register(subparsers):
+    p = subparsers.add_parser(
+        "vehicle", help="run the Manchester benchmark vehicle over four wheelset FMUs",
+        description="Co-simulate a bogie vehicle (carbody, two bogie frames, primary and "
+                    "secondary suspensions) over four instances of Wheelset.fmu: straight "
+                    "track, a transition and a constant curve with cant.")
+    p.add_argument("--fmu", help="Wheelset.fmu (default: build one into a temporary folder)")
+    p.add_argument("--speed", type=float, default=30.0, help="m/s")
+    p.add_argument("--radius", type=float, default=math.inf, help="curve radius (m, + left)")
+    p.add_argument("--cant", type=float, default=0.0, help="superelevation of the outer rail (m)")
+    p.add_argument("--straight", type=float, default=5.0, help="straight before the transition (m)")
+    p.add_argument("--transition", type=float, default=40.0, help="transition length (m)")
+    p.add_argument("--duration", type=float, default=5.0, help="simulated time (s)")
+    p.add_argument("--step", type=float, default=1e-3, help="communication step (s)")
+    p.add_argument("--coupling", default="interface", choices=["interface", "explicit"])
+    p.add_argument("--push", type=float, default=0.0,
+                   help="lateral force on the leading wheelset for the first 50 ms (N)")
+    p.add_argument("--average-last", type=float, default=2.0,
+                   help="average the wheel results over the last ... s (0: none)")
+    p.add_argument("--out", help="CSV of the time histories")
+    p.add_argument("--plot", help="PNG of lateral displacements, Q and Y/Q")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import tempfile
+    from pathlib import Path
+
+    from cosim.vehicle import GRAVITY, CurveLayout, VehicleCosim, VehicleError
+    fmu = args.fmu
+    if fmu is None:
+        from fmu_wheelset.build import build_fmu
+        fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu",
+                            quiet=True))
+    try:
+        layout = CurveLayout(radius=args.radius, cant=args.cant, straight=args.straight,
+                             transition=args.transition)
+        average = args.duration - args.average_last if args.average_last > 0 else None
+        with VehicleCosim(fmu, speed=args.speed, layout=layout, step=args.step,
+                          coupling=args.coupling, record_every=max(1, int(round(1e-2 / args.step))),
+                          perturbation=(0, args.push, 0.05) if args.push else None) as vc:
+            result = vc.run(args.duration, average_from=average)
+            p = vc.p
+    except VehicleError as exc:
+        print(f"error: {exc}")
+        return 1
+    print(f"{args.duration:g} s simulated in {result.wall_time:.2f} s wall "
+          f"(real-time factor {result.real_time_factor:.2f}), coupling {args.coupling}, "
+          f"h = {args.step * 1e3:g} ms, cant deficiency {layout.cant_deficiency(args.speed) * 1e3:.0f} mm")
+    values = result.mean if result.mean else {k: getattr(result, k)[-1] for k in (
+        "lateral", "yaw", "wheel_load", "lateral_force", "derailment_quotient", "wear_number")}
+    what = (f"mean over {result.mean_window[0]:g}-{result.mean_window[1]:g} s" if result.mean
+            else "at the end")
+    print(f"wheelsets ({what}):")
+    print(f"{'':4}{'y (mm)':>8}{'yaw (mrad)':>11}{'Q left':>9}{'Q right':>9}{'Y/Q left':>9}"
+          f"{'Y/Q right':>10}{'wear L (N)':>11}{'wear R (N)':>11}")
+    for j in range(4):
+        q, yq, wear = values["wheel_load"][j], values["derailment_quotient"][j], values["wear_number"][j]
+        print(f"{j + 1:>4}{values['lateral'][j] * 1e3:8.2f}{values['yaw'][j] * 1e3:11.3f}"
+              f"{q[0] / 1e3:9.2f}{q[1] / 1e3:9.2f}{yq[0]:9.3f}{yq[1]:10.3f}{wear[0]:11.1f}{wear[1]:11.1f}")
+    if result.mean and not math.isinf(args.radius):
+        mass = p.carbody_mass / 2 + p.bogie_mass + 2 * p.wheelset_mass
+        c = layout.full_cant_angle
+        required = mass * (args.speed ** 2 * layout.full_curvature * math.cos(c) + GRAVITY * math.sin(c))
+        for name, force in (("FMU outputs", result.mean_bogie_lateral_force()),
+                            ("momentum", result.mean_bogie_lateral_force(True))):
+            print(f"bogie lateral rail forces ({name}): {force[0] / 1e3:.3f}, {force[1] / 1e3:.3f} kN; "
+                  f"m (V^2/R cos c + g sin c) = {required / 1e3:.3f} kN "
+                  f"(ratios {force[0] / required:.4f}, {force[1] / required:.4f})")
+    if args.out:
+        import csv
+        with open(args.out, "w", newline="") as fh:
+            w = csv.writer(fh)
+            w.writerow(["time_s"] + [f"w{j + 1}_{q}" for j in range(4) for q in (
+                "y_m", "yaw_rad", "Q_left_N", "Q_right_N", "YQ_left", "YQ_right")])
+            for i, t in enumerate(result.time):
+                row = [f"{t:.4f}"]
+                for j in range(4):
+                    row += [f"{result.lateral[i, j]:.6e}", f"{result.yaw[i, j]:.6e}",
+                            f"{result.wheel_load[i, j, 0]:.1f}", f"{result.wheel_load[i, j, 1]:.1f}",
+                            f"{result.derailment_quotient[i, j, 0]:.4f}",
+                            f"{result.derailment_quotient[i, j, 1]:.4f}"]
+                w.writerow(row)
+        print(f"wrote {args.out}")
+    if args.plot:
+        from matplotlib.figure import Figure
+        fig = Figure(figsize=(9, 8))
+        ax = fig.subplots(3, 1, sharex=True)
+        for j in range(4):
+            ax[0].plot(result.time, result.lateral[:, j] * 1e3, label=f"wheelset {j + 1}")
+            ax[1].plot(result.time, result.wheel_load[:, j, 1] / 1e3, label=f"{j + 1} right")
+            ax[2].plot(result.time, result.derailment_quotient[:, j, 1], label=f"{j + 1} right")
+        ax[0].set_ylabel("y (mm)")
+        ax[1].set_ylabel("Q (kN)")
+        ax[2].set_ylabel("Y/Q")
+        ax[2].set_xlabel("time (s)")
+        for a in ax:
+            a.legend(fontsize=7)
+        fig.savefig(args.plot, dpi=110)
+        print(f"wrote {args.plot}")
+    return 0
