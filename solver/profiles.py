@@ -520,9 +520,13 @@ def _canonical_name(name: str) -> str:
 
 
 def is_builtin_profile(name) -> bool:
-    """True if `name` names a built-in profile (case-insensitive, aliases too)."""
+    """True if `name` names a built-in profile (case-insensitive, aliases too,
+    and the cone family "cone:<conicity>" with a valid conicity)."""
     try:
-        _canonical_name(name)
+        if isinstance(name, str) and name.strip().lower().startswith(CONE_PREFIX):
+            _cone_conicity(name)
+        else:
+            _canonical_name(name)
     except ValueError:
         return False
     return True
