@@ -182,6 +182,19 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.damping", "Real",
           "normal contact damping C in N = K delta^1.5 + C d(delta)/dt (Kang 2012)",
           "N.s/m", 0.0, 1.0e9, core="contact_damping"),
+        *[p(f"contact.creep_coefficient.{name}", "Real",
+            f"linear studies: Kalker's creep coefficient {name} per contact point "
+            f"({what}); 0 = from Kalker's table (default); used with contact.creep_model "
+            f"Kalker only", unit, 0.0, 1.0e12, core="creep_coefficients", component=k)
+          for k, (name, unit, what) in enumerate((
+              ("f11", "N", "longitudinal"), ("f22", "N", "lateral"),
+              ("f23", "N.m", "lateral/spin coupling"), ("f33", "N.m2", "spin")))],
+        p("wheelset.roll_rate_creepage", "Boolean",
+          "include the roll rate of the wheelset in the lateral creepages (true); false: the "
+          "textbook creepages without it", core="roll_rate_creepage"),
+        p("wheelset.gyroscopic", "Boolean",
+          "include the gyroscopic moments of the spinning axle (J_y Omega x yaw/roll rates; "
+          "true); false: the textbook model without them", core="gyroscopic"),
         p("contact.max_penetration", "Real",
           "a step with a larger normal penetration is discarded (impact or instability)",
           "m", 1.0e-6, 0.1, core="max_penetration"),

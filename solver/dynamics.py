@@ -45,7 +45,7 @@ from numba import njit
 
 from . import geometry as geo
 from . import geometry_table
-from .creep import creep_forces_kernel
+from .creep import creep_forces_kernel, kalker_coefficients_nb
 from .normal import hertz_from_penetration_kernel
 
 GRAVITY = 9.81
@@ -68,7 +68,13 @@ M_SUSPENDED_MASS = 23   # mass carried by this wheelset's primary suspension (kg
 M_BOX_Z_REF = 24        # rest height of the axle boxes for the built-in bogie (m)
 M_SPEED = 25
 M_GRAVITY = 26
-N_MODEL = 27
+# linear-study controls: creep coefficient overrides of Kalker's linear theory
+# (N, N, N m, N m^2 per contact point; 0 = from Kalker's table), and switches
+# (1 on, 0 off) for the roll-rate term of the creepages and the gyroscopic moments
+M_F11, M_F22, M_F23, M_F33 = 27, 28, 29, 30
+M_ROLL_RATE_CREEPAGE = 31
+M_GYROSCOPIC = 32
+N_MODEL = 33
 
 # Per-contact-point result fields (numba side): array (2, MAX_POINTS, N_CONTACT).
 C_ACTIVE = 0
@@ -124,6 +130,21 @@ class ContactResults(NamedTuple):
 @njit(cache=True)
 def _cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+@njit(cache=True)
+def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
+    """Kalker's linear creep forces (Fx, Fy, Mz, rail on wheel) with the
+    coefficients overridden where model[M_F11..M_F33] > 0; the others from
+    Kalker's table: f11 = G a b C11, f22 = G a b C22, f23 = G (ab)^1.5 C23,
+    f33 = G (ab)^2 C33 (docs/CONVENTIONS.md, Creep)."""
+    c11, c22, c23, c33 = kalker_coefficients_nb(a / b, nu)
+    ab = a * b
+    f11 = model[M_F11] if model[M_F11] > 0.0 else shear * ab * c11
+    f22 = model[M_F22] if model[M_F22] > 0.0 else shear * ab * c22
+    f23 = model[M_F23] if model[M_F23] > 0.0 else shear * ab ** 1.5 * c23
+    f33 = model[M_F33] if model[M_F33] > 0.0 else shear * ab * ab * c33
+    return -f11 * xi, -f22 * eta - f23 * spin, f23 * eta - f33 * spin
 
 
 @njit(cache=True)
@@ -203,6 +224,8 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     max_pen = 0.0
     speed_ref = max(abs(V), 0.1)
     creep_model = int(model[M_CREEP_MODEL])
+    overrides = (model[M_F11] > 0.0 or model[M_F22] > 0.0 or model[M_F23] > 0.0
+                 or model[M_F33] > 0.0)
     for side in range(2):
         sign = 1.0 if side == 0 else -1.0
         for i in range(geo.MAX_POINTS):
@@ -249,9 +272,14 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             dvx = vwx - vrx
             dvy = vwy - vry
             dvz = vwz - vrz
+            rel_n = dvx * nx + dvy * ny + dvz * nz
+            if model[M_ROLL_RATE_CREEPAGE] < 0.5:
+                # the textbook creepages: without the velocity roll_rate x r of
+                # the roll rate at the contact point (the normal rate keeps it)
+                dvy += roll_rate * rz
+                dvz -= roll_rate * ry
             rel_t1 = dvx * t1x + dvy * t1y + dvz * t1z
             rel_t2 = dvx * t2x + dvy * t2y + dvz * t2z
-            rel_n = dvx * nx + dvy * ny + dvz * nz
             # rail rotation rate about x contributes to the spin
             spin_w = wx * nx + wy * ny + wz * nz - rail_velocity[side, 2] * nx
             xi = rel_t1 / speed_ref
@@ -291,10 +319,13 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             ms = 0.0
             if normal > 0.0:
                 any_force = True
-                fl, ft, ms = creep_forces_kernel(creep_model, xi, eta, spin, a, b, normal,
-                                                 model[M_FRICTION], shear, nu, V,
-                                                 model[M_CP1], model[M_CP2], model[M_CP3],
-                                                 model[M_CP4], model[M_CP5])
+                if creep_model == 0 and overrides:
+                    fl, ft, ms = kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu)
+                else:
+                    fl, ft, ms = creep_forces_kernel(creep_model, xi, eta, spin, a, b, normal,
+                                                     model[M_FRICTION], shear, nu, V,
+                                                     model[M_CP1], model[M_CP2], model[M_CP3],
+                                                     model[M_CP4], model[M_CP5])
             fxp = normal * nx + fl * t1x + ft * t2x
             fyp = normal * ny + fl * t1y + ft * t2y
             fzp = normal * nz + fl * t1z + ft * t2z
@@ -380,8 +411,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     deriv[S_VX] = fx_tot / m
     deriv[S_VY] = (fy_tot - m * V * V * curvature * math.cos(cant) - m * g * math.sin(cant)) / m
     deriv[S_VZ] = (fz_tot - m * g * math.cos(cant) + m * V * V * curvature * math.sin(cant)) / m
-    deriv[S_ROLL_RATE] = (mx_tot + jy * spin_rate * (yaw_rate + V * curvature)) / jx
-    deriv[S_YAW_RATE] = (mz_tot - jy * spin_rate * roll_rate - jz * V * V * curvature_rate) / jz
+    gyro = model[M_GYROSCOPIC]
+    deriv[S_ROLL_RATE] = (mx_tot + gyro * jy * spin_rate * (yaw_rate + V * curvature)) / jx
+    deriv[S_YAW_RATE] = (mz_tot - gyro * jy * spin_rate * roll_rate - jz * V * V * curvature_rate) / jz
     deriv[S_SPIN_RATE] = my_tot / jy
 
 

@@ -26,7 +26,7 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
     C_SPIN, C_SPIN_MOMENT, C_U_RAIL, C_X, C_XI, C_Y, C_Z, D_BOX_POS, D_BOX_VEL, D_ENERGY,
     D_PQ, D_PY, D_PYQ, D_Q, D_WEAR, D_WHEEL_RAIL, D_Y, D_YQ, GRAVITY, INPUT_VECTOR_NAMES,
     M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CP1, M_CP5, M_CREEP_MODEL,
-    M_CX, M_CZ, M_FRICTION, M_GRAVITY, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MULTIPOINT,
+    M_CX, M_CZ, M_F11, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_ROLL_RATE_CREEPAGE, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MULTIPOINT,
     M_POISSON, M_SPEED, M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, N_DERIVED, N_INPUT, N_MODEL,
     N_RECORD, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT, O_LIFT_LEFT, O_LIFT_RIGHT,
     O_MAX_PENETRATION, PROBLEM_BAD_INPUT, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT,
@@ -172,6 +172,13 @@ class WheelsetParameters:
     # it starts (1e5 steps of 1 ms = 100 s of simulated time, some seconds of wall
     # time; a host asking for a step of 1e5 s gets a discard, not an hour's wait)
     max_substeps: int = 100_000
+    # linear-study controls (the textbook models): Kalker's linear coefficients
+    # f11, f22 (N), f23 (N m), f33 (N m^2) per contact point, 0 = from Kalker's
+    # table (used with creep_model "kalker" only); the roll-rate term of the
+    # creepages and the gyroscopic moments on (True) or off
+    creep_coefficients: tuple = (0.0, 0.0, 0.0, 0.0)
+    roll_rate_creepage: bool = True
+    gyroscopic: bool = True
 
     def validate(self):
         positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
@@ -209,6 +216,18 @@ class WheelsetParameters:
                 or not 1 <= self.max_substeps <= MAX_SUBSTEPS_LIMIT):
             raise WheelsetError(f"max_substeps must be an integer in [1, {MAX_SUBSTEPS_LIMIT}], "
                                 f"got {self.max_substeps!r}")
+        vals = self.creep_coefficients
+        if (not isinstance(vals, (tuple, list)) or len(vals) != 4
+                or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                       or v < 0 for v in vals)):
+            raise WheelsetError("creep_coefficients must be four finite values >= 0 "
+                                f"(f11, f22, f23, f33; 0 = Kalker's table), got {vals!r}")
+        if any(v > 0 for v in vals) and self.creep_model != "kalker":
+            raise WheelsetError("creep coefficient overrides apply to Kalker's linear theory: "
+                                f"set creep_model 'kalker' (got {self.creep_model!r})")
+        for name in ("roll_rate_creepage", "gyroscopic"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise WheelsetError(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("suspension_stiffness", "suspension_damping"):
             vals = getattr(self, name)
             if (not isinstance(vals, (tuple, list)) or len(vals) != 3
@@ -375,6 +394,9 @@ class WheelsetModel:
         m[M_SUSPENDED_MASS] = params.suspended_mass
         m[M_SPEED] = params.speed
         m[M_GRAVITY] = GRAVITY
+        m[M_F11:M_F33 + 1] = params.creep_coefficients
+        m[M_ROLL_RATE_CREEPAGE] = 1.0 if params.roll_rate_creepage else 0.0
+        m[M_GYROSCOPIC] = 1.0 if params.gyroscopic else 0.0
         self.model = m
         self._track_table = self.track.segment_table()
         self._search = self.setup.buffers()          # the contact search's scratch and points
@@ -683,7 +705,8 @@ class WheelsetModel:
         rate = 0.0
         for row in self._contact.reshape(-1, N_CONTACT):
             if row[C_ACTIVE] > 0.5 and row[C_A] > 0.0 and row[C_B] > 0.0:
-                f11 = linear_creep_coefficients(row[C_A], row[C_B], shear, p.poisson)[0]
+                f11 = (p.creep_coefficients[0] if p.creep_coefficients[0] > 0 else
+                       linear_creep_coefficients(row[C_A], row[C_B], shear, p.poisson)[0])
                 rate += f11 * (1.0 / p.mass + row[C_RADIUS] ** 2 / p.inertia_spin)
         return p.speed / rate if rate > 0.0 and p.speed > 0.0 else math.inf
 

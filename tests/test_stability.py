@@ -92,3 +92,96 @@ def test_stability_rejects_bad_requests():
         st.linear_critical_speed(params, 50.0, 10.0)
     with pytest.raises(st.StabilityError, match="straight"):
         st.eigen(WheelsetParameters(track="ren-jin-r400"), 20.0)
+
+
+# ---------------------------------------------------------------------------
+# the linear-study controls of the core (issue 21 item 1)
+# ---------------------------------------------------------------------------
+
+def test_klingel_with_the_textbook_creepages():
+    """With the roll-rate term of the creepages switched off (the textbook
+    creepages, `roll_rate_creepage=False`), the free coned wheelset's kinematic
+    frequency at 2 m/s is Klingel's omega = V sqrt(lambda_e / (r0 l0)) with the
+    equivalent conicity lambda_e = d(r_left - r_right)/(2 dy) of the rigid
+    contact geometry (cone 0.05 on UIC60: 0.0526, the roll of the wheelset on
+    the rail crown adds 5 %), r0 and l0 of the centred contact points, within
+    0.3 % (measured 0.08 %: the remaining inertia and creep terms are O(V^2)).
+    The gyroscopic switch does not change it (at 2 m/s, measured < 1e-7)."""
+    from solver.geometry_analysis import rolling_radius_difference
+    params = WheelsetParameters(wheel_profile="cone:0.05", creep_model="kalker",
+                                roll_rate_creepage=False)
+    model = WheelsetModel(params)
+    model.rhs(st.steady_run(model))
+    contact = model._contact
+    l0 = (contact[0, 0, C_Y] - contact[1, 0, C_Y]) / 2
+    r0 = contact[0, 0, C_RADIUS]
+    dy = 1e-4
+    dr = rolling_radius_difference(model.setup, [dy, -dy])
+    conicity = (dr[0] - dr[1]) / (4 * dy)
+    assert conicity == pytest.approx(0.05, rel=0.08)
+    e = st.eigen(params, 2.0)
+    assert e.hunting.imag == pytest.approx(2.0 * math.sqrt(conicity / (r0 * l0)), rel=0.003)
+    no_gyro = st.eigen(WheelsetParameters(wheel_profile="cone:0.05", creep_model="kalker",
+                                          roll_rate_creepage=False, gyroscopic=False), 2.0)
+    assert no_gyro.hunting.imag == pytest.approx(e.hunting.imag, rel=1e-6)
+
+
+def _rhs_at(params, **state):
+    model = WheelsetModel(params)
+    x = st.steady_run(model)
+    for name, value in state.items():
+        x[st.STATE_NAMES.index(name)] += value
+    deriv = model.rhs(x)
+    return model, x, deriv
+
+
+def test_creep_coefficient_overrides_give_kalkers_linear_forces():
+    """Overridden f11, f22, f23, f33: every active point's creep forces are
+    exactly -f11 xi, -f22 eta - f23 phi, f23 eta - f33 phi; the coefficients
+    not overridden (0) come from Kalker's table as before."""
+    from solver.wheelset import C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_SPIN, C_SPIN_MOMENT, C_XI
+    f = (8.0e6, 7.0e6, 3.0e3, 50.0)
+    params = WheelsetParameters(creep_model="kalker", creep_coefficients=f, speed=20.0)
+    model, _, _ = _rhs_at(params, vy=0.05, yaw_rate=0.02, vx=0.01)
+    rows = model._contact.reshape(-1, model._contact.shape[-1])
+    active = rows[rows[:, C_ACTIVE] > 0.5]
+    assert len(active) >= 2
+    xi, eta, phi = active[:, C_XI], active[:, C_ETA], active[:, C_SPIN]
+    assert np.abs(eta).max() > 1e-4
+    assert active[:, C_CREEP_LONG] == pytest.approx(-f[0] * xi, rel=1e-12, abs=1e-9)
+    assert active[:, C_CREEP_LAT] == pytest.approx(-f[1] * eta - f[2] * phi, rel=1e-12, abs=1e-9)
+    assert active[:, C_SPIN_MOMENT] == pytest.approx(f[2] * eta - f[3] * phi, rel=1e-12, abs=1e-9)
+    # f22 only: f11 from the table, unchanged from the plain Kalker model
+    plain, _, _ = _rhs_at(WheelsetParameters(creep_model="kalker", speed=20.0), vy=0.05, vx=0.01)
+    part, _, _ = _rhs_at(WheelsetParameters(creep_model="kalker", speed=20.0,
+                                            creep_coefficients=(0.0, 7.0e6, 0.0, 0.0)),
+                         vy=0.05, vx=0.01)
+    a = plain._contact[..., C_CREEP_LONG]
+    b = part._contact[..., C_CREEP_LONG]
+    assert b == pytest.approx(a, rel=1e-12, abs=1e-9)
+    with pytest.raises(Exception, match="kalker"):
+        WheelsetModel(WheelsetParameters(creep_model="polach", creep_coefficients=f))
+    with pytest.raises(Exception, match="creep_coefficients"):
+        WheelsetModel(WheelsetParameters(creep_model="kalker", creep_coefficients=(1.0, -2.0, 0, 0)))
+
+
+def test_gyroscopic_and_roll_rate_switches():
+    """The gyroscopic switch removes exactly J_y Omega (yaw rate) / J_x from the
+    roll acceleration and J_y Omega (roll rate) / J_z from the yaw acceleration;
+    the roll-rate switch changes the lateral creepages of a rolling wheelset
+    (by roll_rate (z_contact - z) / V on the lateral axis) and nothing else."""
+    from solver.wheelset import C_ETA, C_XI, S_ROLL_RATE, S_SPIN_RATE, S_YAW_RATE
+    base = dict(creep_model="kalker", speed=20.0)
+    on, x, d_on = _rhs_at(WheelsetParameters(**base), yaw_rate=0.03, roll_rate=0.02)
+    off, _, d_off = _rhs_at(WheelsetParameters(**base, gyroscopic=False), yaw_rate=0.03,
+                            roll_rate=0.02)
+    p = on.params
+    spin = x[S_SPIN_RATE]
+    assert d_on[S_ROLL_RATE] - d_off[S_ROLL_RATE] == pytest.approx(
+        p.inertia_spin * spin * x[S_YAW_RATE] / p.inertia_roll, rel=1e-9)
+    assert d_on[S_YAW_RATE] - d_off[S_YAW_RATE] == pytest.approx(
+        -p.inertia_spin * spin * x[S_ROLL_RATE] / p.inertia_yaw, rel=1e-9)
+    textbook, _, _ = _rhs_at(WheelsetParameters(**base, roll_rate_creepage=False),
+                             yaw_rate=0.03, roll_rate=0.02)
+    assert np.abs(textbook._contact[..., C_ETA] - on._contact[..., C_ETA]).max() > 1e-4
+    assert textbook._contact[..., C_XI] == pytest.approx(on._contact[..., C_XI], abs=1e-12)
