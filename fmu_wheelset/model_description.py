@@ -48,6 +48,8 @@ UNITS = {
     "1/m": ("Curvature", "Curvature", {"m": -1}),
     "N.s/m": ("DampingCoefficient", "DampingCoefficient", {"kg": 1, "s": -1}),
     "N/m": ("Stiffness", "Stiffness", {"kg": 1, "s": -2}),
+    # Kalker's spin creep coefficient f33 = G (ab)^2 C33 (contact.creep_coefficient.f33)
+    "N.m2": ("SpinCreepCoefficient", "SpinCreepCoefficient", {"kg": 1, "m": 3, "s": -2}),
 }
 
 

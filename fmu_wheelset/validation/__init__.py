@@ -3,7 +3,7 @@
 One module per case (plain functions `case_*(out, backend) -> CaseResult`):
 ren_jin (Ren & Jin 2010, cases 1-3), kang (Kang 2012), geometry (static
 contact geometry, no FMU), klingel (free coned wheelset), fmu_check (FMU vs
-core). `run_suite(out, backend="fmu", progress=True)` runs them all, writing
+core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle.py). `run_suite(out, backend="fmu", progress=True)` runs them all, writing
 CSVs and PNGs under `out`; `fmu_wheelset.validation.report.write_report`
 writes the HTML page. Each dynamic case runs the FMU through FMPy
 (`fmpy.simulate_fmu`, co-simulation) by default; backend="core" runs
@@ -25,6 +25,7 @@ CASES = (
     ("geometry", "case_geometry"),
     ("klingel", "case_klingel"),
     ("fmu_check", "case_fmu_check"),
+    ("vehicle", "case_vehicle"),
 )
 
 
