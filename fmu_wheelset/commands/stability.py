@@ -5,6 +5,7 @@ from __future__ import annotations
 
 
 def register(subparsers):
+    from fmu_wheelset.cli_args import number, output_file
     p = subparsers.add_parser(
         "stability", help="hunting stability of a suspended wheelset: eigenvalues, critical speeds",
         description="Linearise the wheelset core about its centred run on straight track "
@@ -16,18 +17,18 @@ def register(subparsers):
     p.add_argument("--rail-profile", default="UIC60")
     p.add_argument("--creep-model", default="polach", choices=["kalker", "she", "polach", "fastsim"])
     p.add_argument("--free", action="store_true", help="free wheelset (no suspension)")
-    p.add_argument("--kx", type=float, default=1.0e6,
+    p.add_argument("--kx", type=number(0.0, 10000000000.0, unit="N/m"), default=1.0e6,
                    help="longitudinal stiffness per axle box (N/m; Manchester vehicle 1: 31.391e6)")
-    p.add_argument("--ky", type=float, default=3.884e6, help="lateral stiffness per axle box (N/m)")
-    p.add_argument("--suspended-mass", type=float, default=9307.5,
+    p.add_argument("--ky", type=number(0.0, 10000000000.0, unit="N/m"), default=3.884e6, help="lateral stiffness per axle box (N/m)")
+    p.add_argument("--suspended-mass", type=number(0.0, 100000.0, unit="kg"), default=9307.5,
                    help="mass carried by the wheelset (kg; Manchester vehicle 1: 9307.5)")
     p.add_argument("--speeds", default="10,20,30,40,50,60,70,80,90,100,110,120,130,140",
                    help="comma-separated speeds of the table and root locus (m/s)")
-    p.add_argument("--v-min", type=float, default=5.0)
-    p.add_argument("--v-max", type=float, default=150.0)
+    p.add_argument("--v-min", type=number(0.0, 150.0, unit="m/s"), default=5.0)
+    p.add_argument("--v-max", type=number(0.0, 150.0, unit="m/s"), default=150.0)
     p.add_argument("--nonlinear", action="store_true",
                    help="also the nonlinear critical speed (perturbed runs, 6 mm, 3 s each)")
-    p.add_argument("--plot", help="PNG of the root locus")
+    p.add_argument("--plot", type=output_file(".png"), help="PNG of the root locus")
     p.set_defaults(func=run)
 
 

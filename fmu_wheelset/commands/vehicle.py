@@ -6,26 +6,28 @@ import math
 
 
 def register(subparsers):
+    from fmu_wheelset.cli_args import input_file, number, output_file
     p = subparsers.add_parser(
         "vehicle", help="run the Manchester benchmark vehicle over four wheelset FMUs",
         description="Co-simulate a bogie vehicle (carbody, two bogie frames, primary and "
                     "secondary suspensions) over four instances of Wheelset.fmu: straight "
                     "track, a transition and a constant curve with cant.")
-    p.add_argument("--fmu", help="Wheelset.fmu (default: build one into a temporary folder)")
-    p.add_argument("--speed", type=float, default=30.0, help="m/s")
+    p.add_argument("--fmu", type=input_file, help="Wheelset.fmu (default: build one into a temporary folder)")
+    p.add_argument("--speed", type=number(0.0, 150.0, lo_open=True, unit="m/s"), default=30.0,
+                   help="m/s")
     p.add_argument("--radius", type=float, default=math.inf, help="curve radius (m, + left)")
-    p.add_argument("--cant", type=float, default=0.0, help="superelevation of the outer rail (m)")
-    p.add_argument("--straight", type=float, default=5.0, help="straight before the transition (m)")
-    p.add_argument("--transition", type=float, default=40.0, help="transition length (m)")
-    p.add_argument("--duration", type=float, default=5.0, help="simulated time (s)")
-    p.add_argument("--step", type=float, default=1e-3, help="communication step (s)")
+    p.add_argument("--cant", type=number(0.0, 0.2, hi_open=True, unit="m"), default=0.0, help="superelevation of the outer rail (m)")
+    p.add_argument("--straight", type=number(0.0, 1e5, unit="m"), default=5.0, help="straight before the transition (m)")
+    p.add_argument("--transition", type=number(0.0, 1e5, lo_open=True, unit="m"), default=40.0, help="transition length (m)")
+    p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"), default=5.0, help="simulated time (s)")
+    p.add_argument("--step", type=number(0.0, 0.01, lo_open=True, unit="s"), default=1e-3, help="communication step (s)")
     p.add_argument("--coupling", default="interface", choices=["interface", "explicit"])
-    p.add_argument("--push", type=float, default=0.0,
+    p.add_argument("--push", type=number(-1e6, 1e6, unit="N"), default=0.0,
                    help="lateral force on the leading wheelset for the first 50 ms (N)")
-    p.add_argument("--average-last", type=float, default=2.0,
+    p.add_argument("--average-last", type=number(0.0, 3600.0, unit="s"), default=2.0,
                    help="average the wheel results over the last ... s (0: none)")
-    p.add_argument("--out", help="CSV of the time histories")
-    p.add_argument("--plot", help="PNG of lateral displacements, Q and Y/Q")
+    p.add_argument("--out", type=output_file(".csv"), help="CSV of the time histories")
+    p.add_argument("--plot", type=output_file(".png"), help="PNG of lateral displacements, Q and Y/Q")
     p.set_defaults(func=run)
 
 
