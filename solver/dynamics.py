@@ -45,7 +45,7 @@ from numba import njit
 
 from . import geometry as geo
 from . import geometry_table
-from .creep import creep_forces_kernel, kalker_coefficients_nb
+from .creep import creep_forces_kernel, kalker_coefficients_kernel
 from .normal import hertz_from_penetration_kernel
 
 GRAVITY = 9.81
@@ -138,7 +138,7 @@ def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
     coefficients overridden where model[M_F11..M_F33] > 0; the others from
     Kalker's table: f11 = G a b C11, f22 = G a b C22, f23 = G (ab)^1.5 C23,
     f33 = G (ab)^2 C33 (docs/CONVENTIONS.md, Creep)."""
-    c11, c22, c23, c33 = kalker_coefficients_nb(a / b, nu)
+    c11, c22, c23, c33 = kalker_coefficients_kernel(a / b, nu)
     ab = a * b
     f11 = model[M_F11] if model[M_F11] > 0.0 else shear * ab * c11
     f22 = model[M_F22] if model[M_F22] > 0.0 else shear * ab * c22
