@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.installed-stamp
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,track]'
+	$(PY) -m pip install -q -e '.[test,track,cross]'
 	touch $(STAMP)
 
 demo: $(STAMP)

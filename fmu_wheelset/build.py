@@ -228,11 +228,13 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
 
 
 def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path | None = None,
-              quiet: bool = False, native: bool = True) -> Path:
+              quiet: bool = False, native: bool = True, platforms=("linux64",)) -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
-    fmu_wheelset). Prints what it built unless ``quiet``."""
+    fmu_wheelset). ``platforms``: linux64 and any of win64, darwin64
+    (cross-compiled with zig: fmu_wheelset/cross_build.py). Prints what it
+    built unless ``quiet``."""
     from pythonfmu import FmuBuilder
     from fmu_wheelset.slave import _tree_digest
     from fmu_wheelset.variables import VARIABLES
@@ -285,6 +287,8 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     if compiler is not None:
         package = install_native_front_end(fmu, solver_dir, compiler)
         front_end = f"native (resources/{package})"
+        from fmu_wheelset.cross_build import add_cross_binaries
+        add_cross_binaries(fmu, platforms, MODEL_IDENTIFIER, quiet=quiet)
     _rewrite_model_description(fmu)
     if not quiet:
         counts = {c: sum(v.causality == c for v in VARIABLES) for c in ("parameter", "input", "output")}
@@ -313,8 +317,12 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default="dist/Wheelset.fmu", help="FMU file to write")
     parser.add_argument("--pythonfmu-binary", action="store_true",
                         help="ship pythonfmu's binary instead of the native front end")
+    parser.add_argument("--platforms", default="linux64",
+                        help="binaries to build: 'all' or a comma list of linux64, win64, darwin64 "
+                             "(win64 and darwin64 cross-compiled with zig cc, package ziglang)")
     args = parser.parse_args(argv)
-    build_fmu(args.out, native=not args.pythonfmu_binary)
+    from fmu_wheelset.cross_build import parse_platforms
+    build_fmu(args.out, native=not args.pythonfmu_binary, platforms=parse_platforms(args.platforms))
     return 0
 
 

@@ -10,10 +10,14 @@ def register(subparsers):
     from fmu_wheelset.cli_args import output_file
     parser.add_argument("--out", default="dist/Wheelset.fmu", type=output_file(".fmu", may_create=True),
                         help="FMU file (default %(default)s)")
+    parser.add_argument("--platforms", default="linux64",
+                        help="binaries: 'all' or a comma list of linux64, win64, darwin64 "
+                             "(win64/darwin64 cross-compiled with zig cc; default %(default)s)")
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
     from fmu_wheelset.build import build_fmu
-    build_fmu(args.out)
+    from fmu_wheelset.cross_build import parse_platforms
+    build_fmu(args.out, platforms=parse_platforms(args.platforms))
     return 0
