@@ -73,7 +73,10 @@ def _rewrite_model_description(fmu: Path):
 # the native FMI front end (fmu_wheelset/native, issue 16)
 # ---------------------------------------------------------------------------
 NATIVE_DIR = ROOT / "fmu_wheelset" / "native"
-NATIVE_SOURCES = ("fmi2_frontend.c", "python_runtime.c", "platform_posix.c")
+# fmi2_frontend.c is compiled through frontend_inproc.c (internal names); the
+# exported fmi2* are out_of_process.c's (in-process or worker process, issue 17)
+NATIVE_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c", "platform_posix.c",
+                  "oop_platform_posix.c")
 NATIVE_CONFIG = "wheelset_native.cfg"
 GUID_PLACEHOLDER = "@GUID@"         # replaced by the content GUID (_rewrite_model_description)
 MODEL_IDENTIFIER = "Wheelset"
@@ -110,7 +113,7 @@ def compile_native_library(target: Path, compiler: str) -> None:
     include = Path(fmpy.__file__).parent / "c-code"     # the FMI 2.0 standard headers
     cmd = [*compiler.split(), "-std=c99", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
            f"-I{include}", "-o", str(target), *[str(NATIVE_DIR / f) for f in NATIVE_SOURCES],
-           "-ldl", "-lm"]
+           "-ldl", "-lm", "-lrt"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"compiling the native FMI front end failed ({' '.join(cmd)}):\n"
@@ -174,6 +177,7 @@ def native_package_files(solver_dir: Path) -> dict:
              "variables.py": (ROOT / "fmu_wheelset" / "variables.py").read_bytes(),
              "fmu_state.py": (ROOT / "fmu_wheelset" / "fmu_state.py").read_bytes(),
              "cache.py": (ROOT / "fmu_wheelset" / "cache.py").read_bytes(),
+             "native_worker.py": (ROOT / "fmu_wheelset" / "native_worker.py").read_bytes(),
              "pythonfmu/__init__.py": PYTHONFMU_INIT.encode()}
     pfmu = Path(pythonfmu.__file__).parent
     for name in PYTHONFMU_MODULES:

@@ -21,12 +21,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 NATIVE_DIR = ROOT / "fmu_wheelset" / "native"
-COMMON_SOURCES = ("fmi2_frontend.c", "python_runtime.c")
+COMMON_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c")
 
 # FMI 2.0 platform folder -> (zig target, platform source, file suffix, extra flags)
 CROSS_TARGETS = {
-    "win64": ("x86_64-windows-gnu", "platform_win.c", ".dll", []),
-    "darwin64": ("x86_64-macos", "platform_posix.c", ".dylib", ["-fPIC", "-fvisibility=hidden"]),
+    "win64": ("x86_64-windows-gnu", ("platform_win.c", "oop_platform_win.c"), ".dll", []),
+    "darwin64": ("x86_64-macos", ("platform_posix.c", "oop_platform_posix.c"), ".dylib",
+                 ["-fPIC", "-fvisibility=hidden"]),
 }
 ALL_PLATFORMS = ("linux64", *CROSS_TARGETS)
 
@@ -74,7 +75,7 @@ def fmi_include_dir() -> Path:
 def cross_compile(platform: str, target: Path, zig: list[str]) -> None:
     """Compile the front end for ``platform`` (win64, darwin64) into ``target``."""
     triple, platform_source, _suffix, flags = CROSS_TARGETS[platform]
-    sources = [str(NATIVE_DIR / f) for f in (*COMMON_SOURCES, platform_source)]
+    sources = [str(NATIVE_DIR / f) for f in (*COMMON_SOURCES, *platform_source)]
     if platform == "darwin64":
         # the dylib's own id (LC_ID_DYLIB): its file name, not the build's temporary path
         flags = [*flags, f"-Wl,-install_name,@rpath/{target.name}"]

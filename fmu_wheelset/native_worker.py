@@ -1,0 +1,237 @@
+"""The worker process of the native front end's out-of-process mode (issue 17).
+
+Started by the FMU's library (fmu_wheelset/native/out_of_process.c) when
+WHEELSET_FMU_OUT_OF_PROCESS=1: it maps the shared region, loads the same
+library with ctypes (in-process mode: it joins this interpreter, as in FMPy)
+and runs each forwarded FMI call there. The layout is out_of_process.h's.
+It exits when told to, or when its parent is gone.
+"""
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import struct
+import sys
+
+REGION_SIZE = 16 << 20
+HEADER_SPACE = 4096
+LOG_SIZE = 1 << 20
+PAYLOAD_SIZE = REGION_SIZE - HEADER_SPACE - LOG_SIZE
+MAGIC = 0x57534F50
+
+(HELLO, INSTANTIATE, FREE, SET_DEBUG_LOGGING, SETUP_EXPERIMENT, ENTER_INIT, EXIT_INIT, TERMINATE,
+ RESET, GET_REAL, GET_INTEGER, GET_BOOLEAN, GET_STRING, SET_REAL, SET_INTEGER, SET_BOOLEAN,
+ SET_STRING, DO_STEP, GET_REAL_STATUS, GET_BOOLEAN_STATUS, GET_STATE, SET_STATE, FREE_STATE,
+ SERIALIZE, DESERIALIZE, EXIT) = range(1, 27)
+
+
+class Header(ctypes.Structure):
+    _fields_ = [("magic", ctypes.c_uint32), ("version", ctypes.c_uint32),
+                ("request_seq", ctypes.c_uint32), ("response_seq", ctypes.c_uint32),
+                ("command", ctypes.c_uint32), ("status", ctypes.c_int32),
+                ("count", ctypes.c_uint32), ("flag", ctypes.c_uint32),
+                ("real_args", ctypes.c_double * 3), ("handle", ctypes.c_uint64),
+                ("payload_used", ctypes.c_uint64), ("log_count", ctypes.c_uint32),
+                ("log_used", ctypes.c_uint32), ("worker_pid", ctypes.c_int32),
+                ("reserved", ctypes.c_uint32 * 7)]
+
+
+LOGGER = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                          ctypes.c_char_p, ctypes.c_char_p)
+ALLOCATE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_size_t, ctypes.c_size_t)
+FREE_MEMORY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class Callbacks(ctypes.Structure):
+    _fields_ = [("logger", LOGGER), ("allocateMemory", ALLOCATE), ("freeMemory", FREE_MEMORY),
+                ("stepFinished", ctypes.c_void_p), ("componentEnvironment", ctypes.c_void_p)]
+
+
+def _open_region(name: str) -> mmap.mmap:
+    if os.name == "nt":
+        return mmap.mmap(-1, REGION_SIZE, tagname=name)
+    import _posixshmem
+    fd = _posixshmem.shm_open(name, os.O_RDWR, mode=0o600)
+    try:
+        return mmap.mmap(fd, REGION_SIZE)
+    finally:
+        os.close(fd)
+
+
+def main(library_path: str, region_name: str) -> None:
+    os.environ["WHEELSET_FMU_OUT_OF_PROCESS"] = "0"
+    region = _open_region(region_name)
+    base = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    header = Header.from_address(base)
+    if header.magic != MAGIC:
+        sys.exit("wheelset worker: the shared region is not the FMU's")
+    payload = base + HEADER_SPACE
+    log_base = base + REGION_SIZE - LOG_SIZE
+    lib = ctypes.CDLL(library_path)
+    lib.wheelset_worker_wait.restype = ctypes.c_uint32
+    lib.wheelset_worker_wait.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int]
+    lib.wheelset_worker_done.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    lib.fmi2Instantiate.restype = ctypes.c_void_p
+    lib.fmi2Instantiate.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.POINTER(Callbacks), ctypes.c_int, ctypes.c_int]
+    for name in ("fmi2FreeInstance", "fmi2SetDebugLogging", "fmi2SetupExperiment",
+                 "fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate",
+                 "fmi2Reset", "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString",
+                 "fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString", "fmi2DoStep",
+                 "fmi2GetRealStatus", "fmi2GetBooleanStatus", "fmi2GetFMUstate", "fmi2SetFMUstate",
+                 "fmi2FreeFMUstate", "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate",
+                 "fmi2DeSerializeFMUstate"):
+        getattr(lib, name).restype = ctypes.c_int
+    lib.fmi2SetupExperiment.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                                        ctypes.c_int, ctypes.c_double]
+    lib.fmi2DoStep.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_int]
+    lib.fmi2FreeInstance.restype = None
+
+    log = {"used": 0}
+
+    def logger(env, instance, status, category, message, text):
+        # the front end always logs ("%s", text)
+        body = text if message == b"%s" and text is not None else (message or b"")
+        cat = (category or b"")[:63]
+        entry = struct.pack("<III", int(status), len(cat), len(body)) + cat + body
+        if log["used"] + len(entry) <= LOG_SIZE:
+            ctypes.memmove(log_base + log["used"], entry, len(entry))
+            log["used"] += len(entry)
+            header.log_count += 1
+            header.log_used = log["used"]
+
+    libc_calloc = ctypes.CDLL(None).calloc
+    libc_calloc.restype = ctypes.c_void_p
+    libc_calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+    libc_free = ctypes.CDLL(None).free
+    libc_free.argtypes = [ctypes.c_void_p]
+    callbacks = Callbacks(LOGGER(logger), ALLOCATE(libc_calloc), FREE_MEMORY(libc_free), None, None)
+
+    def strings_at(offset: int, count: int):
+        out = []
+        for _ in range(count):
+            (n,) = struct.unpack_from("<I", region, HEADER_SPACE + offset)
+            out.append(bytes(region[HEADER_SPACE + offset + 4:HEADER_SPACE + offset + 4 + n]))
+            offset += 4 + n
+        return out
+
+    component = None
+    states = {}
+    next_state = [1]
+    parent = os.getppid()
+    seq = 0
+    while True:
+        new = lib.wheelset_worker_wait(base, seq, 100)
+        if new == 0:
+            if os.getppid() != parent:
+                os._exit(0)          # the host is gone
+            continue
+        seq = new
+        command = header.command
+        n = header.count
+        vr = payload
+        values = payload + ((n * 4 + 7) & ~7)
+        status = 3
+        if command == HELLO:
+            header.worker_pid = os.getpid()
+            status = 0
+        elif command == INSTANTIATE:
+            name, guid, uri = strings_at(0, 3)
+            component = lib.fmi2Instantiate(name, 1, guid, uri, ctypes.byref(callbacks), 0,
+                                            int(header.flag))
+            status = 0 if component else 3
+        elif command == EXIT:
+            lib.wheelset_worker_done(base, seq)
+            os._exit(0)
+        elif component is None:
+            status = 3
+        elif command == DO_STEP:
+            status = lib.fmi2DoStep(component, header.real_args[0], header.real_args[1], header.flag)
+        elif command in (GET_REAL, GET_INTEGER, GET_BOOLEAN, SET_REAL, SET_INTEGER, SET_BOOLEAN):
+            function = {GET_REAL: lib.fmi2GetReal, GET_INTEGER: lib.fmi2GetInteger,
+                        GET_BOOLEAN: lib.fmi2GetBoolean, SET_REAL: lib.fmi2SetReal,
+                        SET_INTEGER: lib.fmi2SetInteger, SET_BOOLEAN: lib.fmi2SetBoolean}[command]
+            status = function(ctypes.c_void_p(component), ctypes.c_void_p(vr), ctypes.c_size_t(n),
+                              ctypes.c_void_p(values))
+        elif command == SET_STRING:
+            texts = strings_at((n * 4 + 7) & ~7, n)
+            array = (ctypes.c_char_p * max(n, 1))(*texts)
+            status = lib.fmi2SetString(ctypes.c_void_p(component), ctypes.c_void_p(vr),
+                                       ctypes.c_size_t(n), array)
+        elif command == GET_STRING:
+            array = (ctypes.c_char_p * max(n, 1))()
+            status = lib.fmi2GetString(ctypes.c_void_p(component), ctypes.c_void_p(vr),
+                                       ctypes.c_size_t(n), array)
+            if status <= 1:
+                at = (n * 4 + 7) & ~7
+                for i in range(n):
+                    text = array[i] or b""
+                    struct.pack_into("<I", region, HEADER_SPACE + at, len(text))
+                    region[HEADER_SPACE + at + 4:HEADER_SPACE + at + 4 + len(text)] = text
+                    at += 4 + len(text)
+                header.payload_used = at
+        elif command == SETUP_EXPERIMENT:
+            status = lib.fmi2SetupExperiment(component, header.flag & 1, header.real_args[0],
+                                             header.real_args[1], (header.flag >> 1) & 1,
+                                             header.real_args[2])
+        elif command == SET_DEBUG_LOGGING:
+            status = lib.fmi2SetDebugLogging(ctypes.c_void_p(component), int(header.flag),
+                                             ctypes.c_size_t(0), None)
+        elif command in (ENTER_INIT, EXIT_INIT, TERMINATE, RESET):
+            function = {ENTER_INIT: lib.fmi2EnterInitializationMode,
+                        EXIT_INIT: lib.fmi2ExitInitializationMode,
+                        TERMINATE: lib.fmi2Terminate, RESET: lib.fmi2Reset}[command]
+            status = function(ctypes.c_void_p(component))
+        elif command == GET_REAL_STATUS:
+            value = ctypes.c_double()
+            status = lib.fmi2GetRealStatus(ctypes.c_void_p(component), int(n), ctypes.byref(value))
+            header.real_args[0] = value.value
+        elif command == GET_BOOLEAN_STATUS:
+            value = ctypes.c_int()
+            status = lib.fmi2GetBooleanStatus(ctypes.c_void_p(component), int(n), ctypes.byref(value))
+            header.flag = 1 if value.value else 0
+        elif command == GET_STATE:
+            handle = header.handle
+            state = ctypes.c_void_p(states.get(handle))
+            status = lib.fmi2GetFMUstate(ctypes.c_void_p(component), ctypes.byref(state))
+            if status <= 1:
+                if handle not in states:
+                    handle = next_state[0]
+                    next_state[0] += 1
+                states[handle] = state.value
+                header.handle = handle
+        elif command in (SET_STATE, FREE_STATE, SERIALIZE):
+            pointer = states.get(header.handle)
+            if pointer is None:
+                status = 3
+            elif command == SET_STATE:
+                status = lib.fmi2SetFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(pointer))
+            elif command == FREE_STATE:
+                state = ctypes.c_void_p(states.pop(header.handle))
+                status = lib.fmi2FreeFMUstate(ctypes.c_void_p(component), ctypes.byref(state))
+            else:
+                size = ctypes.c_size_t()
+                status = lib.fmi2SerializedFMUstateSize(ctypes.c_void_p(component),
+                                                        ctypes.c_void_p(pointer), ctypes.byref(size))
+                if status <= 1 and size.value <= PAYLOAD_SIZE:
+                    status = lib.fmi2SerializeFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(pointer),
+                                                       ctypes.c_void_p(payload), size)
+                    header.payload_used = size.value
+                elif status <= 1:
+                    status = 3
+        elif command == DESERIALIZE:
+            used = header.payload_used
+            state = ctypes.c_void_p()
+            status = 3
+            if used <= PAYLOAD_SIZE:
+                status = lib.fmi2DeSerializeFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(payload),
+                                                     ctypes.c_size_t(used), ctypes.byref(state))
+            if status <= 1:
+                handle = next_state[0]
+                next_state[0] += 1
+                states[handle] = state.value
+                header.handle = handle
+        header.status = status
+        lib.wheelset_worker_done(base, seq)
+        log["used"] = 0
