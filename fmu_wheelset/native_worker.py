@@ -116,6 +116,11 @@ def main(library_path: str, region_name: str) -> None:
             offset += 4 + n
         return out
 
+    getters_setters = {GET_REAL: lib.fmi2GetReal, GET_INTEGER: lib.fmi2GetInteger,
+                       GET_BOOLEAN: lib.fmi2GetBoolean, SET_REAL: lib.fmi2SetReal,
+                       SET_INTEGER: lib.fmi2SetInteger, SET_BOOLEAN: lib.fmi2SetBoolean}
+    for function in getters_setters.values():
+        function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
     component = None
     states = {}
     next_state = [1]
@@ -148,12 +153,8 @@ def main(library_path: str, region_name: str) -> None:
             status = 3
         elif command == DO_STEP:
             status = lib.fmi2DoStep(component, header.real_args[0], header.real_args[1], header.flag)
-        elif command in (GET_REAL, GET_INTEGER, GET_BOOLEAN, SET_REAL, SET_INTEGER, SET_BOOLEAN):
-            function = {GET_REAL: lib.fmi2GetReal, GET_INTEGER: lib.fmi2GetInteger,
-                        GET_BOOLEAN: lib.fmi2GetBoolean, SET_REAL: lib.fmi2SetReal,
-                        SET_INTEGER: lib.fmi2SetInteger, SET_BOOLEAN: lib.fmi2SetBoolean}[command]
-            status = function(ctypes.c_void_p(component), ctypes.c_void_p(vr), ctypes.c_size_t(n),
-                              ctypes.c_void_p(values))
+        elif command in getters_setters:
+            status = getters_setters[command](component, vr, n, values)
         elif command == SET_STRING:
             texts = strings_at((n * 4 + 7) & ~7, n)
             array = (ctypes.c_char_p * max(n, 1))(*texts)

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -119,11 +120,17 @@ void oop_child_kill(oop_child *c) {
 void oop_child_release(oop_child *c) { free(c); }
 
 int oop_wait_change(volatile uint32_t *word, uint32_t expected, int timeout_ms) {
-    /* spin ~20 us first: a doStep of the core takes tens of microseconds */
+    /* spin ~20 us, then yield the processor up to 2 ms (a doStep of the core
+     * takes 30-200 us: the answer usually comes in this phase, without the
+     * wake-up latency of a sleep), then sleep on the word */
     double start = oop_now();
     for (int i = 0; ; i++) {
         if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) return 1;
-        if ((i & 63) == 63 && oop_now() - start > 20e-6) break;
+        if ((i & 63) == 63) {
+            double waited = oop_now() - start;
+            if (waited > 2e-3 || waited * 1e3 > timeout_ms) break;
+            if (waited > 20e-6) sched_yield();
+        }
     }
 #ifdef __linux__
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
