@@ -23,6 +23,7 @@ import warnings
 import zipfile
 from pathlib import Path
 
+from fmu_wheelset.cache import SHIPPED_CACHE_DIR
 from fmu_wheelset.model_description import complete_model_description
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +42,11 @@ def content_guid(entries) -> str:
     import uuid
     h = hashlib.sha256()
     for name, data in sorted(entries):
-        if name not in ("modelDescription.xml", f"resources/{NATIVE_CONFIG}"):
+        if name in ("modelDescription.xml", f"resources/{NATIVE_CONFIG}"):
+            continue
+        # the shipped numba cache is derived from the sources (and holds machine
+        # code that may differ between identical rebuilds): not part of the GUID
+        if not name.startswith(f"resources/{SHIPPED_CACHE_DIR}/"):
             h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     return "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, "wheelset-fmu:" + h.hexdigest())) + "}"
 
@@ -231,14 +236,96 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
     return package
 
 
+# ---------------------------------------------------------------------------
+# the numba cache shipped inside the FMU (issue 17: a cold start in seconds)
+# ---------------------------------------------------------------------------
+# The FMU is run once, in a child process through FMPy (which loads the native
+# library the way any host does), with a fresh private cache root: every kernel
+# the default model and every creep / contact model choice needs is compiled
+# into the verified cache copy of the solver (fmu_wheelset/cache.py). Its
+# numba files are then stored in resources/wheelset_numba_cache/ with a
+# manifest (the solver's full sha256, numba's version, the Python tag, the CPU
+# signature numba keys its index on, every file's sha256); the FMU's loader
+# installs them into a new cache copy only when all of these fit.
+_WARM_UP = r"""
+import sys
+from fmpy import simulate_fmu, read_model_description
+fmu = sys.argv[1]
+md = read_model_description(fmu)
+choices = {v.name: v for v in md.modelVariables if v.type in ("Integer", "Enumeration")
+           and v.causality == "parameter"}
+runs = [{}]
+for name in ("contact.creep_model", "contact.model", "contact.geometry", "solver.integrator"):
+    var = choices.get(name)
+    if var is not None and var.min is not None and var.max is not None:
+        runs += [{name: value} for value in range(int(var.min), int(var.max) + 1)
+                 if value != int(var.start)]
+for start in runs:
+    simulate_fmu(fmu, stop_time=0.002, output_interval=0.001, start_values=start)
+"""
+
+
+def ship_numba_cache(fmu: Path) -> str:
+    """Compile the FMU's kernels in a child process and store numba's cache files
+    in the FMU (resources/wheelset_numba_cache). Returns a one-line summary."""
+    from fmu_wheelset import cache as fmu_cache
+    from fmu_wheelset.slave import numba_cpu_signature
+    import json
+    import numba
+    with tempfile.TemporaryDirectory(prefix="wheelset_numba_cache_") as tmp:
+        root = Path(tmp) / "cache"
+        root.mkdir(mode=0o700)
+        env = dict(os.environ, WHEELSET_FMU_CACHE=str(root))
+        env.pop("NUMBA_CACHE_DIR", None)       # numba must write beside the solver copy
+        env.pop("NUMBA_DISABLE_JIT", None)
+        proc = subprocess.run([sys.executable, "-c", _WARM_UP, str(fmu)], env=env,
+                              capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            raise RuntimeError("compiling the numba cache failed: "
+                               + (proc.stderr.strip().splitlines() or ["no output"])[-1])
+        entries = [p for p in root.iterdir() if p.name.startswith("native-solver-")
+                   and p.is_dir()]
+        if len(entries) != 1:
+            raise RuntimeError(f"compiling the numba cache left {len(entries)} solver copies "
+                               f"in {root}, expected 1")
+        solver_copy = entries[0] / "solver"
+        files = {}
+        for path in sorted(solver_copy.rglob("*")):
+            if path.is_file() and path.suffix in (".nbi", ".nbc"):
+                files[path.relative_to(solver_copy).as_posix()] = path.read_bytes()
+        if not files:
+            raise RuntimeError("compiling the numba cache wrote no numba files")
+        manifest = {"format": fmu_cache.SHIPPED_FORMAT, "version": fmu_cache.SHIPPED_VERSION,
+                    "numba": numba.__version__, "python": sys.implementation.cache_tag,
+                    "cpu": numba_cpu_signature(),
+                    "solver_sha256": fmu_cache.tree_digest(str(solver_copy)),
+                    "files": {name: hashlib.sha256(data).hexdigest()
+                              for name, data in files.items()}}
+    prefix = f"resources/{fmu_cache.SHIPPED_CACHE_DIR}/"
+    out = fmu.with_suffix(".fmu.tmp")
+    with zipfile.ZipFile(fmu) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if not info.filename.startswith(prefix):
+                zout.writestr(info, zin.read(info.filename))
+        zout.writestr(prefix + fmu_cache.SHIPPED_MANIFEST, json.dumps(manifest, indent=1))
+        for name, data in files.items():
+            zout.writestr(prefix + name, data)
+    out.replace(fmu)
+    size = sum(len(d) for d in files.values())
+    return (f"resources/{fmu_cache.SHIPPED_CACHE_DIR}/ ({len(files)} files, "
+            f"{size / 1024:.0f} kB, CPU {manifest['cpu'][1]})")
+
+
 def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path | None = None,
-              quiet: bool = False, native: bool = True, platforms=("linux64",)) -> Path:
+              quiet: bool = False, native: bool = True, platforms=("linux64",),
+              numba_cache: bool = True) -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
     fmu_wheelset). ``platforms``: linux64 and any of win64, darwin64
-    (cross-compiled with zig: fmu_wheelset/cross_build.py). Prints what it
-    built unless ``quiet``."""
+    (cross-compiled with zig: fmu_wheelset/cross_build.py). ``numba_cache``: run
+    the FMU once here and ship the compiled numba cache inside it (native front
+    end only; ship_numba_cache). Prints what it built unless ``quiet``."""
     from pythonfmu import FmuBuilder
     from fmu_wheelset.slave import _tree_digest
     from fmu_wheelset.variables import VARIABLES
@@ -294,6 +381,9 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         from fmu_wheelset.cross_build import add_cross_binaries
         add_cross_binaries(fmu, platforms, MODEL_IDENTIFIER, quiet=quiet)
     _rewrite_model_description(fmu)
+    shipped = None
+    if compiler is not None and numba_cache:
+        shipped = ship_numba_cache(fmu)
     if not quiet:
         counts = {c: sum(v.causality == c for v in VARIABLES) for c in ("parameter", "input", "output")}
         with zipfile.ZipFile(fmu) as z:
@@ -308,6 +398,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             print(f"  bundled: resources/{package}/ (slave, native_bridge, variables, fmu_state, "
                   f"cache, pythonfmu's slave API, solver with sources {digest}), "
                   f"resources/{NATIVE_CONFIG} (the Python to load)")
+            print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
         else:
             print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
                   f"resources/{VARIABLES_MODULE}.py, resources/solver (sources {digest}), "
@@ -324,9 +415,13 @@ def main(argv=None) -> int:
     parser.add_argument("--platforms", default="linux64",
                         help="binaries to build: 'all' or a comma list of linux64, win64, darwin64 "
                              "(win64 and darwin64 cross-compiled with zig cc, package ziglang)")
+    parser.add_argument("--no-numba-cache", action="store_true",
+                        help="do not compile and ship the numba cache (the first run on each "
+                             "machine then compiles for 10-60 s)")
     args = parser.parse_args(argv)
     from fmu_wheelset.cross_build import parse_platforms
-    build_fmu(args.out, native=not args.pythonfmu_binary, platforms=parse_platforms(args.platforms))
+    build_fmu(args.out, native=not args.pythonfmu_binary, platforms=parse_platforms(args.platforms),
+              numba_cache=not args.no_numba_cache)
     return 0
 
 

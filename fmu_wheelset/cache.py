@@ -34,7 +34,9 @@ Standard library only: bundled into the FMU as ``resources/wheelset_fmu_cache.py
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -159,13 +161,17 @@ def _entry_problem(entry: str, digest: str) -> Optional[str]:
     return None
 
 
-def stable_solver_dir(resources: str, kind: str = "solver") -> Tuple[Optional[str], str]:
+def stable_solver_dir(resources: str, kind: str = "solver",
+                      shipped: Optional[Tuple[str, list]] = None) -> Tuple[Optional[str], str]:
     """(directory to put on sys.path, note): the verified cache copy of
     resources/solver, created or repaired if needed; (None, reason) when the
     cache is switched off or cannot be trusted (then import from the resources).
     ``kind`` names the import layout: "solver" (the top-level ``solver`` of
     pythonfmu's binary) or "native-solver" (``wheelset_solver_<hash>`` of the
-    native front end); numba's cache records module names, so they never share."""
+    native front end); numba's cache records module names, so they never share.
+    ``shipped``: (folder, this process's numba CPU signature) of the numba cache
+    the build prepared (``resources/wheelset_numba_cache``): installed into a new
+    entry when it fits (``install_shipped_numba_cache``)."""
     src = os.path.join(resources, "solver")
     if os.environ.get("WHEELSET_FMU_CACHE", "").lower() == "off":
         return None, "cache switched off (WHEELSET_FMU_CACHE=off)"
@@ -188,10 +194,15 @@ def stable_solver_dir(resources: str, kind: str = "solver") -> Tuple[Optional[st
         note = f"cache copy rebuilt ({problem})"
         if not _remove(target, root):
             return None, f"cache not used: cannot remove the bad copy {target}"
+    else:
+        note = "cache copy made"
     try:
         tmp = tempfile.mkdtemp(prefix=f"{kind}-{digest[:DIGEST_CHARS]}.tmp-", dir=root)
         shutil.copytree(src, os.path.join(tmp, "solver"), symlinks=False,
                         ignore=shutil.ignore_patterns("__pycache__", *("*" + s for s in COMPILED_SUFFIXES)))
+        if shipped is not None:
+            note += "; " + install_shipped_numba_cache(shipped[0], os.path.join(tmp, "solver"),
+                                                       shipped[1], digest)
         for dirpath, dirnames, filenames in os.walk(tmp):
             for name in filenames:
                 os.chmod(os.path.join(dirpath, name), 0o600)
@@ -221,3 +232,125 @@ def _remove(path: str, root: str) -> bool:
         return not os.path.lexists(path)
     except OSError:
         return False
+
+
+# ---------------------------------------------------------------------------
+# the numba cache prepared at build time and shipped inside the FMU (issue 17)
+# ---------------------------------------------------------------------------
+SHIPPED_CACHE_DIR = "wheelset_numba_cache"     # resources/<this>/: manifest + files
+SHIPPED_MANIFEST = "manifest.json"
+SHIPPED_FORMAT = "wheelset-numba-cache"
+SHIPPED_VERSION = 1
+SHIPPED_MAX_FILES = 2000
+SHIPPED_MAX_BYTES = 200 * 1024 * 1024
+_SHIPPED_NAME = re.compile(r"^(?:[A-Za-z0-9_]+/)*__pycache__/[A-Za-z0-9_.\-]+\.(?:nbi|nbc)$")
+
+
+def read_shipped_manifest(shipped_dir: str) -> Tuple[Optional[dict], str]:
+    """(manifest, "") or (None, why not): resources/wheelset_numba_cache/manifest.json,
+    every key and type checked (it names the files to copy, so no path may leave
+    the solver copy's ``__pycache__`` folders)."""
+    path = os.path.join(shipped_dir, SHIPPED_MANIFEST)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(1024 * 1024 + 1)
+    except FileNotFoundError:
+        return None, "no numba cache shipped in the FMU"
+    except OSError as exc:
+        return None, f"cannot read {path} ({exc.strerror})"
+    if len(raw) > 1024 * 1024:
+        return None, f"{path} is larger than 1 MB"
+    try:
+        doc = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"{path} is not JSON ({exc})"
+    expected = {"format": str, "version": int, "numba": str, "python": str, "cpu": list,
+                "solver_sha256": str, "files": dict}
+    if not isinstance(doc, dict) or set(doc) != set(expected):
+        return None, f"{path}: keys {sorted(doc) if isinstance(doc, dict) else type(doc).__name__}, " \
+                     f"expected {sorted(expected)}"
+    for key, kind in expected.items():
+        if not isinstance(doc[key], kind) or isinstance(doc[key], bool):
+            return None, f"{path}: {key} is not a {kind.__name__}"
+    if doc["format"] != SHIPPED_FORMAT or doc["version"] != SHIPPED_VERSION:
+        return None, f"{path}: format {doc['format']!r} version {doc['version']}, " \
+                     f"expected {SHIPPED_FORMAT!r} version {SHIPPED_VERSION}"
+    if not all(isinstance(x, str) for x in doc["cpu"]):
+        return None, f"{path}: cpu is not a list of strings"
+    if len(doc["files"]) > SHIPPED_MAX_FILES:
+        return None, f"{path}: more than {SHIPPED_MAX_FILES} files"
+    for name, sha in doc["files"].items():
+        if not _SHIPPED_NAME.match(name) or ".." in name.split("/"):
+            return None, f"{path}: file name {name[:80]!r} is not a numba cache file"
+        if not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+            return None, f"{path}: {name}: not a sha256"
+    return doc, ""
+
+
+def shipped_cache_problem(doc: dict, cpu: list, solver_digest: str) -> Optional[str]:
+    """Why the shipped numba cache does not fit this process (None: it fits).
+    Keyed by the sha256 of the WHOLE solver (a cached kernel that calls a kernel
+    of another module is not invalidated by numba when that module changes),
+    numba's version (its index format), the Python tag and the CPU (numba's
+    codegen magic tuple: target triple, CPU name, CPU features)."""
+    import sys
+    python = f"{sys.implementation.cache_tag}"
+    if doc["solver_sha256"] != solver_digest:
+        return "made for other solver sources"
+    if doc["python"] != python:
+        return f"made for {doc['python']}, this is {python}"
+    if list(doc["cpu"]) != list(cpu):
+        made = " ".join(doc["cpu"][:2])
+        here = " ".join(str(c) for c in cpu[:2])
+        return f"made for CPU {made!r} (features differ)" if made == here \
+            else f"made for CPU {made!r}, this is {here!r}"
+    return None
+
+
+def install_shipped_numba_cache(shipped_dir: str, solver_copy: str, cpu: list,
+                                solver_digest: str, numba_version: Optional[str] = None) -> str:
+    """Copy the shipped numba cache files into a NEW (not yet visible) solver copy
+    when the manifest fits this process and every file has its recorded sha256;
+    all or nothing. Returns a note for the log; never raises for a bad cache
+    (numba then compiles, as without a shipped cache)."""
+    doc, why = read_shipped_manifest(shipped_dir)
+    if doc is None:
+        return f"shipped numba cache not used: {why}"
+    if numba_version is None:
+        try:
+            import numba
+            numba_version = numba.__version__
+        except ImportError:
+            return "shipped numba cache not used: numba is not installed"
+    if doc["numba"] != numba_version:
+        return f"shipped numba cache not used: made with numba {doc['numba']}, this is {numba_version}"
+    problem = shipped_cache_problem(doc, cpu, solver_digest)
+    if problem:
+        return f"shipped numba cache not used: {problem}; compiling"
+    blobs = {}
+    total = 0
+    for name, sha in doc["files"].items():
+        path = os.path.join(shipped_dir, *name.split("/"))
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return f"shipped numba cache not used: {name} is not a regular file; compiling"
+            total += st.st_size
+            if total > SHIPPED_MAX_BYTES:
+                return "shipped numba cache not used: larger than 200 MB; compiling"
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            return f"shipped numba cache not used: cannot read {name} ({exc.strerror}); compiling"
+        if hashlib.sha256(data).hexdigest() != sha:
+            return f"shipped numba cache not used: {name} differs from its recorded sha256; compiling"
+        blobs[name] = data
+    try:
+        for name, data in blobs.items():
+            path = os.path.join(solver_copy, *name.split("/"))
+            os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+            with open(path, "xb") as f:
+                f.write(data)
+    except OSError as exc:
+        return f"shipped numba cache not used: cannot write {exc.filename} ({exc.strerror}); compiling"
+    return f"shipped numba cache installed ({len(blobs)} files)"

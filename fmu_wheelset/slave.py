@@ -145,6 +145,13 @@ def import_core(resources: Optional[str]):
     return wheelset, track, where + (f" ({note})" if note else "")
 
 
+def numba_cpu_signature() -> list:
+    """What numba keys its cache entries on for this process's CPU: its codegen's
+    magic tuple (LLVM target triple, CPU name, CPU feature string), as strings."""
+    from numba.core.registry import cpu_target
+    return [str(x) for x in cpu_target.target_context.codegen().magic_tuple()]
+
+
 _NATIVE_CORE: list = []     # (wheelset, track, where), once per process and build
 
 
@@ -162,7 +169,10 @@ def _load_native_core():
     name = f"wheelset_solver_{_tree_digest(bundled)}"
     note = ""
     if name not in sys.modules:
-        stable, note = fmu_cache.stable_solver_dir(package_dir, kind="native-solver")
+        shipped = os.path.join(os.path.dirname(package_dir), fmu_cache.SHIPPED_CACHE_DIR)
+        stable, note = fmu_cache.stable_solver_dir(
+            package_dir, kind="native-solver",
+            shipped=(shipped, numba_cpu_signature()) if os.path.isdir(shipped) else None)
         where = os.path.join(stable, "solver") if stable is not None else bundled
         spec = importlib.util.spec_from_file_location(
             name, os.path.join(where, "__init__.py"), submodule_search_locations=[where])
