@@ -240,7 +240,8 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
 # the numba cache shipped inside the FMU (issue 17: a cold start in seconds)
 # ---------------------------------------------------------------------------
 # The FMU is run once, in a child process through FMPy (which loads the native
-# library the way any host does), with a fresh private cache root: every kernel
+# library the way any host does), with the builder's per-user cache root (or a
+# fresh private one when that is not usable): every kernel
 # the default model and every creep / contact model choice needs is compiled
 # into the verified cache copy of the solver (fmu_wheelset/cache.py). Its
 # numba files are then stored in resources/wheelset_numba_cache/ with a
@@ -273,8 +274,19 @@ def ship_numba_cache(fmu: Path) -> str:
     import json
     import numba
     with tempfile.TemporaryDirectory(prefix="wheelset_numba_cache_") as tmp:
-        root = Path(tmp) / "cache"
-        root.mkdir(mode=0o700)
+        with zipfile.ZipFile(fmu) as z:
+            z.extractall(Path(tmp) / "fmu")
+        config = (Path(tmp) / "fmu" / "resources" / NATIVE_CONFIG).read_text()
+        package = next(line.split("=", 1)[1] for line in config.splitlines()
+                       if line.startswith("package="))
+        digest = fmu_cache.tree_digest(str(Path(tmp) / "fmu" / "resources" / package / "solver"))
+        # the builder's own per-user cache when it passes the checks (a rebuild of
+        # the same solver then compiles nothing), else a fresh private folder
+        root = Path(fmu_cache.cache_root())
+        if (os.environ.get("WHEELSET_FMU_CACHE", "").lower() == "off"
+                or fmu_cache.root_problem(str(root)) is not None):
+            root = Path(tmp) / "cache"
+            root.mkdir(mode=0o700)
         env = dict(os.environ, WHEELSET_FMU_CACHE=str(root))
         env.pop("NUMBA_CACHE_DIR", None)       # numba must write beside the solver copy
         env.pop("NUMBA_DISABLE_JIT", None)
@@ -283,12 +295,11 @@ def ship_numba_cache(fmu: Path) -> str:
         if proc.returncode != 0:
             raise RuntimeError("compiling the numba cache failed: "
                                + (proc.stderr.strip().splitlines() or ["no output"])[-1])
-        entries = [p for p in root.iterdir() if p.name.startswith("native-solver-")
-                   and p.is_dir()]
-        if len(entries) != 1:
-            raise RuntimeError(f"compiling the numba cache left {len(entries)} solver copies "
-                               f"in {root}, expected 1")
-        solver_copy = entries[0] / "solver"
+        solver_copy = root / f"native-solver-{digest[:fmu_cache.DIGEST_CHARS]}" / "solver"
+        problem = fmu_cache.tree_problem(str(solver_copy.parent))
+        if problem or fmu_cache.tree_digest(str(solver_copy)) != digest:
+            raise RuntimeError(f"the solver copy compiled into is not usable: "
+                               f"{problem or 'its sources differ from the FMU'}")
         files = {}
         for path in sorted(solver_copy.rglob("*")):
             if path.is_file() and path.suffix in (".nbi", ".nbc"):
@@ -298,7 +309,7 @@ def ship_numba_cache(fmu: Path) -> str:
         manifest = {"format": fmu_cache.SHIPPED_FORMAT, "version": fmu_cache.SHIPPED_VERSION,
                     "numba": numba.__version__, "python": sys.implementation.cache_tag,
                     "cpu": numba_cpu_signature(),
-                    "solver_sha256": fmu_cache.tree_digest(str(solver_copy)),
+                    "solver_sha256": digest,
                     "files": {name: hashlib.sha256(data).hexdigest()
                               for name, data in files.items()}}
     prefix = f"resources/{fmu_cache.SHIPPED_CACHE_DIR}/"
