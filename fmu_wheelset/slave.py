@@ -815,32 +815,32 @@ class _Adapter:
             if not v[flag]:
                 matrix[row, slot[name]] = 0.0
                 offset[row] = NAN                 # NaN: the core takes it from the track
-        # rail component (lateral, vertical) -> (common irregularity, split irregularity)
-        irregular = ((0, "alignment", "gauge"), (1, "level", "cross_level"))
+        # the irregularities move the rails by the core's one rule
+        # (solver.track_excitation.rail_displacements, as a matrix [side, axis, component])
+        excitation = importlib.import_module(wheelset.__package__ + ".track_excitation")
+        coefficients = excitation.rail_displacement_coefficients()
         for i in range(2):
-            half = 0.5 if i == 0 else -0.5
-            for c, common, split in irregular:
+            for axis in range(2):                 # lateral, vertical
                 for base, suffix in ((wheelset.U_RAIL_MOTION, ""),
                                      (wheelset.U_RAIL_VELOCITY, "_velocity")):
-                    r = base + 3 * i + c
-                    matrix[r, slot[f"track.irregularity.{common}{suffix}"]] = 1.0
-                    matrix[r, slot[f"track.irregularity.{split}{suffix}"]] = half
+                    r = base + 3 * i + axis
+                    for j, component in enumerate(excitation.COMPONENTS):
+                        if coefficients[i, axis, j] != 0.0:
+                            matrix[r, slot[f"track.irregularity.{component}{suffix}"]] = \
+                                coefficients[i, axis, j]
         cross = (slot["track.irregularity.cross_level"],
-                 slot["track.irregularity.cross_level_velocity"])
+                 slot["track.irregularity.cross_level_velocity"], excitation.cross_level_roll)
         return matrix, offset, cross
 
     def core_inputs(self, u, input_map, track):
         """The core's input vector for the FMU inputs u (finite)."""
-        matrix, offset, (c_slot, dc_slot) = input_map
+        matrix, offset, (c_slot, dc_slot, cross_level_roll) = input_map
         core = matrix @ u
         core += offset
         c, dc = u[c_slot], u[dc_slot]
         if c != 0.0 or dc != 0.0:
-            # cross level rolls both rails with the sleeper (as solver.track does)
-            d = track.DEFAULT_RAIL_DISTANCE
-            if abs(c) >= d:
-                raise ValueError(f"track.irregularity.cross_level {c} m is not below {d} m")
-            r, dr = math.asin(c / d), dc / math.sqrt(d * d - c * c)
+            # cross level rolls both rails with the sleeper (the core's rule)
+            r, dr = cross_level_roll(c, dc, track.DEFAULT_RAIL_DISTANCE)
             for side in range(2):
                 core[3 * side + 2] += r           # U_RAIL_MOTION roll
                 core[6 + 3 * side + 2] += dr      # U_RAIL_VELOCITY roll rate
