@@ -66,7 +66,7 @@ __all__ = [
     "KALKER", "SHE", "POLACH", "FASTSIM", "MODEL_IDS",
     "POLACH_1999", "POLACH_2005_DRY", "POLACH_2005_WET",
     "POLACH_2005_DRY_MU0", "POLACH_2005_WET_MU0",
-    "FASTSIM_DEFAULT_N", "FASTSIM_PARABOLIC", "FASTSIM_ELLIPTIC",
+    "FASTSIM_DEFAULT_N", "FASTSIM_PARABOLIC", "FASTSIM_ELLIPTIC", "FASTSIM_UNIFORM", "FASTSIM_STRIPS",
     "kalker_coefficients", "kalker_coefficients_kernel", "linear_creep_coefficients",
     "fastsim_flexibilities",
     "creep_forces", "creep_forces_kernel", "creep_forces_reference", "kernel_parameters",
@@ -97,6 +97,10 @@ POLACH_2005_WET_MU0 = 0.3
 FASTSIM_DEFAULT_N = 20
 FASTSIM_PARABOLIC = 0   # p = 2N/(pi a b) * (1 - x^2/a^2 - y^2/b^2)   (Kalker 1982)
 FASTSIM_ELLIPTIC = 1    # p = 3N/(2 pi a b) * sqrt(1 - x^2/a^2 - y^2/b^2)  (Hertz)
+# FASTSIM grids of creep_forces / the kernel:
+FASTSIM_UNIFORM = 0     # nx x ny equal cells over the ellipse's bounding rectangle [-a, a] x [-b, b]
+                        # (CONTACT's discretisation of the potential contact area; default)
+FASTSIM_STRIPS = 1      # ny strips, each cut into nx equal cells of its own length (fastsim_ellipse)
 
 # ----------------------------------------------------------------------------
 # Kalker's creepage and spin coefficients
@@ -790,9 +794,16 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
         (mu_inf/mu0), p4 = B (s/m, friction decay with slip velocity); p5 unused.
         (1, 1, 1, 0) is Polach 1999; POLACH_2005_DRY / _WET hold the 2005 sets.
         friction is mu0; the slip velocity is w = |speed|*s_C (speed = 0 -> mu0).
-      FASTSIM: p1 = nx (cells per strip), p2 = ny (strips), values < 1 select
+      FASTSIM: p1 = nx (cells along x), p2 = ny (strips), values < 1 select
         the default 20; p3 = traction bound (0 parabolic, 1 elliptic Hertz);
-        p4, p5 unused.
+        p4 = grid (0 uniform over [-a, a] x [-b, b], CONTACT's discretisation,
+        default; 1 strips of their own length, as fastsim_ellipse); p5 unused.
+        Variant: Kalker's (1982) three flexibilities L1, L2, L3, traction bound
+        mu*p. On CONTACT's reference case (a = 8 mm, b = 4 mm, Fn = 82 kN,
+        eta = -6.25e-4, phi = 0.625 1/m; published FASTSIM -0.61 ... -0.64
+        by mesh, full theory -0.6074) the uniform 20 x 20 grid gives
+        Fy/(mu Fn) = -0.636 (10 x 10 -0.628); refined grids converge to
+        -0.644 (80 x 80), 0.7 % beyond the published band's end.
     normal_force <= 0, friction <= 0 or a, b <= 0 give (0, 0, 0). The kernel
     does not check for NaN/inf input (the Python wrapper does).
     """
@@ -813,12 +824,52 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
     l1 = 8.0 * a / (3.0 * c11 * shear_modulus)
     l2 = 8.0 * a / (3.0 * c22 * shear_modulus)
     l3 = math.pi * a * math.sqrt(a / b) / (4.0 * shear_modulus * c23)
-    dummy = np.zeros((1, 1))
-    dummy_state = np.zeros((1, 1), dtype=np.int8)
-    fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, normal_force, friction,
-                                              l1, l2, l3, nx, ny, kind, False,
-                                              dummy, dummy, dummy, dummy, dummy_state)
+    if p4 == 1.0:
+        dummy = np.zeros((1, 1))
+        dummy_state = np.zeros((1, 1), dtype=np.int8)
+        fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, normal_force, friction,
+                                                  l1, l2, l3, nx, ny, kind, False,
+                                                  dummy, dummy, dummy, dummy, dummy_state)
+        return fx, fy, mz
+    pressure, x, y, x_leading = _uniform_grid_nb(a, b, normal_force, nx, ny, kind)
+    px = np.zeros((ny, nx))
+    py = np.zeros((ny, nx))
+    state = np.zeros((ny, nx), dtype=np.int8)
+    fx, fy, mz, adh, sl = _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, friction,
+                                           l1, l2, l3, px, py, state)
     return fx, fy, mz
+
+
+@njit(cache=True)
+def _uniform_grid_nb(a, b, normal_force, nx, ny, bound_kind):
+    """CONTACT-style FASTSIM grid: nx x ny equal cells over [-a, a] x [-b, b];
+    parabolic (0) or elliptic (1) pressure at the cell centres, scaled so that
+    sum(p dA) = N exactly; the leading edge of each strip at the ellipse,
+    x_lead = a sqrt(1 - y^2/b^2)."""
+    dx = 2.0 * a / nx
+    dy = 2.0 * b / ny
+    x = np.empty(nx)
+    y = np.empty(ny)
+    for i in range(nx):
+        x[i] = -a + (i + 0.5) * dx
+    x_leading = np.empty(ny)
+    for j in range(ny):
+        y[j] = -b + (j + 0.5) * dy
+        x_leading[j] = a * math.sqrt(max(1.0 - (y[j] / b) ** 2, 0.0))
+    pressure = np.zeros((ny, nx))
+    total = 0.0
+    for j in range(ny):
+        for i in range(nx):
+            s = 1.0 - (x[i] / a) ** 2 - (y[j] / b) ** 2
+            if s > 0.0:
+                pressure[j, i] = math.sqrt(s) if bound_kind == 1 else s
+                total += pressure[j, i]
+    if total > 0.0:
+        scale = normal_force / (total * dx * dy)
+        for j in range(ny):
+            for i in range(nx):
+                pressure[j, i] *= scale
+    return pressure, x, y, x_leading
 
 
 def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
@@ -840,8 +891,13 @@ def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
         ny = int(p2) if p2 >= 1.0 else FASTSIM_DEFAULT_N
         kind = 1 if p3 == 1.0 else 0
         l1, l2, l3 = fastsim_flexibilities(a, b, shear_modulus, poisson)
-        fx, fy, mz, *_ = _fastsim_ellipse_reference(xi, eta, phi, a, b, normal_force, friction,
-                                                    l1, l2, l3, nx, ny, kind)
+        if p4 == 1.0:
+            fx, fy, mz, *_ = _fastsim_ellipse_reference(xi, eta, phi, a, b, normal_force, friction,
+                                                        l1, l2, l3, nx, ny, kind)
+            return fx, fy, mz
+        pressure, x, y, x_leading = _uniform_grid_nb.py_func(a, b, normal_force, nx, ny, kind)
+        fx, fy, mz, *_ = _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi,
+                                                 friction, l1, l2, l3)
         return fx, fy, mz
     raise ValueError(f"unknown model id {model_id!r}")
 
@@ -850,7 +906,7 @@ _OPTION_KEYS = {
     KALKER: set(),
     SHE: set(),
     POLACH: {"kA", "kS", "A", "B"},
-    FASTSIM: {"nx", "ny", "bound"},
+    FASTSIM: {"nx", "ny", "bound", "grid"},
 }
 
 
@@ -891,7 +947,11 @@ def kernel_parameters(model, options=None):
         ny = int(opts.get("ny", FASTSIM_DEFAULT_N))
         if nx < 1 or ny < 1:
             raise ValueError("FASTSIM nx and ny must be >= 1")
-        params[:3] = [float(nx), float(ny), float(_bound_kind(opts.get("bound", "parabolic")))]
+        grid = opts.get("grid", "uniform")
+        if grid not in ("uniform", "strips"):
+            raise ValueError(f"FASTSIM grid must be 'uniform' or 'strips', got {grid!r}")
+        params[:4] = [float(nx), float(ny), float(_bound_kind(opts.get("bound", "parabolic"))),
+                      float(FASTSIM_STRIPS if grid == "strips" else FASTSIM_UNIFORM)]
     return (model_id, *params)
 
 
@@ -909,7 +969,9 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
     options: dict; "backend": "numba" (default, the kernel, as everywhere) or
         "numpy" (`creep_forces_reference`); for "polach": "kA", "kS", "A", "B"
         (default POLACH_1999; see POLACH_2005_DRY / _WET); for "fastsim":
-        "nx", "ny" (default 20) and "bound" ("parabolic" default, "elliptic").
+        "nx", "ny" (default 20), "bound" ("parabolic" default, "elliptic") and
+        "grid" ("uniform" default: CONTACT's nx x ny cells over the bounding
+        rectangle; "strips": fastsim_ellipse's strips).
     See the module docstring for signs, the Mz definition and the edge cases.
     """
     opts = dict(options or {})
