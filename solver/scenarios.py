@@ -18,7 +18,13 @@ Built-in:
 - `kang-r320`: Kang (2012): 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 1:20,
   track R = [inf, inf, 320, 320, 320] m (stations every 100 m, 120 mm cant), at
   80 km/h, Polach creep; same built-in bogie.
-- `straight-klingel`: free coned wheelset on straight track (no suspension).
+- `straight-klingel`: a free S1002/UIC60 1:40 wheelset (the WheelsetParameters
+  defaults: Manchester benchmark wheelset, no suspension) on straight track at
+  5 m/s, released with a 1 mm lateral offset: the kinematic (Klingel-type)
+  oscillation of the real profile pair, not of a pure cone (the pure-cone
+  Klingel check with its formula is fmu_wheelset/validation/klingel.py).
+  At 5 m/s the creep-damping stability limit is ~1 ms, so the model takes
+  its internal step from WheelsetModel.stable_internal_step (~0.5 ms).
 
 A scenario file is TOML:
 
@@ -81,7 +87,8 @@ def _klingel() -> Scenario:
     params = WheelsetParameters(creep_model="kalker", speed=5.0, track="straight",
                                 initial_lateral=0.001)
     return Scenario("straight-klingel", params, duration=8.0, output_interval=0.01,
-                    description="free wheelset on straight track, 1 mm initial offset")
+                    description="free S1002/UIC60 1:40 wheelset (no suspension) on straight track, "
+                                "5 m/s, 1 mm initial offset")
 
 
 BUILTIN_SCENARIOS = {
@@ -152,6 +159,7 @@ class SimulationResult:
     message: str
     wall_time: float
     rhs_evaluations: int
+    internal_step: float = float("nan")   # s, the step the model used (stable_internal_step)
 
     def write_csv(self, path):
         names = list(self.columns)
@@ -185,4 +193,5 @@ def simulate(scenario: Scenario, progress: bool = False, inputs=None) -> Simulat
     if bar is not None:
         bar.close()
     columns = {k: np.array([r[k] for r in rows]) for k in rows[0]}
-    return SimulationResult(scenario, columns, status, message, wall, model.rhs_evaluations)
+    return SimulationResult(scenario, columns, status, message, wall, model.rhs_evaluations,
+                            model.internal_step)

@@ -6,11 +6,13 @@ to ~0.5 mm at the flange root, solver/profile_definitions.py), so contact
 positions are asserted to about 1 mm.
 """
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from solver.scenarios import load_scenario, simulate
+from solver.scenarios import BUILTIN_SCENARIOS, load_scenario, simulate
 
 FLANGE_DEG = 20.0      # a contact angle above this is on the flange (throat/face)
 ROOT_DEG = 15.0
@@ -110,3 +112,18 @@ def test_kang_r320_flange_limits_lateral_displacement(runs):
     assert y.mean() == pytest.approx(7.6e-3, abs=2.0e-3)
     two = flange_two_point(c)
     assert two[curve].all()
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN_SCENARIOS))
+def test_builtin_scenario_runs_from_the_cli_to_its_end(name, tmp_path):
+    """Every built-in scenario, as a new user runs it (`wheelset-fmu simulate
+    --scenario NAME`, all defaults), reaches its duration (issue 20: the
+    straight-klingel run used to stop at 0.05 s with its 1 ms step above the
+    0.986 ms creep-damping stability limit at 5 m/s)."""
+    out = tmp_path / "run.csv"
+    proc = subprocess.run([sys.executable, "-m", "fmu_wheelset.cli", "simulate", "--scenario", name,
+                           "--out", str(out), "--no-progress"], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = np.genfromtxt(out, delimiter=",", names=True)
+    assert data["time_s"][-1] == pytest.approx(load_scenario(name).duration, abs=1e-9)

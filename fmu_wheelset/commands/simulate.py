@@ -33,7 +33,8 @@ def run(args) -> int:
     simulated = result.columns["time"][-1]
     print(f"{scenario.name}: {simulated:.2f} s simulated in {result.wall_time:.1f} s wall "
           f"(real-time factor {simulated / max(result.wall_time, 1e-9):.1f}), "
-          f"{result.rhs_evaluations} RHS evaluations, internal step {scenario.params.internal_step * 1e3:g} ms")
+          f"{result.rhs_evaluations} RHS evaluations, internal step {result.internal_step * 1e3:.3g} ms "
+          f"(largest allowed {scenario.params.internal_step * 1e3:g} ms)")
     print(f"wrote {args.out}")
     if args.plot:
         plot_run(result, args.plot)
