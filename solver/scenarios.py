@@ -6,15 +6,16 @@ Built-in:
 - `ren-jin-r400-100`, `ren-jin-r400-80`: Ren & Jin (2010): hollow-worn LMA
   on CHN60 rails (1:40, gauge 1435 mm, back-to-back 1353 mm, r0 = 0.43 m),
   R = 400 m curve (track `ren-jin-r400`: 100 m straight, 100 m transition,
-  120 mm cant) at 100 and 80 km/h. Ren & Jin do not list the vehicle data;
-  the wheelset is Kang's (1600 kg, [660 160 600] kg m^2) with a 14 t axle load
-  (12 400 kg suspended per wheelset, a CRH-type coach) carried by the built-in
-  bogie: vertical primary spring of the Manchester benchmark vehicle
-  (Iwnicki 1998, 1.22 MN/m per box), longitudinal 8 MN/m per box (our
-  assumption for a high-speed axle-box positioning; the Manchester vehicle's
-  31.4 MN/m steers too little for this curve), no lateral spring to the track
-  centreline (the bogie frame follows the wheelset laterally), so the lateral
-  load is the uncompensated centrifugal force of the suspended mass.
+  120 mm cant) at 100 and 80 km/h. Ren & Jin give no vehicle data, so every
+  value has another source (REN_JIN_VEHICLE_SOURCES) and the validation
+  report shows the sensitivity of the 80 km/h result to the assumed ones:
+  wheelset mass and inertia: Kang (2012); primary suspension per axle box
+  kx 31.391 MN/m, kz 1.22 MN/m, cx 15, cy 2, cz 4 kN s/m: the Manchester
+  benchmark vehicle (Iwnicki 1998); assumed: a 14 t axle load (12 400 kg
+  suspended per wheelset, a CRH-type coach), no lateral spring to the track
+  centreline (the bogie frame follows the wheelset laterally, so the lateral
+  load is the uncompensated centrifugal force of the suspended mass), contact
+  damping 1e5 N s/m, friction 0.3.
 - `kang-r320`: Kang (2012): 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 1:20,
   track R = [inf, inf, 320, 320, 320] m (stations every 100 m, 120 mm cant), at
   80 km/h, Polach creep; same built-in bogie.
@@ -57,6 +58,20 @@ class Scenario:
     description: str = ""
 
 
+# Where each Ren & Jin scenario value comes from (the paper gives no vehicle data).
+REN_JIN_VEHICLE_SOURCES = {
+    "wheel/rail profiles, gauge, inclination, back-to-back, r0": "Ren & Jin 2010",
+    "track (R 400 m, 120 mm cant, 100 m transition)": "Ren & Jin 2010",
+    "mass 1600 kg, inertia [660 160 600] kg m^2": "Kang 2012 (wheelset)",
+    "kx 31.391 MN/m, kz 1.22 MN/m per box": "Manchester benchmark vehicle 1 (Iwnicki 1998)",
+    "cx 15, cy 2, cz 4 kN s/m per box": "Manchester benchmark vehicle 1 (Iwnicki 1998)",
+    "ky 0 (bogie follows the wheelset laterally)": "assumption",
+    "suspended mass 12 400 kg (14 t axle load)": "assumption (CRH-type coach)",
+    "contact damping 1e5 N s/m": "assumption",
+    "friction 0.3": "assumption",
+}
+
+
 def _ren_jin(speed_kmh: float) -> Scenario:
     params = WheelsetParameters(
         wheel_profile="LMA-worn", rail_profile="CHN60", gauge=1.435,
@@ -64,7 +79,7 @@ def _ren_jin(speed_kmh: float) -> Scenario:
         mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
         friction=0.3, creep_model="polach", contact_model="multipoint",
         speed=speed_kmh / 3.6, track="ren-jin-r400", bogie=True,
-        suspension_stiffness=(8.0e6, 0.0, 1.22e6), suspension_damping=(15e3, 20e3, 4e3),
+        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 2e3, 4e3),
         suspended_mass=12400.0, contact_damping=1e5)
     return Scenario(f"ren-jin-r400-{int(speed_kmh)}", params, duration=12.0, output_interval=0.01,
                     description=f"Ren & Jin 2010: LMA-worn/CHN60, R = 400 m, {speed_kmh:g} km/h")

@@ -21,27 +21,37 @@ def rows_by_quantity(result):
 
 
 def test_static_two_point_onset_and_worn_tread_points(out):
+    """Issue 20 items 1, 3, 6: classified by contact angle, the static LMA/CHN60
+    two-point contact near 9.5 mm is tread + flange root (not flange); the
+    synthetic LMA-worn has its two tread points on the outer wheel, and both
+    rows are reported as not comparable, with the reason."""
     res = geometry.case_geometry(out)
     rows = rows_by_quantity(res)
-    onset = rows["LMA/CHN60 flange-root + flange two-point onset"]
-    assert abs(onset.value - 9.4) <= 0.7
-    assert rows["LMA-worn/CHN60 contact points per wheel at y = 1 mm"].passed
+    onset = rows["LMA/CHN60 two-point onset with a flange (>= 60 deg) point (static)"]
+    assert not onset.compared and "TB/T 449" in onset.why
+    assert "tread + flange-root" in onset.note
+    worn = rows["LMA-worn/CHN60 two tread points on the inner wheel: y range"]
+    assert not worn.compared and "synthetic" in worn.why
+    assert "outer wheel: 0.00-" in worn.note
     assert all(r.passed for r in res.rows)
 
 
-def test_ren_jin_100_multipoint_dynamic_onset_and_root_force(out):
+def test_ren_jin_100_multipoint_rigid_track_is_static_only(out):
+    """Issue 20 items 1-2: the rigid-track onset row is not compared with the
+    paper's dynamic 10.2 mm; flange points (>= 60 deg) lie on the flange."""
     res = ren_jin.case_multipoint_100(out, backend="core")
     rows = rows_by_quantity(res)
-    onset = rows["flange-root + flange two-point onset |y|"]
-    assert abs(onset.value - 10.2) <= 1.0, onset.value
-    assert rows["flange-root / flange normal force (curve)"].value > 1.0
+    onset = rows["outer flange (>= 60 deg) two-point onset |y|, rigid track"]
+    assert not onset.compared and "rigid track: static onset only" in onset.note
+    assert rows["flange points (>= 60 deg) lie at s < -25 mm"].passed
+    assert all(r.why for r in res.rows)
     assert all(r.passed for r in res.rows)
 
 
 def test_ren_jin_100_single_point_jumps(out):
     res = ren_jin.case_single_100(out, backend="core")
     rows = rows_by_quantity(res)
-    assert rows["jumps flange root <-> flange (outer wheel)"].value >= 2
+    assert rows["jumps of the single contact point between contact zones (outer wheel)"].value >= 2
     assert all(r.passed for r in res.rows)
 
 
@@ -50,20 +60,32 @@ def test_ren_jin_80_no_flange_two_point_and_q_within_2_percent(out, backend):
     res = ren_jin.case_80(out, backend=backend)
     assert res.backend == backend
     rows = rows_by_quantity(res)
-    assert rows["samples with flange-root + flange two-point contact"].value == 0
+    assert rows["samples with flange (>= 60 deg) two-point contact"].value == 0
     q = [r for r in res.rows if r.quantity.startswith("max 0.2 s running mean")][0]
     assert q.value <= 2.0
     assert all(r.passed for r in res.rows)
 
 
 def test_kang_flange_limit(out):
+    """Issue 20 item 6: Kang's 7.6 mm is for S1004, this run is S1002: the row is
+    not compared; the limit is this pair's flange clearance (within 0.5 mm)."""
     res = kang.case_kang(out, backend="core")
     rows = rows_by_quantity(res)
     limit = rows["lateral displacement limit |y|"]
-    assert abs(limit.value - 7.6) <= 1.6
+    assert not limit.compared and "different wheel" in limit.why
     clearance = [r for r in res.rows if r.quantity.startswith("|y| limit vs flange clearance")][0]
     assert abs(clearance.difference) <= 0.5
     assert all(r.passed for r in res.rows)
+
+
+def test_profiles_against_their_standards(out):
+    """Issue 20 item 8: S1002 within 1 um of EN 13715 at every point, UIC60 within
+    5 um of the EN 13674-1 arcs (reasons in the rows)."""
+    from fmu_wheelset.validation import profiles
+    res = profiles.case_profiles(out)
+    data = [r for r in res.rows if r.compared]
+    assert len(data) == 4 and all(r.passed for r in data), [r.cells() for r in data]
+    assert all(not r.compared for r in res.rows if "A-2.2" in r.quantity)
 
 
 def test_fmu_matches_core_on_a_short_run(out):

@@ -60,14 +60,24 @@ class Row:
     backend: str
     passed: bool | None = None
     note: str = ""
+    why: str = ""            # why this tolerance (or this criterion): its source
+    compared: bool = True    # False: reported, not compared (the note says why)
 
     def __post_init__(self):
-        if self.passed is None:
+        if not self.compared:
+            self.passed = True          # not a failure, but counted apart (result "not compared")
+        elif self.passed is None:
             self.passed = bool(abs(self.value - self.reference) <= self.tolerance)
 
     @property
     def difference(self) -> float:
         return self.value - self.reference if math.isfinite(self.reference) else float("nan")
+
+    @property
+    def result(self) -> str:
+        if not self.compared:
+            return "not compared"
+        return "pass" if self.passed else "FAIL"
 
     def cells(self):
         def num(x):
@@ -77,11 +87,11 @@ class Row:
             diff += f" ({100 * self.difference / abs(self.reference):+.0f} %)"
         tol = ("±" + num(self.tolerance)) if math.isfinite(self.tolerance) else ""
         return [self.case, self.quantity + (f" [{self.unit}]" if self.unit else ""), self.published,
-                num(self.value), diff, tol, "pass" if self.passed else "FAIL", self.backend]
+                num(self.value), diff, tol, self.why, self.result, self.backend]
 
 
 TABLE_HEADER = ["case", "quantity", "published", "this FMU / core", "difference", "tolerance",
-                "result", "backend"]
+                "why this tolerance", "result", "backend"]
 
 
 def markdown_table(rows) -> str:

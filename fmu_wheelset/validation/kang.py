@@ -62,12 +62,17 @@ def case_kang(out, backend="fmu") -> CaseResult:
     steady = c["time"] >= c["time"][-1] - 3.0
     y_lim = float(np.max(np.abs(c["wheelset.y"])))
     clearance = flange_clearance()
-    rows = [Row(name, "lateral displacement limit |y|", "7.6 mm", y_lim * 1e3, "mm",
-                PUBLISHED_LIMIT * 1e3, LIMIT_TOLERANCE * 1e3, run.backend,
-                note="S1002/UIC60 1:20 here; Kang's profile pair has a wider flange clearance"),
+    rows = [Row(name, "lateral displacement limit |y|", "7.6 mm (S1004 wheel)", y_lim * 1e3, "mm",
+                PUBLISHED_LIMIT * 1e3, float("nan"), run.backend, compared=False,
+                why="not comparable: different wheel (Kang used S1004; S1004's published "
+                    "definition was not available to build it, this run uses S1002)",
+                note="S1002/UIC60 1:20 here: its flange clearance is the limit (next row)"),
             Row(name, "|y| limit vs flange clearance of S1002/UIC60 1:20 (geometry)",
                 f"{clearance * 1e3:.2f} mm (static, this pair)", y_lim * 1e3, "mm",
-                clearance * 1e3, 0.5, run.backend)]
+                clearance * 1e3, 0.5, run.backend,
+                why="0.5 mm: the flange's elastic approach plus the wheelset yaw in the curve "
+                    "(a few mrad over the 0.3 m flange lead) move the dynamic limit by a few "
+                    "tenths of a mm from the static clearance")]
     ff, _, _ = zone_points(c, OUTER, *FLANGE)
     ft, _, _ = zone_points(c, OUTER, *TREAD)
     flange = float(np.nanmean(ff[steady])) if np.isfinite(ff[steady]).any() else 0.0
@@ -75,13 +80,17 @@ def case_kang(out, backend="fmu") -> CaseResult:
     yaw = float(np.mean(c["wheelset.yaw"][steady]))
     lat = float(np.mean(point_array(c, OUTER, "lateral_force").sum(axis=1)[steady]))
     rows += [Row(name, "steady yaw angle", "small, flange-limited (Fig.)", yaw * 1e3, "mrad",
-                 float("nan"), float("nan"), run.backend, passed=bool(abs(yaw) < 5e-3)),
+                 float("nan"), float("nan"), run.backend, passed=bool(abs(yaw) < 5e-3),
+                 why="criterion: flange-limited yaw stays below 5 mrad (Kang's figure, no number)"),
              Row(name, "outer flange normal force (steady)", "flange in contact", flange / 1e3, "kN",
-                 float("nan"), float("nan"), run.backend, passed=bool(flange > 1e3)),
+                 float("nan"), float("nan"), run.backend, passed=bool(flange > 1e3),
+                 why="criterion: flange in contact (> 1 kN, above numerical noise)"),
              Row(name, "outer tread normal force (steady)", "carries the load", tread / 1e3, "kN",
-                 float("nan"), float("nan"), run.backend, passed=bool(tread > 0)),
+                 float("nan"), float("nan"), run.backend, passed=bool(tread > 0),
+                 why="criterion: the tread carries load"),
              Row(name, "outer lateral creep force (steady)", "(shape, Fig.)", lat / 1e3, "kN",
-                 float("nan"), float("nan"), run.backend, passed=bool(math.isfinite(lat)))]
+                 float("nan"), float("nan"), run.backend, compared=False,
+                 why="not compared: shape only in the paper's figure, no number")]
     fig = plot_fig11(run, out / "kang_fig11.png")
     return CaseResult("kang", "Kang 2012, R = 320 m, 80 km/h", rows,
                       [(f"Kang 2012: lateral displacement, yaw, outer tread/flange normal force, "

@@ -115,6 +115,12 @@ def case_flexible_100(out, backend="fmu") -> CaseResult:
                         PUBLISHED_DYNAMIC_ONSET * 1e3, ONSET_TOLERANCE * 1e3, "fmu+opensees"
                         if label == "flexible" else "fmu", passed=bool(
                             reached and abs(value - PUBLISHED_DYNAMIC_ONSET) <= ONSET_TOLERANCE),
+                        compared=label == "flexible",
+                        why=("0.4 mm: half the paper's static-to-dynamic difference (9.4 -> 10.2 mm): "
+                             "a wider band could not tell the dynamic onset from the static one"
+                             if label == "flexible" else
+                             "not compared: rigid track: static onset only (the paper's 10.2 mm is "
+                             "the dynamic, flexible-track value)"),
                         note="" if reached else f"not reached: largest outer contact angle "
                                                f"{np.degrees(ang):.1f} deg"))
     for value, label in ((r_flex, "flexible"), (r_rigid, "rigid")):
@@ -122,18 +128,21 @@ def case_flexible_100(out, backend="fmu") -> CaseResult:
                         "9.4 mm static / 10.2 mm dynamic (paper's flange-root + flange)",
                         value * 1e3, "mm", float("nan"), float("nan"), "fmu",
                         passed=bool(np.isfinite(value)),
-                        note="not the paper's quantity: reported, not compared"))
+                        note="not the paper's quantity: reported, not compared", compared=False,
+                        why="not compared: the paper reports the flange-root + flange onset"))
     y_flex = float(np.max(np.abs(flexible.columns["wheelset_y"])))
     y_rigid = float(np.max(np.abs(rigid.columns["wheelset_y"])))
     rows.append(Row(name, "max |y| in the curve, flexible - rigid track", "dynamic > static: 0.8 mm",
                     (y_flex - y_rigid) * 1e3, "mm", float("nan"), float("nan"), "fmu+opensees",
                     passed=bool(y_flex > y_rigid),
+                    why="criterion: the sign of the paper's dynamic effect (flexible > rigid)",
                     note=f"flexible {y_flex * 1e3:.2f} mm, rigid {y_rigid * 1e3:.2f} mm"))
     curve = flexible.columns["time"] >= flexible.columns["time"][-1] - 2.0
     rows.append(Row(name, "outer rail head under the wheel in the curve: lateral / roll",
                     "(no published value)",
                     float(np.mean(flexible.columns[f"{OUTER}_rail_lateral"][curve])) * 1e3, "mm",
-                    float("nan"), float("nan"), "fmu+opensees", passed=True,
+                    float("nan"), float("nan"), "fmu+opensees", compared=False,
+                    why="not compared: no published value",
                     note=f"roll {np.mean(flexible.columns[f'{OUTER}_rail_roll'][curve]) * 1e3:.2f} mrad"))
     fig = plot(flexible, rigid, out / "ren_jin_100_flexible_track.png")
     figures = [("Ren & Jin 2010, 100 km/h on the flexible OpenSees track: outer rail head motion, "

@@ -1,6 +1,6 @@
 """One self-contained HTML page of the validation suite: the table (case,
-quantity, published value, this FMU's value, difference, tolerance, pass/fail,
-backend) and every figure embedded as a base64 PNG, with its backend."""
+quantity, published value, this FMU's value, difference, tolerance, why this
+tolerance, pass / FAIL / not compared, backend) and every figure embedded as a base64 PNG, with its backend."""
 from __future__ import annotations
 
 import base64
@@ -29,10 +29,13 @@ def write_report(results, path, title="Wheelset FMU validation", extra=""):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     rows = all_rows(results)
-    n_pass = sum(bool(r.passed) for r in rows)
+    compared = [r for r in rows if r.compared]
+    n_pass = sum(bool(r.passed) for r in compared)
+    n_not = len(rows) - len(compared)
     parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<p>{n_pass} of {len(rows)} checks pass. Generated "
+             f"<p>{n_pass} of {len(compared)} compared checks pass; {n_not} rows are reported, "
+             "not compared (their note says why). Generated "
              f"{datetime.datetime.now().isoformat(timespec='seconds')}. Backend 'fmu': the FMU "
              "driven by FMPy (fmpy.simulate_fmu, FMI 2.0 co-simulation, communication step = "
              "output interval); 'core': solver.scenarios.simulate; 'geometry': "
@@ -41,8 +44,9 @@ def write_report(results, path, title="Wheelset FMU validation", extra=""):
              + "</tr>"]
     for r in rows:
         cells = r.cells()
-        tds = "".join(f"<td>{html.escape(c)}</td>" for c in cells[:6])
-        tds += f"<td class='{cells[6]}'>{cells[6]}</td><td>{html.escape(cells[7])}</td>"
+        tds = "".join(f"<td>{html.escape(c)}</td>" for c in cells[:7])
+        css = {"pass": "pass", "FAIL": "FAIL"}.get(cells[7], "")
+        tds += f"<td class='{css}'>{html.escape(cells[7])}</td><td>{html.escape(cells[8])}</td>"
         tds += f"<td>{html.escape(r.note)}</td>"
         parts.append(f"<tr>{tds}</tr>")
     parts.append("</table>")
