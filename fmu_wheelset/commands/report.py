@@ -31,6 +31,8 @@ def run_report(out, backend="fmu", progress=True, title="Wheelset FMU validation
     rows = all_rows(results)
     print(markdown_table(rows))
     failed = [r for r in rows if not r.passed]
-    print(f"\n{len(rows) - len(failed)} of {len(rows)} checks pass "
+    compared = [r for r in rows if r.compared]
+    print(f"\n{len(compared) - len(failed)} of {len(compared)} compared checks pass, "
+          f"{len(rows) - len(compared)} reported, not compared "
           f"({time.perf_counter() - t0:.0f} s); wrote {html} and {md}")
     return 1 if failed else 0

@@ -1,4 +1,4 @@
-"""Kang (2012): wheelset 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 at 1:20,
+"""Kang (2012): wheelset 1600 kg, [660 160 600] kg m^2, S1004 (here S1002) on UIC60 at 1:20,
 track R = [inf, inf, 320, 320, 320] m at 80 km/h, Polach creep (scenario
 kang-r320). Published: flange contact limits the lateral displacement at about
 7.6 mm. Our S1002/UIC60 1:20 pair (gauge 1435 mm at 14 mm, back-to-back
@@ -12,11 +12,15 @@ from pathlib import Path
 import numpy as np
 
 from fmu_wheelset.validation.common import (CaseResult, Row, backend_label, cached_run, figure,
-                                            point_array, save, write_csv, zone_points)
+                                            point_array, save, write_csv)
+from fmu_wheelset.validation.ren_jin import zone_points
 
 OUTER = "right"
-FLANGE = (-1.0, -0.025)
-TREAD = (-0.025, 1.0)
+# contact-angle zones (rad), as fmu_wheelset/validation/ren_jin.py: the S1002 flank
+# is at 70 deg; flange >= 60 deg, flange root 20-60 deg, tread < 20 deg
+FLANGE = (np.radians(60.0), np.inf)
+ROOT = (np.radians(20.0), np.radians(60.0))
+TREAD = (-np.inf, np.radians(20.0))
 PUBLISHED_LIMIT = 7.6e-3
 LIMIT_TOLERANCE = 1.6e-3     # profile/gauge differences to Kang's set-up (stated, not fitted)
 
@@ -70,23 +74,32 @@ def case_kang(out, backend="fmu") -> CaseResult:
             Row(name, "|y| limit vs flange clearance of S1002/UIC60 1:20 (geometry)",
                 f"{clearance * 1e3:.2f} mm (static, this pair)", y_lim * 1e3, "mm",
                 clearance * 1e3, 0.5, run.backend,
-                why="0.5 mm: the flange's elastic approach plus the wheelset yaw in the curve "
-                    "(a few mrad over the 0.3 m flange lead) move the dynamic limit by a few "
-                    "tenths of a mm from the static clearance")]
+                why="0.5 mm: the static clearance is to the first flank (>= 60 deg) contact; "
+                    "in the curve the wheelset is held on the flange root (20-60 deg) short of "
+                    "it, and the elastic approach (~0.1 mm) and the yaw (a few mrad) shift "
+                    "the static picture by tenths of a mm; a stated bound, not a published one")]
     ff, _, _ = zone_points(c, OUTER, *FLANGE)
+    fr, _, _ = zone_points(c, OUTER, *ROOT)
     ft, _, _ = zone_points(c, OUTER, *TREAD)
-    flange = float(np.nanmean(ff[steady])) if np.isfinite(ff[steady]).any() else 0.0
-    tread = float(np.nanmean(ft[steady]))
+
+    def steady_mean(f):
+        return float(np.nanmean(f[steady])) if np.isfinite(f[steady]).any() else 0.0
+    flange, root, tread = steady_mean(ff), steady_mean(fr), steady_mean(ft)
     yaw = float(np.mean(c["wheelset.yaw"][steady]))
     lat = float(np.mean(point_array(c, OUTER, "lateral_force").sum(axis=1)[steady]))
     rows += [Row(name, "steady yaw angle", "small, flange-limited (Fig.)", yaw * 1e3, "mrad",
                  float("nan"), float("nan"), run.backend, passed=bool(abs(yaw) < 5e-3),
                  why="criterion: flange-limited yaw stays below 5 mrad (Kang's figure, no number)"),
-             Row(name, "outer flange normal force (steady)", "flange in contact", flange / 1e3, "kN",
-                 float("nan"), float("nan"), run.backend, passed=bool(flange > 1e3),
-                 why="criterion: flange in contact (> 1 kN, above numerical noise)"),
-             Row(name, "outer tread normal force (steady)", "carries the load", tread / 1e3, "kN",
-                 float("nan"), float("nan"), run.backend, passed=bool(tread > 0),
+             Row(name, "outer flange (>= 60 deg) normal force (steady)", "flange in contact (S1004)",
+                 flange / 1e3, "kN", float("nan"), float("nan"), run.backend, compared=False,
+                 why="not comparable: different wheel (S1004 in Kang, S1002 here)",
+                 note="S1002 here: the limit is the flange root (next row); the 70 deg flank "
+                      "is not reached" if flange == 0.0 else ""),
+             Row(name, "outer flange-root (20-60 deg) normal force (steady)", "(S1002: holds the wheelset)",
+                 root / 1e3, "kN", float("nan"), float("nan"), run.backend, passed=bool(root > 1e3),
+                 why="criterion: a flange-root point carries load (> 1 kN, above numerical noise)"),
+             Row(name, "outer tread (< 20 deg) normal force (steady)", "carries the load", tread / 1e3,
+                 "kN", float("nan"), float("nan"), run.backend, passed=bool(tread > 0),
                  why="criterion: the tread carries load"),
              Row(name, "outer lateral creep force (steady)", "(shape, Fig.)", lat / 1e3, "kN",
                  float("nan"), float("nan"), run.backend, compared=False,
