@@ -228,6 +228,14 @@ def test_creep_stiffness_instability_is_named_in_the_discard_message():
     r0, p = 0.46, model.params
     without_spin = tau * (1.0 / p.mass + r0 ** 2 / p.inertia_spin) * p.mass    # m V / sum f11
     assert 2.785 * tau < 1e-3 < 2.785 * without_spin   # unstable only with the spin coupling
+    # by default the model holds its step to half the limit (stable_internal_step) ...
+    assert model.internal_step == pytest.approx(0.5 * 2.785 * tau)
+    auto = [model.advance(0.002, inputs) for _ in range(60)]
+    assert all(r.status == "ok" for r in auto)
+    # ... forced to the 1 ms step the run fails, and the message says why
+    model = free_wheelset()
+    model.initialize(inputs)
+    model.internal_step = 1e-3
     results = [model.advance(0.002, inputs) for _ in range(60)]
     bad = [r for r in results if r.status != "ok"]
     assert bad, "the 1 ms RK4 step should be unstable here"
