@@ -60,6 +60,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .errors import CreepError
 from numba import njit
 
 __all__ = [
@@ -248,7 +250,7 @@ def kalker_coefficients_kernel(a_over_b, poisson):
 
 def _check_poisson(poisson):
     if not (math.isfinite(poisson) and 0.0 <= poisson <= 0.5):
-        raise ValueError(f"poisson must be in [0, 0.5], got {poisson!r}")
+        raise CreepError(f"poisson must be in [0, 0.5], got {poisson!r}")
 
 
 def kalker_coefficients(a_over_b: float, poisson: float) -> tuple[float, float, float, float]:
@@ -273,7 +275,7 @@ def kalker_coefficients(a_over_b: float, poisson: float) -> tuple[float, float, 
     a_over_b = float(a_over_b)
     poisson = float(poisson)
     if not (math.isfinite(a_over_b) and a_over_b > 0.0):
-        raise ValueError(f"a_over_b must be finite and > 0, got {a_over_b!r}")
+        raise CreepError(f"a_over_b must be finite and > 0, got {a_over_b!r}")
     _check_poisson(poisson)
     return tuple(float(c) for c in kalker_coefficients_kernel(a_over_b, poisson))
 
@@ -654,13 +656,13 @@ def _bound_kind(bound) -> int:
         return FASTSIM_PARABOLIC
     if bound in ("elliptic", "hertz", FASTSIM_ELLIPTIC):
         return FASTSIM_ELLIPTIC
-    raise ValueError(f"FASTSIM bound must be 'parabolic' or 'elliptic', got {bound!r}")
+    raise CreepError(f"FASTSIM bound must be 'parabolic' or 'elliptic', got {bound!r}")
 
 
 def _check_finite(**values):
     for name, v in values.items():
         if not math.isfinite(v):
-            raise ValueError(f"{name} must be finite, got {v!r}")
+            raise CreepError(f"{name} must be finite, got {v!r}")
 
 
 def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
@@ -681,14 +683,14 @@ def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, p
     _check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
                   friction=friction, shear_modulus=float(shear_modulus))
     if not (a > 0.0 and b > 0.0):
-        raise ValueError(f"semi-axes must be > 0, got a={a!r}, b={b!r}")
+        raise CreepError(f"semi-axes must be > 0, got a={a!r}, b={b!r}")
     nx, ny = int(nx), int(ny)
     if nx < 1 or ny < 1:
-        raise ValueError("nx and ny must be >= 1")
+        raise CreepError("nx and ny must be >= 1")
     kind = _bound_kind(bound)
     if flexibilities is None:
         if not shear_modulus > 0.0:
-            raise ValueError("shear_modulus must be > 0")
+            raise CreepError("shear_modulus must be > 0")
         _check_poisson(float(poisson))
         flexibilities = fastsim_flexibilities(a, b, shear_modulus, poisson)
     l1, l2, l3 = (float(v) for v in flexibilities)
@@ -706,7 +708,7 @@ def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, p
         fx, fy, mz, adh, sl, x, p, px, py, state = _fastsim_ellipse_reference(
             xi, eta, phi, a, b, n_eff, mu_eff, l1, l2, l3, nx, ny, kind)
     else:
-        raise ValueError(f"backend must be 'numba' or 'numpy', got {backend!r}")
+        raise CreepError(f"backend must be 'numba' or 'numpy', got {backend!r}")
     dy = 2.0 * b / ny
     y = -b + (np.arange(ny) + 0.5) * dy
     aj = a * np.sqrt(np.maximum(1.0 - (y / b) ** 2, 0.0))
@@ -736,20 +738,20 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
     x = np.ascontiguousarray(x, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.float64)
     if pressure.ndim != 2 or pressure.shape != (y.size, x.size):
-        raise ValueError(f"pressure must have shape (len(y), len(x)) = {(y.size, x.size)}, "
+        raise CreepError(f"pressure must have shape (len(y), len(x)) = {(y.size, x.size)}, "
                          f"got {pressure.shape}")
     if not (np.all(np.isfinite(pressure)) and np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
-        raise ValueError("pressure, x and y must be finite")
+        raise CreepError("pressure, x and y must be finite")
     for name, arr in (("x", x), ("y", y)):
         if arr.size > 1:
             d = np.diff(arr)
             if not (d[0] > 0.0 and np.allclose(d, d[0], rtol=1e-9, atol=0.0)):
-                raise ValueError(f"{name} must be increasing with a uniform step")
+                raise CreepError(f"{name} must be increasing with a uniform step")
     xi, eta, phi, friction = float(xi), float(eta), float(phi), float(friction)
     _check_finite(xi=xi, eta=eta, phi=phi, friction=friction)
     l1, l2, l3 = (float(v) for v in flexibilities)
     if not (l1 > 0.0 and l2 > 0.0 and l3 > 0.0):
-        raise ValueError("flexibilities must be > 0")
+        raise CreepError("flexibilities must be > 0")
     ny, nx = pressure.shape
     dx = x[1] - x[0] if nx > 1 else 1.0
     if x_leading is None:
@@ -760,7 +762,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
                 x_leading[j] = x[loaded[-1]] + 0.5 * dx
     x_leading = np.ascontiguousarray(x_leading, dtype=np.float64)
     if x_leading.shape != (ny,):
-        raise ValueError(f"x_leading must have shape ({ny},)")
+        raise CreepError(f"x_leading must have shape ({ny},)")
     mu_eff = max(friction, 0.0)
     if backend == "numba":
         px = np.zeros((ny, nx))
@@ -772,7 +774,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
         fx, fy, mz, adh, sl, px, py, state = _fastsim_grid_reference(
             pressure, x, y, x_leading, xi, eta, phi, mu_eff, l1, l2, l3)
     else:
-        raise ValueError(f"backend must be 'numba' or 'numpy', got {backend!r}")
+        raise CreepError(f"backend must be 'numba' or 'numpy', got {backend!r}")
     dy = y[1] - y[0] if ny > 1 else 1.0
     xx = np.repeat(x[None, :], ny, axis=0)
     cell_area = np.full((ny, nx), dx * dy)
@@ -899,7 +901,7 @@ def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
         fx, fy, mz, *_ = _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi,
                                                  friction, l1, l2, l3)
         return fx, fy, mz
-    raise ValueError(f"unknown model id {model_id!r}")
+    raise CreepError(f"unknown model id {model_id!r}")
 
 
 _OPTION_KEYS = {
@@ -914,11 +916,11 @@ def _model_id(model) -> int:
     if isinstance(model, str):
         key = model.strip().lower()
         if key not in MODEL_IDS:
-            raise ValueError(f"unknown creep model {model!r}; choose one of {sorted(MODEL_IDS)}")
+            raise CreepError(f"unknown creep model {model!r}; choose one of {sorted(MODEL_IDS)}")
         return MODEL_IDS[key]
     if isinstance(model, (int, np.integer)) and int(model) in MODEL_IDS.values():
         return int(model)
-    raise ValueError(f"unknown creep model {model!r}; choose one of {sorted(MODEL_IDS)}")
+    raise CreepError(f"unknown creep model {model!r}; choose one of {sorted(MODEL_IDS)}")
 
 
 def kernel_parameters(model, options=None):
@@ -929,7 +931,7 @@ def kernel_parameters(model, options=None):
     opts.pop("backend", None)
     unknown = set(opts) - _OPTION_KEYS[model_id]
     if unknown:
-        raise ValueError(f"unknown option(s) {sorted(unknown)} for model {model!r}; "
+        raise CreepError(f"unknown option(s) {sorted(unknown)} for model {model!r}; "
                          f"allowed: {sorted(_OPTION_KEYS[model_id]) + ['backend']}")
     params = [0.0, 0.0, 0.0, 0.0, 0.0]
     if model_id == POLACH:
@@ -938,18 +940,18 @@ def kernel_parameters(model, options=None):
         k_a, k_s, big_a, big_b = (float(merged[k]) for k in ("kA", "kS", "A", "B"))
         _check_finite(kA=k_a, kS=k_s, A=big_a, B=big_b)
         if not (k_a > 0.0 and k_s > 0.0):
-            raise ValueError(f"Polach kA and kS must be > 0, got kA={k_a}, kS={k_s}")
+            raise CreepError(f"Polach kA and kS must be > 0, got kA={k_a}, kS={k_s}")
         if not (0.0 <= big_a <= 1.0) or big_b < 0.0:
-            raise ValueError(f"Polach A must be in [0, 1] and B >= 0, got A={big_a}, B={big_b}")
+            raise CreepError(f"Polach A must be in [0, 1] and B >= 0, got A={big_a}, B={big_b}")
         params[:4] = [k_a, k_s, big_a, big_b]
     elif model_id == FASTSIM:
         nx = int(opts.get("nx", FASTSIM_DEFAULT_N))
         ny = int(opts.get("ny", FASTSIM_DEFAULT_N))
         if nx < 1 or ny < 1:
-            raise ValueError("FASTSIM nx and ny must be >= 1")
+            raise CreepError("FASTSIM nx and ny must be >= 1")
         grid = opts.get("grid", "uniform")
         if grid not in ("uniform", "strips"):
-            raise ValueError(f"FASTSIM grid must be 'uniform' or 'strips', got {grid!r}")
+            raise CreepError(f"FASTSIM grid must be 'uniform' or 'strips', got {grid!r}")
         params[:4] = [float(nx), float(ny), float(_bound_kind(opts.get("bound", "parabolic"))),
                       float(FASTSIM_STRIPS if grid == "strips" else FASTSIM_UNIFORM)]
     return (model_id, *params)
@@ -977,7 +979,7 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
     opts = dict(options or {})
     backend = opts.get("backend", "numba")
     if backend not in ("numpy", "numba"):
-        raise ValueError(f"backend must be 'numpy' or 'numba', got {backend!r}")
+        raise CreepError(f"backend must be 'numpy' or 'numba', got {backend!r}")
     model_id, p1, p2, p3, p4, p5 = kernel_parameters(model, opts)
     arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in
                                    (xi, eta, phi, a, b, normal_force, friction,
@@ -986,7 +988,7 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
              "shear_modulus", "poisson", "speed")
     for name, arr in zip(names, arrays):
         if not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} must be finite")
+            raise CreepError(f"{name} must be finite")
     shape = arrays[0].shape
     out = np.zeros((3,) + shape)
     func = creep_forces_kernel if backend == "numba" else creep_forces_reference
@@ -996,9 +998,9 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
         if n_ <= 0.0 or mu_ <= 0.0:
             continue
         if not (a_ > 0.0 and b_ > 0.0):
-            raise ValueError(f"semi-axes must be > 0 under load, got a={a_!r}, b={b_!r}")
+            raise CreepError(f"semi-axes must be > 0 under load, got a={a_!r}, b={b_!r}")
         if not g_ > 0.0:
-            raise ValueError(f"shear_modulus must be > 0, got {g_!r}")
+            raise CreepError(f"shear_modulus must be > 0, got {g_!r}")
         _check_poisson(nu_)
         out[(slice(None),) + idx] = func(model_id, xi_, eta_, phi_, a_, b_, n_, mu_, g_, nu_, v_,
                                          p1, p2, p3, p4, p5)
@@ -1027,7 +1029,7 @@ def plot_creep_curves(a, b, normal_force, friction, shear_modulus, poisson, spee
     creep = np.linspace(0.0, float(max_creepage), int(points))
     mu_n = float(friction) * float(normal_force)
     if not mu_n > 0.0:
-        raise ValueError("friction * normal_force must be > 0 to normalise the curves")
+        raise CreepError("friction * normal_force must be > 0 to normalise the curves")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
     styles = {"kalker": ":", "she": "--", "polach": "-", "fastsim": "-."}
     zero = np.zeros_like(creep)

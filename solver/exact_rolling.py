@@ -51,6 +51,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from .errors import CreepError
 from numba import njit
 
 __all__ = ["ExactRollingResult", "exact_rolling", "exact_rolling_extrapolated"]
@@ -248,14 +250,14 @@ def exact_rolling(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poi
                     ("normal_force", normal_force), ("friction", friction),
                     ("shear_modulus", shear_modulus), ("poisson", poisson)):
         if not math.isfinite(float(v)):
-            raise ValueError(f"{name} must be finite, got {v!r}")
+            raise CreepError(f"{name} must be finite, got {v!r}")
     if not (a > 0 and b > 0 and normal_force > 0 and friction > 0 and shear_modulus > 0):
-        raise ValueError("a, b, normal_force, friction and shear_modulus must be > 0")
+        raise CreepError("a, b, normal_force, friction and shear_modulus must be > 0")
     if not 0.0 <= poisson < 0.5:
-        raise ValueError("poisson must be in [0, 0.5)")
+        raise CreepError("poisson must be in [0, 0.5)")
     mx, my = int(mx), int(my)
     if mx < 2 or my < 2:
-        raise ValueError("mx and my must be >= 2")
+        raise CreepError("mx and my must be >= 2")
     dx, dy = 2.0 * a / mx, 2.0 * b / my
     xs = -a + (np.arange(mx) + 0.5) * dx
     ys = -b + (np.arange(my) + 0.5) * dy

@@ -88,7 +88,7 @@ def _side_index(side) -> int:
         return 0
     if side in (1, "right", "r", "R"):
         return 1
-    raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+    raise GeometryError(f"side must be 'left' or 'right', got {side!r}")
 
 
 def _towards(side: int) -> float:
@@ -250,7 +250,7 @@ def equivalent_conicity(setup: ContactSetup, amplitude: float = 0.003, method: s
     """
     amplitude = float(amplitude)
     if not (np.isfinite(amplitude) and amplitude > 0.0):
-        raise ValueError(f"amplitude must be > 0 m, got {amplitude!r}")
+        raise GeometryError(f"amplitude must be > 0 m, got {amplitude!r}")
     if table is None:
         y, dr = _delta_r_table(setup, amplitude + 1e-3, step)
     else:
@@ -260,7 +260,7 @@ def equivalent_conicity(setup: ContactSetup, amplitude: float = 0.003, method: s
     if method == "integration":
         return _conicity_integration(y, dr, amplitude,
                                      r0=setup.nominal_radius if setup is not None else 0.46)
-    raise ValueError(f"method must be 'integration' or 'harmonic', got {method!r}")
+    raise GeometryError(f"method must be 'integration' or 'harmonic', got {method!r}")
 
 
 # ---------------------------------------------------------------------------

@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
+
+from .errors import ProfileError
 from scipy.optimize import brentq
 
 __all__ = [
@@ -90,10 +92,10 @@ class PiecewiseCurve:
     def __post_init__(self):
         for left, right in zip(self.sections[:-1], self.sections[1:]):
             if not math.isclose(left.upper, right.lower, abs_tol=1e-9):
-                raise ValueError(f"{self.name}: sections {left.name} and {right.name} are not contiguous")
+                raise ProfileError(f"{self.name}: sections {left.name} and {right.name} are not contiguous")
         for sec in self.sections:
             if not sec.upper > sec.lower:
-                raise ValueError(f"{self.name}: section {sec.name} has an empty interval")
+                raise ProfileError(f"{self.name}: section {sec.name} has an empty interval")
 
     @property
     def lateral_min(self) -> float:
@@ -112,14 +114,14 @@ class PiecewiseCurve:
         for sec in self.sections:
             if sec.lower <= lateral_mm <= sec.upper:
                 return sec
-        raise ValueError(f"{self.name}: lateral {lateral_mm} mm outside "
+        raise ProfileError(f"{self.name}: lateral {lateral_mm} mm outside "
                          f"[{self.lateral_min}, {self.lateral_max}] mm")
 
     def __call__(self, lateral_mm):
         x = np.asarray(lateral_mm, dtype=float)
         tol = 1e-9
         if np.any(x < self.lateral_min - tol) or np.any(x > self.lateral_max + tol):
-            raise ValueError(f"{self.name}: lateral coordinate outside "
+            raise ProfileError(f"{self.name}: lateral coordinate outside "
                              f"[{self.lateral_min}, {self.lateral_max}] mm")
         out = np.empty_like(x)
         done = np.zeros(x.shape, dtype=bool)
@@ -259,14 +261,14 @@ def rail_head_60_curve(name: str, crown_half_width_mm: float, head_half_width_mm
     dist23 = r2 - r3
     du = u3 - c2[0]
     if abs(du) >= dist23:
-        raise ValueError(f"{name}: corner arc cannot be tangent to the shoulder arc")
+        raise ProfileError(f"{name}: corner arc cannot be tangent to the shoulder arc")
     c3 = np.array([u3, c2[1] + math.sqrt(dist23 * dist23 - du * du)])
     j2 = c2 + r2 * (c3 - c2) / dist23
     flank_top = c3 + r3 * np.array([math.cos(beta), math.sin(beta)])
     flank_slope = -1.0 / flank_inclination       # dz/du on the field side (u > 0)
     u_end = float(flank_end_mm)
     if not (0.0 < a1 < j2[0] < w < u_end):
-        raise ValueError(f"{name}: arc junctions out of order")
+        raise ProfileError(f"{name}: arc junctions out of order")
 
     crown = _arc(0.0, c1[1], r1, upper=True)
     shoulder = _arc(c2[0], c2[1], r2, upper=True)
@@ -407,7 +409,7 @@ def _lma_construction(flange_thickness_height_mm: float = LMA_FLANGE_THICKNESS_H
     back_c_s = -LMA_FLANGE_BACK_MM + LMA_BACK_RADIUS_MM
     d = LMA_BACK_RADIUS_MM - LMA_TIP_RADIUS_MM
     if abs(c_tip[0] - back_c_s) >= d:
-        raise ValueError("LMA: flange back arc cannot reach the tip arc")
+        raise ProfileError("LMA: flange back arc cannot reach the tip arc")
     c_back = np.array([back_c_s, c_tip[1] - math.sqrt(d * d - (c_tip[0] - back_c_s) ** 2)])
     j_tb = c_tip + LMA_TIP_RADIUS_MM * (c_tip - c_back) / d
     # Field side: 1:40 cone to 30 mm, convex R220, then the 1:15 cone.
@@ -416,7 +418,7 @@ def _lma_construction(flange_thickness_height_mm: float = LMA_FLANGE_THICKNESS_H
     p_field = _arc_point_at_slope(c_field, LMA_FIELD_RADIUS_MM, False, -LMA_FIELD_SLOPE)
     if not (-LMA_FLANGE_BACK_MM < j_tb[0] < q[0] < p3[0] < p2[0] < s1 < 0.0
             < LMA_TREAD_CONE_END_MM < p_field[0] < LMA_FIELD_END_MM):
-        raise ValueError("LMA: construction junctions out of order")
+        raise ProfileError("LMA: construction junctions out of order")
     return {
         "face_slope": face_slope,
         "tread_centre": c_tread, "tread_end": np.array([s1, f1]),
@@ -485,11 +487,11 @@ def lma_worn_curve(depth_mm: float | None = None, width_mm: float | None = None,
     width = LMA_WORN_HOLLOW_WIDTH_MM if width_mm is None else float(width_mm)
     centre = LMA_WORN_HOLLOW_CENTRE_MM if centre_mm is None else float(centre_mm)
     if not (np.isfinite(depth) and np.isfinite(width) and np.isfinite(centre)) or depth < 0 or width <= 0:
-        raise ValueError(f"hollow depth {depth} mm, width {width} mm: need depth >= 0, width > 0")
+        raise ProfileError(f"hollow depth {depth} mm, width {width} mm: need depth >= 0, width > 0")
     base = lma_curve()
     lo, hi = centre - width / 2.0, centre + width / 2.0
     if lo < base.info["face_start"][0] or hi > LMA_FIELD_END_MM:
-        raise ValueError(f"hollow [{lo}, {hi}] mm reaches the flange face or beyond the field side")
+        raise ProfileError(f"hollow [{lo}, {hi}] mm reaches the flange face or beyond the field side")
     sections = tuple(
         Section(sec.name, sec.lower, sec.upper,
                 (lambda fn: (lambda x: fn(x) - hollow_depth_mm(x, depth, width, centre)))(sec.function),

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.interpolate import Akima1DInterpolator, CubicSpline, PchipInterpolator
 
 from . import profile_definitions as definitions
-from .errors import SolverError
+from .errors import ProfileError  # noqa: F401  (public here as solver.profiles.ProfileError)
 
 __all__ = [
     "ProfileError", "Profile", "ResampledProfile", "resample_profile", "find_corners",
@@ -49,19 +49,6 @@ CORNER_ISOLATION_RATIO = 4.0
 # A file whose lateral span is below this (in the file's unit) is taken to be
 # written in metres instead of millimetres.
 MIN_LATERAL_SPAN_MM = 1.0
-
-
-class ProfileError(SolverError):
-    """A profile (file or point set) that cannot be used; names the file and line when known."""
-
-    def __init__(self, message: str, path: str | os.PathLike | None = None, line: int | None = None):
-        self.path = None if path is None else os.fspath(path)
-        self.line = line
-        self.reason = message
-        where = ""
-        if self.path is not None:
-            where = f"{self.path}, line {line}: " if line is not None else f"{self.path}: "
-        super().__init__(where + message)
 
 
 # ---------------------------------------------------------------------------
@@ -172,11 +159,11 @@ class Profile:
     def _evaluate(self, u, nu: int, extrapolate: bool):
         x = np.asarray(u, dtype=float)
         if not np.all(np.isfinite(x)):
-            raise ValueError(f"profile {self.name!r}: lateral coordinate is NaN or inf")
+            raise ProfileError(f"profile {self.name!r}: lateral coordinate is NaN or inf")
         if not extrapolate:
             tol = 1e-9 * max(1.0, abs(self.lateral_max)) + 1e-12
             if x.size and (x.min() < self.lateral_min - tol or x.max() > self.lateral_max + tol):
-                raise ValueError(
+                raise ProfileError(
                     f"profile {self.name!r}: lateral coordinate outside [{self.lateral_min:.6g}, "
                     f"{self.lateral_max:.6g}] m (got {x.min():.6g} ... {x.max():.6g}); "
                     f"pass extrapolate=True to extrapolate the spline")
@@ -266,16 +253,16 @@ def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: st
     if not np.all(np.diff(x) > 0):
         raise ProfileError("lateral coordinates must be strictly increasing")
     if method not in RESAMPLING_METHODS:
-        raise ValueError(f"method must be one of {RESAMPLING_METHODS}, got {method!r}")
+        raise ProfileError(f"method must be one of {RESAMPLING_METHODS}, got {method!r}")
     step = float(step)
     span = float(x[-1] - x[0])
     if not (np.isfinite(step) and step > 0):
-        raise ValueError(f"step must be a positive length in metres, got {step!r}")
+        raise ProfileError(f"step must be a positive length in metres, got {step!r}")
     if step > span / 10.0:
-        raise ValueError(f"step {step!r} m is coarser than a tenth of the profile span {span:.4g} m "
+        raise ProfileError(f"step {step!r} m is coarser than a tenth of the profile span {span:.4g} m "
                          f"(the step is in metres: 1e-4 = 0.1 mm)")
     if span / step > 2e6:
-        raise ValueError(f"step {step!r} m gives more than 2e6 grid points over {span:.4g} m")
+        raise ProfileError(f"step {step!r} m gives more than 2e6 grid points over {span:.4g} m")
     corners = find_corners(x, y)
     chosen = method
     if method == "auto":
@@ -507,7 +494,7 @@ BUILTIN_ALIASES = {"60E1": "UIC60"}
 
 def _canonical_name(name: str) -> str:
     if not isinstance(name, str):
-        raise ValueError(f"profile name must be a string, got {name!r}")
+        raise ProfileError(f"profile name must be a string, got {name!r}")
     wanted = name.strip().upper()
     for alias, target in BUILTIN_ALIASES.items():
         if wanted == alias.upper():
@@ -516,7 +503,7 @@ def _canonical_name(name: str) -> str:
         if wanted == key.upper():
             return key
     known = ", ".join(list(_BUILTINS) + list(BUILTIN_ALIASES))
-    raise ValueError(f"unknown built-in profile {name!r}; known: {known}")
+    raise ProfileError(f"unknown built-in profile {name!r}; known: {known}")
 
 
 def is_builtin_profile(name) -> bool:
@@ -545,7 +532,7 @@ def _profile_from_curve(curve, name: str, kind: str, source: str, step: float,
     step = float(step)
     lo, hi = curve.lateral_min * 1e-3, curve.lateral_max * 1e-3
     if not (np.isfinite(step) and 0.0 < step <= (hi - lo) / 10.0):
-        raise ValueError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
+        raise ProfileError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
     grid = _grid(lo, hi, step)
     grid[-1] = min(grid[-1], hi)
     height = curve(np.clip(grid * 1e3, curve.lateral_min, curve.lateral_max)) * 1e-3
@@ -588,10 +575,10 @@ def _cone_conicity(name: str) -> float:
     try:
         conicity = float(text)
     except ValueError:
-        raise ValueError(f"cone profile {name!r}: the conicity after 'cone:' must be a number, "
+        raise ProfileError(f"cone profile {name!r}: the conicity after 'cone:' must be a number, "
                          f"e.g. cone:0.15") from None
     if not (math.isfinite(conicity) and 0.0 < conicity <= CONE_MAX_CONICITY):
-        raise ValueError(f"cone profile {name!r}: conicity must be in (0, {CONE_MAX_CONICITY}], "
+        raise ProfileError(f"cone profile {name!r}: conicity must be in (0, {CONE_MAX_CONICITY}], "
                          f"got {conicity!r}")
     return conicity
 
@@ -600,7 +587,7 @@ def _cone_conicity(name: str) -> float:
 def _cone_cached(conicity: float, step: float) -> Profile:
     lo, hi = -CONE_HALF_WIDTH, CONE_HALF_WIDTH
     if not (math.isfinite(step) and 0.0 < step <= (hi - lo) / 10.0):
-        raise ValueError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
+        raise ProfileError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
     grid = _grid(lo, hi, step)
     grid[-1] = min(grid[-1], hi)
     source = (f"synthetic straight cone tread F(s) = -{conicity:g} s (radius r0 + F) for "
@@ -617,7 +604,7 @@ def cone_profile(conicity: float, step: float = DEFAULT_STEP) -> Profile:
     built-in): F(s) = -conicity * s over s = -60 .. +60 mm, no flange."""
     if not (isinstance(conicity, (int, float)) and math.isfinite(conicity)
             and 0.0 < conicity <= CONE_MAX_CONICITY):
-        raise ValueError(f"conicity must be in (0, {CONE_MAX_CONICITY}], got {conicity!r}")
+        raise ProfileError(f"conicity must be in (0, {CONE_MAX_CONICITY}], got {conicity!r}")
     return _cone_cached(float(conicity), float(step))
 
 
