@@ -20,10 +20,12 @@ unexpected exception becomes fmi2Error with its text logged by C.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .slave import INPUT_NAMES, VARIABLES, Wheelset, _N_PARAMETERS
-from .variables import direct_inputs
+from .variables import ENUMERATION_BY_NAME, direct_inputs
 
 OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
 MESSAGES = 0x100
@@ -50,6 +52,21 @@ def variable_table() -> np.ndarray:
     return table
 
 
+def variable_limits() -> np.ndarray:
+    """(n, 2) float64 per value reference: the declared [min, max] (Enumerations:
+    their first and last item; -inf/inf where nothing is declared), checked by
+    the C front end on every fmi2SetReal/fmi2SetInteger."""
+    limits = np.empty((len(VARIABLES), 2))
+    limits[:, 0], limits[:, 1] = -np.inf, np.inf
+    for vr, var in enumerate(VARIABLES):
+        if var.type == "Enumeration":
+            limits[vr] = (0, len(ENUMERATION_BY_NAME[var.declared_type].items) - 1)
+        elif var.type in ("Real", "Integer"):
+            limits[vr] = (-np.inf if var.min is None else var.min,
+                          np.inf if var.max is None else var.max)
+    return limits
+
+
 class Instance:
     """One FMU instance as the C front end sees it."""
 
@@ -60,6 +77,8 @@ class Instance:
         self.table = variable_table()
         self.values_address = self.values.ctypes.data
         self.table_address = self.table.ctypes.data
+        self.limits = variable_limits()
+        self.limits_address = self.limits.ctypes.data
         self.n_variables = len(VARIABLES)
         self.n_parameters = _N_PARAMETERS
         self.n_inputs = len(INPUT_NAMES)
@@ -86,9 +105,28 @@ class Instance:
         return out
 
     # -- FMI calls ------------------------------------------------------------
-    def setup_experiment(self, start_time: float) -> int:
-        self.slave.setup_experiment(start_time)
-        return self._status(OK)
+    def setup_experiment(self, start_time: float, stop_time=None) -> int:
+        """The slave checks the times (finite, stop >= start); a refused setup is
+        fmi2Error now and makes fmi2ExitInitializationMode fail until a valid
+        fmi2SetupExperiment replaces it."""
+        slave = self.slave
+        slave.last_refusal = None
+        slave.setup_experiment(start_time, stop_time)
+        return self._status(ERROR if slave.last_refusal is not None else OK)
+
+    def range_refusal(self, vr: int, value: float) -> str:
+        """The message for a value outside the declared range of variable vr (the
+        C front end found it; the value is kept, see docs/limits_and_failures.md)."""
+        var = VARIABLES[vr]
+        lo, hi = self.limits[vr]
+        unit = f" {var.unit}" if var.unit and var.unit != "1" else ""
+        kind = "Integer" if var.type == "Enumeration" else var.type
+        shown = repr(int(value)) if kind == "Integer" and math.isfinite(value) else repr(float(value))
+        if var.causality == "parameter":
+            return (f"fmi2Set{kind}: parameter {var.name} = {shown} is outside its declared "
+                    f"range [{lo:g}, {hi:g}]{unit}; fmi2ExitInitializationMode will fail")
+        return (f"fmi2Set{kind}: {var.name} = {shown} outside [{lo:g}, {hi:g}]{unit} (the "
+                "declared range); the next fmi2DoStep is discarded until the input is in range")
 
     def set_string(self, vr: int, value: str) -> int:
         var = VARIABLES[vr]

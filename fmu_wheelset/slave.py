@@ -464,6 +464,13 @@ class Wheelset(Fmi2Slave):
                        if not math.isfinite(x)]
                 raise ValueError("input(s) set in initialization mode are not finite: "
                                  + ", ".join(bad))
+            if not ((u >= _IN_LO) & (u <= _IN_HI)).all():
+                # declared ranges are checked on every set (issue 18 item 7): the
+                # static equilibrium is not sought from inputs outside them
+                bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}] {v.unit}"
+                       for v, x in zip(VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]
+                raise ValueError("input(s) set in initialization mode are outside their "
+                                 "declared range: " + ", ".join(bad))
             # the inputs set in initialization mode (axle-box loads, rail motion)
             # are those of the static equilibrium at t = 0
             model.initialize(_adapter.core_inputs(u, input_map, track))
@@ -484,6 +491,7 @@ class Wheelset(Fmi2Slave):
         if self._terminated:
             self._refuse(f"{self.instance_name}: fmi2DoStep after fmi2Terminate (FMI 2.0: not "
                          "allowed; fmi2Reset or free the instance); step discarded")
+            self.step_failure = "error"
             return False
         model = self._model
         if model is None:
@@ -553,6 +561,8 @@ class Wheelset(Fmi2Slave):
             self._error(f"t = {current_time:g} s: step discarded, state unchanged: output(s) "
                         "outside their declared range (the model leaves its validity): "
                         + ", ".join(bad[:5]) + (f" and {len(bad) - 5} more" if len(bad) > 5 else ""))
+            # a refused step, state unchanged: fmi2Discard (FMI 2.0 section 4.2.3)
+            self.step_failure = "discard"
             return False
         self._time = current_time + step_size
         return True

@@ -25,11 +25,17 @@ Deviation documented in docs/limits_and_failures.md: a discarded step leaves
 the instance in stepComplete (the host may change its inputs and retry, or
 roll back), not in stepFailed.
 
-Statuses: pythonfmu 0.7.0 returns fmi2OK from every call but fmi2DoStep
-whatever the slave does; what is asserted is the logged error and the
-unchanged instance (the slave keeps the reason in `last_refusal` for the
-native front end of issue 16, which returns fmi2Error). fmi2DoStep returns
-fmi2Discard when refused.
+Statuses (the project's native C front end, fmu_wheelset/native/, the
+default build; the pythonfmu 0.7.0 fallback of `--pythonfmu-binary` returns
+fmi2OK from every call but fmi2DoStep and is not what is tested here): a call
+outside its states is fmi2Error, "<function> is not allowed in state '<state>'"
+(the C state machine), the instance unchanged; a set outside the declared range
+is fmi2Error naming the variable, value and range, and the value is kept (a
+bad input makes the next fmi2DoStep fmi2Discard, a bad parameter or start time
+makes fmi2ExitInitializationMode fmi2Error), so that a host that ignores the
+error cannot go on with an old value; fmi2DoStep refused for an input or an
+output outside its declared range is fmi2Discard, the state unchanged
+(FMI 2.0 section 4.2.3: the step can be retried with other inputs).
 """
 from __future__ import annotations
 
@@ -44,7 +50,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from test_security_state import Host  # noqa: E402  (one logger for all instances)
 
-ERROR = 3
+DISCARD, ERROR = 2, 3
 H = 1e-3
 BOX = "axlebox.left.force.z"          # declared [-1e7, 1e7] N
 CANT = "track.cant_angle"             # declared [-0.5, 0.5] rad
@@ -84,20 +90,35 @@ class FmiCalls(RuleBasedStateMachine):
 
     # -- helpers ---------------------------------------------------------------
     def outputs(self):
+        """The watched outputs, None in instantiated (FMI 2.0: no fmi2GetReal
+        before fmi2EnterInitializationMode)."""
+        if self.state == "instantiated":
+            return None
         return self.h.s.getReal([self.h.vr[n] for n in WATCHED])
 
-    def call(self, allowed, valid, function, *args, **kwargs):
-        """Run an FMI call; assert an error is logged iff it is not allowed or not
-        valid, and that a refused call changed no output."""
+    def call(self, allowed, valid, function, *args, refused_for_state=None, **kwargs):
+        """Run an FMI call; assert it returns fmi2Error with an error logged iff it
+        is not allowed or not valid (fmi2OK and nothing logged otherwise), and that
+        a refused call changed no output."""
         before = self.outputs()
         n = len(self.h.messages)
-        function(*args, **kwargs)
+        status = 0
+        try:
+            function(*args, **kwargs)
+        except fmpy.fmi1.FMICallException as exc:
+            status = exc.status
         errors = errors_since(self.h, n)
         if allowed and valid:
-            assert not errors, errors
+            assert status == 0 and not errors, (function.__name__, self.state, status, errors)
         else:
+            assert status == ERROR, (function.__name__, self.state, status, errors)
             assert errors, f"{function.__name__} in {self.state}: nothing logged"
+            if refused_for_state is None:
+                refused_for_state = not allowed
+            if refused_for_state:
+                assert "is not allowed in state" in " ".join(errors), errors
             assert self.outputs() == before
+        return errors
 
     # -- rules -------------------------------------------------------------------
     @initialize(start=st.sampled_from(["instantiated", "initializationMode", "stepComplete",
@@ -135,7 +156,8 @@ class FmiCalls(RuleBasedStateMachine):
     @rule()
     def exit_initialization(self):
         allowed = self.state == "initializationMode"
-        succeeds = allowed and not (self.bad_setup or self.bad_parameter)
+        # an input outside its declared range is refused at initialization too
+        succeeds = allowed and not (self.bad_setup or self.bad_parameter or self.bad_input)
         self.call(allowed, succeeds, self.h.s.exitInitializationMode)
         if allowed:
             self.state = "stepComplete" if succeeds else "error"
@@ -155,11 +177,14 @@ class FmiCalls(RuleBasedStateMachine):
         if allowed and valid:
             assert status == 0 and not errors, (status, errors)
             self.t += H
-        else:
-            assert status == 2 and errors, (self.state, status, errors)
+        elif allowed:           # an input outside its declared range: fmi2Discard
+            assert status == DISCARD and errors, (self.state, status, errors)
+            assert "declared range" in " ".join(errors)
             assert self.outputs() == before
-            if allowed:
-                assert "declared range" in " ".join(errors)
+        else:                   # outside the state table: fmi2Error
+            assert status == ERROR and errors, (self.state, status, errors)
+            assert "fmi2DoStep is not allowed in state" in " ".join(errors), errors
+            assert self.outputs() == before
 
     @rule()
     def terminate(self):
@@ -174,7 +199,11 @@ class FmiCalls(RuleBasedStateMachine):
         var = {v.name: v for v in self.md.modelVariables}[name]
         allowed = self.state in ("instantiated", "initializationMode", "stepComplete")
         valid = float(var.min) <= value <= float(var.max)
-        self.call(allowed, valid, self.h.s.setReal, [self.h.vr[name]], [value])
+        # the axle-box load on both sides (one side loaded alone lifts the other
+        # wheel: there is no static equilibrium to initialize from)
+        names = [BOX, BOX.replace("left", "right")] if name == BOX else [name]
+        self.call(allowed, valid, self.h.s.setReal, [self.h.vr[n] for n in names],
+                  [value] * len(names))
         if allowed:
             (self.bad_input.discard if valid else self.bad_input.add)(name)
 
@@ -182,17 +211,31 @@ class FmiCalls(RuleBasedStateMachine):
     def set_parameter(self, value):
         allowed = self.state in ("instantiated", "initializationMode")
         valid = 1.0 <= value <= 1.0e5
-        self.call(allowed, valid, self.h.s.setReal, [self.h.vr[MASS]], [value])
+        in_setter_states = self.state in ("instantiated", "initializationMode", "stepComplete")
+        errors = self.call(allowed, valid, self.h.s.setReal, [self.h.vr[MASS]], [value],
+                           refused_for_state=not in_setter_states)
+        if in_setter_states and not allowed:      # a fixed parameter after initialization
+            assert "(wheelset.mass) is a fixed parameter" in " ".join(errors), errors
         if allowed:
             self.bad_parameter = not valid
 
     @rule(name=st.sampled_from(WATCHED))
     def set_output(self, name):
-        self.call(False, False, self.h.s.setReal, [self.h.vr[name]], [123.0])
+        """Never valid: refused for the state outside the setters' states, else for
+        the causality (an output cannot be set)."""
+        allowed = self.state in ("instantiated", "initializationMode", "stepComplete")
+        errors = self.call(allowed, False, self.h.s.setReal, [self.h.vr[name]], [123.0],
+                           refused_for_state=False)
+        if allowed:
+            assert f"({name}) is an output" in " ".join(errors), errors
+        else:
+            assert "is not allowed in state" in " ".join(errors), errors
 
     @invariant()
     def outputs_finite(self):
-        assert all(math.isfinite(x) for x in self.outputs())
+        outputs = self.outputs()
+        if outputs is not None and self.state != "error":
+            assert all(math.isfinite(x) for x in outputs), (self.state, outputs)
 
 
 def test_fmi_state_table(md, unzipped):
@@ -217,8 +260,11 @@ def test_second_exit_initialization_keeps_the_state(host, md, unzipped):
     host.step(3)
     before = host.observe()
     n = len(host.messages)
-    host.s.exitInitializationMode()
-    assert "fmi2ExitInitializationMode refused" in " ".join(errors_since(host, n))
+    with pytest.raises(fmpy.fmi1.FMICallException) as info:
+        host.s.exitInitializationMode()
+    assert info.value.status == ERROR
+    assert "fmi2ExitInitializationMode is not allowed in state 'step complete'" in \
+        " ".join(errors_since(host, n))
     assert host.observe() == before
     reference = Host(md, unzipped, "reference")
     try:
@@ -229,14 +275,17 @@ def test_second_exit_initialization_keeps_the_state(host, md, unzipped):
         reference.s.freeInstance()
 
 
-def test_do_step_after_terminate_discarded(host):
+def test_do_step_after_terminate_refused(host):
+    """FMI 2.0 state table: fmi2DoStep is not allowed in terminated: fmi2Error."""
     host.step(1)
+    before = host.observe()
     host.s.terminate()
     n = len(host.messages)
     with pytest.raises(fmpy.fmi1.FMICallException) as info:
         host.s.doStep(currentCommunicationPoint=host.t, communicationStepSize=H)
-    assert info.value.status == 2
-    assert "after fmi2Terminate" in " ".join(errors_since(host, n))
+    assert info.value.status == ERROR
+    assert "fmi2DoStep is not allowed in state 'terminated'" in " ".join(errors_since(host, n))
+    assert host.observe() == before
 
 
 @pytest.mark.parametrize("start, stop", [(math.nan, None), (math.inf, None), (0.0, -1.0)])
@@ -245,13 +294,20 @@ def test_setup_experiment_refused(md, unzipped, start, stop):
     try:
         n = len(h.messages)
         kwargs = {"startTime": start} if stop is None else {"startTime": start, "stopTime": stop}
-        h.s.setupExperiment(**kwargs)
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            h.s.setupExperiment(**kwargs)
+        assert info.value.status == ERROR
         assert "fmi2SetupExperiment refused" in " ".join(errors_since(h, n))
         h.s.enterInitializationMode()
-        h.s.exitInitializationMode()
-        with pytest.raises(fmpy.fmi1.FMICallException):
+        n = len(h.messages)
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            h.s.exitInitializationMode()
+        assert info.value.status == ERROR
+        assert "initialization failed: " in " ".join(errors_since(h, n))
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
             h.step()
-        assert "initialization failed" in " ".join(errors_since(h, n))
+        assert info.value.status == ERROR
+        assert "fmi2DoStep is not allowed in state 'error'" in " ".join(errors_since(h, n))
     finally:
         h.s.freeInstance()
 
@@ -260,8 +316,10 @@ def test_set_real_on_an_output_refused(host):
     host.step(1)
     before = host.observe()
     n = len(host.messages)
-    host.s.setReal([host.vr["wheelset.y"]], [0.5])
-    assert "is an output" in " ".join(errors_since(host, n))
+    with pytest.raises(fmpy.fmi1.FMICallException) as info:
+        host.s.setReal([host.vr["wheelset.y"]], [0.5])
+    assert info.value.status == ERROR
+    assert "(wheelset.y) is an output" in " ".join(errors_since(host, n))
     assert host.observe() == before
 
 
@@ -273,12 +331,18 @@ def test_cant_outside_its_range_refused_not_wrapped(md, unzipped):
         h.initialize()
         h.step(1)
         n = len(h.messages)
-        h.s.setReal([h.vr[CANT]], [6.0])
+        before = h.observe()
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            h.s.setReal([h.vr[CANT]], [6.0])
+        assert info.value.status == ERROR
         text = " ".join(errors_since(h, n))
         assert "track.cant_angle = 6.0 outside [-0.5, 0.5] rad" in text, text
-        with pytest.raises(fmpy.fmi1.FMICallException):
+        # the value is kept (not wrapped): the next step is discarded, state unchanged
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
             h.step()
+        assert info.value.status == DISCARD
         assert "outside their declared range" in " ".join(errors_since(h, n))
+        assert h.observe() == before
         h.s.setReal([h.vr[CANT]], [0.0])
         h.step()
     finally:
@@ -289,9 +353,19 @@ def test_parameter_outside_its_range_refused_at_set(md, unzipped):
     h = Host(md, unzipped, "mass", initialize=False)
     try:
         n = len(h.messages)
-        h.s.setReal([h.vr[MASS]], [-5.0])
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            h.s.setReal([h.vr[MASS]], [-5.0])
+        assert info.value.status == ERROR
         assert "wheelset.mass = -5.0 is outside its declared range [1, 100000] kg" in \
             " ".join(errors_since(h, n))
+        # the value is kept: initialization fails with the same reason
+        h.s.setupExperiment(startTime=0.0)
+        h.s.enterInitializationMode()
+        n = len(h.messages)
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
+            h.s.exitInitializationMode()
+        assert info.value.status == ERROR
+        assert "wheelset.mass" in " ".join(errors_since(h, n))
     finally:
         h.s.freeInstance()
 
@@ -340,7 +414,7 @@ def test_output_leaving_its_range_discards_the_step(md, unzipped):
             for _ in range(1500):
                 h.step()
                 _assert_outputs_within_declaration(h, md)
-        assert info.value.status == 2
+        assert info.value.status == DISCARD
         before = h.s.getReal([h.vr["wheelset.x"]])[0]
         text = " ".join(errors_since(h, n))
         assert "wheelset.x = 10.0" in text and "outside [-10, 10] m" in text, text
@@ -348,8 +422,9 @@ def test_output_leaving_its_range_discards_the_step(md, unzipped):
         _assert_outputs_within_declaration(h, md)
         # nothing changed: the same step is refused again with the same numbers
         n = len(h.messages)
-        with pytest.raises(fmpy.fmi1.FMICallException):
+        with pytest.raises(fmpy.fmi1.FMICallException) as info:
             h.step()
+        assert info.value.status == DISCARD
         assert " ".join(errors_since(h, n)) == text
     finally:
         h.s.freeInstance()

@@ -78,6 +78,7 @@ typedef struct {
     double *values;                  /* instance.values: one double per value reference */
     const int *table;                /* instance.table: (n, 4) int32 kind, causality, tunable,
                                         direct feedthrough */
+    const double *limits;            /* instance.limits: (n, 2) declared min, max */
     int outputs_stale;               /* a feedthrough input changed since the outputs were made */
     size_t n_variables;
     char **strings;                  /* what the last fmi2GetString returned */
@@ -395,15 +396,18 @@ static int attach_buffers(Component *c, char *err, size_t err_size) {
     PyObject *values = py.GetAttrString(c->instance, "values_address");
     PyObject *table = py.GetAttrString(c->instance, "table_address");
     PyObject *count = py.GetAttrString(c->instance, "n_variables");
-    int ok = values && table && count;
+    PyObject *limits = py.GetAttrString(c->instance, "limits_address");
+    int ok = values && table && count && limits;
     if (ok) {
         c->values = (double *)py.LongAsVoidPtr(values);
         c->table = (const int *)py.LongAsVoidPtr(table);
+        c->limits = (const double *)py.LongAsVoidPtr(limits);
         c->n_variables = (size_t)py.LongAsLong(count);
-        ok = c->values != NULL && c->table != NULL && py.ErrOccurred() == NULL;
+        ok = c->values != NULL && c->table != NULL && c->limits != NULL && py.ErrOccurred() == NULL;
     }
     if (values) py.DecRef(values);
     if (table) py.DecRef(table);
+    if (limits) py.DecRef(limits);
     if (count) py.DecRef(count);
     if (!ok) {
         char reason[512];
@@ -522,15 +526,15 @@ fmi2Status fmi2SetupExperiment(fmi2Component component, fmi2Boolean toleranceDef
     (void)toleranceDefined; (void)tolerance;
     if (c == NULL) return fmi2Error;
     if (!allowed(c, STATE_INSTANTIATED, "fmi2SetupExperiment")) return fmi2Error;
-    if (!isfinite(startTime))
-        ERROR_RETURN(c, "fmi2SetupExperiment: start time %g is not a finite number", startTime);
-    if (stopTimeDefined && !(isfinite(stopTime) && stopTime >= startTime))
-        ERROR_RETURN(c, "fmi2SetupExperiment: stop time %g is not a finite number >= the start time %g",
-                     stopTime, startTime);
+    /* the slave checks the times (finite start, stop >= start): a refused setup
+     * is fmi2Error and fmi2ExitInitializationMode fails until a valid one */
     int gil = python_enter();
     PyObject *t = py.FloatFromDouble(startTime);
-    long word = call_method(c, "setup_experiment", t, NULL);
+    PyObject *stop = stopTimeDefined ? py.FloatFromDouble(stopTime) : NULL;
+    long word = (t && (stop || !stopTimeDefined)) ? call_method(c, "setup_experiment", t, stop)
+                                                  : fmi2Error;
     if (t) py.DecRef(t);
+    if (stop) py.DecRef(stop);
     python_leave(gil);
     if ((word & BRIDGE_STATUS_MASK) == fmi2OK) c->time = startTime;
     return (fmi2Status)(word & BRIDGE_STATUS_MASK);
@@ -667,6 +671,51 @@ static void note_inputs(Component *c, const fmi2ValueReference vr[], size_t n, c
     }
 }
 
+/* Declared ranges, checked on every set (issue 18): a parameter must lie in
+ * [min, max] (NaN refused too); an input that is finite must lie in it (a
+ * non-finite input is kept silently: the next doStep discards it, naming it).
+ * The values are written anyway (docs/limits_and_failures.md: a bad input makes
+ * the next fmi2DoStep discard, a bad parameter makes fmi2ExitInitializationMode
+ * fail, so a host that ignores the fmi2Error cannot go on with an old value);
+ * each value out of range is logged with its name, value and range. */
+static int outside_declared_range(Component *c, fmi2ValueReference vr, double value) {
+    const int *row = c->table + TABLE_COLUMNS * (size_t)vr;
+    double lo = c->limits[2 * (size_t)vr], hi = c->limits[2 * (size_t)vr + 1];
+    if (row[1] == CAUSALITY_PARAMETER) return !(value >= lo && value <= hi);
+    if (row[1] == CAUSALITY_INPUT) return isfinite(value) && (value < lo || value > hi);
+    return 0;
+}
+
+static fmi2Status check_ranges(Component *c, const char *function, const fmi2ValueReference vr[],
+                               size_t n) {
+    fmi2Status status = fmi2OK;
+    for (size_t i = 0; i < n; i++) {
+        double value = c->values[vr[i]];
+        if (!outside_declared_range(c, vr[i], value)) continue;
+        status = fmi2Error;
+        int gil = python_enter();
+        PyObject *f = py.GetAttrString(c->instance, "range_refusal");
+        PyObject *ref = py.LongFromUnsignedLong(vr[i]);
+        PyObject *x = py.FloatFromDouble(value);
+        PyObject *text = (f && ref && x) ? py.CallFunctionObjArgs(f, ref, x, NULL) : NULL;
+        const char *message = text ? py.UnicodeAsUTF8(text) : NULL;
+        if (message) {
+            log_message(c, fmi2Error, "logStatusError", "%s", message);
+        } else {
+            py.ErrClear();
+            log_message(c, fmi2Error, "logStatusError", "%s: value reference %u = %g is outside "
+                        "its declared range [%g, %g]", function, vr[i], value,
+                        c->limits[2 * (size_t)vr[i]], c->limits[2 * (size_t)vr[i] + 1]);
+        }
+        if (text) py.DecRef(text);
+        if (x) py.DecRef(x);
+        if (ref) py.DecRef(ref);
+        if (f) py.DecRef(f);
+        python_leave(gil);
+    }
+    return status;
+}
+
 fmi2Status fmi2GetReal(fmi2Component component, const fmi2ValueReference vr[], size_t n, fmi2Real value[]) {
     Component *c = (Component *)component;
     if (c == NULL) return fmi2Error;
@@ -750,7 +799,7 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
     /* a non-finite input is kept: the next doStep reports it (fmi2Discard) */
     note_inputs(c, vr, n, value);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i];
-    return fmi2OK;
+    return check_ranges(c, "fmi2SetReal", vr, n);
 }
 
 fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[], size_t n, const fmi2Integer value[]) {
@@ -760,7 +809,7 @@ fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[]
     if (!check_references(c, "fmi2SetInteger", vr, n, KIND_INTEGER, 1)) return fmi2Error;
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetInteger: NULL value array");
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = (double)value[i];
-    return fmi2OK;
+    return check_ranges(c, "fmi2SetInteger", vr, n);
 }
 
 fmi2Status fmi2SetBoolean(fmi2Component component, const fmi2ValueReference vr[], size_t n, const fmi2Boolean value[]) {
