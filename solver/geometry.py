@@ -485,6 +485,46 @@ def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slo
     row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(wheel, s0, ds, s, T_H)
 
 
+
+@njit(cache=True)
+def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
+    """The local minima of the distance samples `gg` on the full grid inside the
+    search windows (a window: `stride` samples either side of windows[w], within
+    k0..k1), each refined by the parabola through its three samples: the
+    fractional grid index into min_pos, the gap into min_gap (at most
+    MAX_MINIMA). Returns their number. Used by the online search and by the
+    tabulated geometry (solver.geometry_table), so that both locate a minimum
+    with the same arithmetic."""
+    n_min = 0
+    for w in range(n_windows):
+        lo = max(windows[w] - stride - 1, k0 + 1)
+        hi = min(windows[w] + stride + 2, k1 - 1)
+        for k in range(lo, hi):
+            g1 = gg[k]
+            if g1 == np.inf:
+                continue
+            g0 = gg[k - 1]
+            g2 = gg[k + 1]
+            if not (g1 < g0 and g1 <= g2 and g0 != np.inf and g2 != np.inf):
+                continue
+            duplicate = False
+            for m in range(n_min):
+                if int(min_pos[m] + 0.5) == k or abs(min_pos[m] - k) < 1.0:
+                    duplicate = True
+            if duplicate:
+                continue
+            curv = g0 - 2.0 * g1 + g2
+            t = 0.0
+            gmin = g1
+            if curv > 0.0:
+                t = 0.5 * (g0 - g2) / curv
+                gmin = g1 - 0.25 * (g0 - g2) * t
+            if n_min < MAX_MINIMA:
+                min_pos[n_min] = k + t
+                min_gap[n_min] = gmin
+                n_min += 1
+    return n_min
+
 @njit(cache=True)
 def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
@@ -541,34 +581,7 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     # 1. Local minima on the full grid inside the windows, refined by a parabola.
     min_pos = np.empty(MAX_MINIMA)     # fractional grid index
     min_gap = np.empty(MAX_MINIMA)
-    n_min = 0
-    for w in range(n_windows):
-        lo = max(windows[w] - stride - 1, k0 + 1)
-        hi = min(windows[w] + stride + 2, k1 - 1)
-        for k in range(lo, hi):
-            g1 = gg[k]
-            if g1 == np.inf:
-                continue
-            g0 = gg[k - 1]
-            g2 = gg[k + 1]
-            if not (g1 < g0 and g1 <= g2 and g0 != np.inf and g2 != np.inf):
-                continue
-            duplicate = False
-            for m in range(n_min):
-                if int(min_pos[m] + 0.5) == k or abs(min_pos[m] - k) < 1.0:
-                    duplicate = True
-            if duplicate:
-                continue
-            curv = g0 - 2.0 * g1 + g2
-            t = 0.0
-            gmin = g1
-            if curv > 0.0:
-                t = 0.5 * (g0 - g2) / curv
-                gmin = g1 - 0.25 * (g0 - g2) * t
-            if n_min < MAX_MINIMA:
-                min_pos[n_min] = k + t
-                min_gap[n_min] = gmin
-                n_min += 1
+    n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
     # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
     if n_min == 0:
         best = -1

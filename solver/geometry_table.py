@@ -171,34 +171,7 @@ def _node_minima(tables, pose, work, branches):
                 geo._distance_at(k, tables, pose, rail_frame, axle, work)
     min_pos = np.empty(geo.MAX_MINIMA)
     min_gap = np.empty(geo.MAX_MINIMA)
-    n_min = 0
-    for w in range(n_windows):
-        lo = max(windows[w] - stride - 1, k0 + 1)
-        hi = min(windows[w] + stride + 2, k1 - 1)
-        for k in range(lo, hi):
-            g1 = gg[k]
-            if g1 == np.inf:
-                continue
-            g0 = gg[k - 1]
-            g2 = gg[k + 1]
-            if not (g1 < g0 and g1 <= g2 and g0 != np.inf and g2 != np.inf):
-                continue
-            duplicate = False
-            for m in range(n_min):
-                if int(min_pos[m] + 0.5) == k or abs(min_pos[m] - k) < 1.0:
-                    duplicate = True
-            if duplicate:
-                continue
-            curv = g0 - 2.0 * g1 + g2
-            t = 0.0
-            gmin = g1
-            if curv > 0.0:
-                t = 0.5 * (g0 - g2) / curv
-                gmin = g1 - 0.25 * (g0 - g2) * t
-            if n_min < geo.MAX_MINIMA:
-                min_pos[n_min] = k + t
-                min_gap[n_min] = gmin
-                n_min += 1
+    n_min = geo._window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
     if n_min == 0:
         return -1
     deepest = min_gap[0]
