@@ -124,7 +124,10 @@ def _kept_alive_callbacks(messages):
     """fmi2 callbacks that record the FMU's log messages and are never freed:
     pythonfmu 0.7.0 can call the logger of an instance freed earlier in the
     process (docs/limits_and_failures.md); with FMPy's default callbacks, which
-    go when their FMU2Slave goes, that corrupted the heap at exit."""
+    go when their FMU2Slave goes, that corrupted the heap at exit. The native
+    front end (fmu_wheelset/native) calls only the live instance's logger, so
+    this is no longer needed for it; kept because it is harmless (the logger
+    holds only its message deque) and keeps older builds safe."""
     from ctypes import byref
     from fmpy.fmi2 import (calloc, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                            fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, free)
@@ -164,12 +167,17 @@ class WheelsetFMU:
                                modelIdentifier=self.md.coSimulation.modelIdentifier,
                                instanceName=instance_name)
         self.messages = collections.deque(maxlen=50)      # the FMU's last log messages
-        self.slave.instantiate(loggingOn=True, callbacks=_kept_alive_callbacks(self.messages))
-        for name, value in parameters.items():
-            self.set(name, value)
-        self.slave.setupExperiment(startTime=0.0)
-        self.slave.enterInitializationMode()
-        self.slave.exitInitializationMode()
+        try:
+            self.slave.instantiate(loggingOn=True, callbacks=_kept_alive_callbacks(self.messages))
+        except Exception as exc:  # noqa: BLE001 - FMPy raises on a NULL component
+            raise CosimError(f"fmi2Instantiate failed ({exc}): {self.last_problem()}") from None
+        try:
+            self._initialize(parameters)
+        except Exception:
+            self.slave.freeInstance()
+            if self._own_dir:
+                shutil.rmtree(self._own_dir, ignore_errors=True)
+            raise
         self.input_refs = [self.ref(f"rail.{side}.{name}") for side in SIDES for name in RAIL_INPUTS]
         self.output_names = (
             [f"wheel.{side}.force_on_rail.{ax}" for side in SIDES for ax in "xyz"]
@@ -179,6 +187,29 @@ class WheelsetFMU:
                             "rail_lateral", "wheel_lateral", "position.z")])
         self.output_refs = [self.ref(n) for n in self.output_names]
         self.index = {n: i for i, n in enumerate(self.output_names)}
+
+    def _initialize(self, parameters):
+        """Parameters and initialization. The native front end refuses a value
+        outside its declared range or a failed initialization with fmi2Error and
+        the reason logged (FMPy raises FMICallException): a CosimError with it."""
+        from fmpy.fmi1 import FMICallException
+        for name, value in parameters.items():
+            try:
+                self.set(name, value)
+            except FMICallException as exc:
+                raise CosimError(f"the FMU refused {name} = {value!r} ({exc}): "
+                                 f"{self.last_problem()}") from None
+        try:
+            self.slave.setupExperiment(startTime=0.0)
+            self.slave.enterInitializationMode()
+            self.slave.exitInitializationMode()
+        except FMICallException as exc:
+            raise CosimError(f"FMU initialization failed ({exc}): {self.last_problem()}") from None
+
+    def last_problem(self) -> str:
+        """The last message the FMU logged with fmi2Error or worse, else its last one."""
+        errors = [m for m in self.messages if m[0] >= 3] or list(self.messages)
+        return errors[-1][2] if errors else "no message logged"
 
     def ref(self, name):
         try:
@@ -214,8 +245,7 @@ class WheelsetFMU:
         except FMICallException as exc:
             flags = self.slave.getBoolean([self.ref(n) for n in (
                 "status.derailment", "status.wheel_lift", "status.excessive_penetration")])
-            errors = [m for m in self.messages if m[0] >= 3] or list(self.messages)
-            reason = errors[-1][2] if errors else "no message logged"
+            reason = self.last_problem()
             raise CosimError(f"FMU doStep at t = {t:.4f} s failed ({exc}): {reason}; derailment, "
                              f"wheel lift, excessive penetration = {flags}") from None
 

@@ -95,8 +95,8 @@ forces within the step, small against the suspension forces for the modes
 above: the slip time constant of the creep forces, 0.2-0.8 ms, is shorter than
 h, so within a step the wheelset rolls like the rolling mass of the model),
 and the scheme needs one doStep per FMU per communication step, no rollback
-(fmi2GetFMUstate) and no directional derivatives (which pythonfmu 0.7.0 does
-not provide): it works with every FMI 2.0 co-simulation host.
+(fmi2GetFMUstate) and no directional derivatives (which the FMU does not
+provide: providesDirectionalDerivative=false): it works with every FMI 2.0 co-simulation host.
 """
 from __future__ import annotations
 
@@ -430,8 +430,13 @@ RECORD_NAMES = (["wheelset.y", "wheelset.yaw"]
                 + [f"contact.{s}.point[{k}].{q}" for s in SIDES for k in range(1, POINTS + 1)
                    for q in ("longitudinal_force", "longitudinal_creepage",
                              "lateral_force", "lateral_creepage")])
-_CALLBACKS_KEPT_ALIVE = []   # pythonfmu may call the logger of a freed instance later
-_FMU_MESSAGES = []           # the last messages of every FMU instance in the process
+# The fmi2 callbacks of every instance, never freed. Needed with pythonfmu 0.7.0,
+# which could call the logger of an instance freed earlier; the native front end
+# (fmu_wheelset/native) copies the callbacks at fmi2Instantiate and calls them
+# only for that live instance, so this is no longer needed - kept because it is
+# harmless (a few hundred bytes per instance) and keeps older FMU builds safe.
+_CALLBACKS_KEPT_ALIVE = []
+_MESSAGES_KEPT = 50          # log messages kept per FMU instance
 
 
 _EXTRACTIONS = {}
@@ -442,7 +447,9 @@ def extracted(fmu) -> str:
     (already extracted), else one extraction per FMU file and process, reused by
     every later vehicle in the process and removed at exit. (pythonfmu 0.7.0:
     two copies of the FMU's binary in one process share the embedded
-    interpreter and crash it; docs/limits_and_failures.md.)"""
+    interpreter and crash it; docs/limits_and_failures.md. The native front end
+    imports the FMU's Python under a build-unique package name; one extraction
+    per process is kept anyway - harmless, and it saves an unzip per vehicle.)"""
     import os
     path = os.path.abspath(str(fmu))
     if os.path.isdir(path):
@@ -480,15 +487,22 @@ class FmuWheelset:
                                fmi2CallbackFreeMemoryTYPE, fmi2CallbackFunctions,
                                fmi2CallbackLoggerTYPE, fmi2ValueReference, free)
         self.name = name
-        # pythonfmu 0.7.0 calls the logger of the LAST instance created for the
-        # messages of every instance: one message list for all of them, each
-        # message with the instance name the FMU passes
-        self.messages = _FMU_MESSAGES
+        # the native front end calls the logger of the instance a message is
+        # about (pythonfmu 0.7.0 called the last instance's for all of them and
+        # this list used to be shared): one message list per instance, each
+        # message "[instance] text" with the name the FMU passes
+        self.messages = messages = []
+        # the last message logged with fmi2Discard or worse (a one-item list, so
+        # that the logger, kept alive for ever, holds no reference to self)
+        self._last_problem = last_problem = [None]
 
         def logger(component, instance, status, category, message):
             who = (instance or b"").decode(errors="replace")
-            _FMU_MESSAGES.append(f"[{who}] {message.decode(errors='replace')}")
-            del _FMU_MESSAGES[:-50]
+            text = f"[{who}] {(message or b'').decode(errors='replace')}"
+            messages.append(text)
+            del messages[:-_MESSAGES_KEPT]
+            if status >= 2:   # fmi2Discard, fmi2Error, fmi2Fatal
+                last_problem[0] = text
 
         callbacks = fmi2CallbackFunctions()
         callbacks.logger = fmi2CallbackLoggerTYPE(logger)
@@ -518,7 +532,24 @@ class FmuWheelset:
                       modelIdentifier=description.coSimulation.modelIdentifier,
                       instanceName=name)
         self.slave = s
-        s.instantiate(loggingOn=True, callbacks=callbacks)
+        try:
+            s.instantiate(loggingOn=True, callbacks=callbacks)
+        except Exception as exc:  # noqa: BLE001 - FMPy raises on a NULL component
+            raise VehicleError(f"{name}: fmi2Instantiate failed ({exc}): "
+                               f"{self._last_error()}") from None
+        try:
+            self._set_up(parameters, by_name)
+        except Exception:
+            self.slave.freeInstance()   # not yet in the vehicle's list: free it here
+            raise
+
+    def _set_up(self, parameters, by_name):
+        """Parameters, inputs and initialization (after fmi2Instantiate). The
+        native front end answers a refused call (a value outside its declared
+        range, a failed initialization) with fmi2Error and the reason logged;
+        FMPy raises FMICallException: turned into a VehicleError with the reason."""
+        from fmpy.fmi1 import FMICallException
+        s, name = self.slave, self.name
         self._component = s.component
         dll = s.dll
         self._set_real, self._get_real, self._do_step = (
@@ -527,30 +558,44 @@ class FmuWheelset:
             v = by_name.get(key)
             if v is None or v.causality != "parameter":
                 raise VehicleError(f"{key!r} is not a parameter of the FMU")
-            if v.type == "Real":
-                s.setReal([v.valueReference], [float(value)])
-            elif v.type in ("Integer", "Enumeration"):
-                s.setInteger([v.valueReference], [int(value)])
-            elif v.type == "Boolean":
-                s.setBoolean([v.valueReference], [bool(value)])
-            else:
-                s.setString([v.valueReference], [str(value)])
+            try:
+                if v.type == "Real":
+                    s.setReal([v.valueReference], [float(value)])
+                elif v.type in ("Integer", "Enumeration"):
+                    s.setInteger([v.valueReference], [int(value)])
+                elif v.type == "Boolean":
+                    s.setBoolean([v.valueReference], [bool(value)])
+                else:
+                    s.setString([v.valueReference], [str(value)])
+            except FMICallException as exc:
+                raise VehicleError(f"{name}: the FMU refused {key} = {value!r} ({exc}): "
+                                   f"{self._last_error()}") from None
         self._check(self._set_real(self._component, *self._in), "fmi2SetReal")
-        s.setupExperiment(startTime=0.0)
-        n_before = len(self.messages)
-        s.enterInitializationMode()
-        s.exitInitializationMode()
-        failure = [m for m in self.messages[n_before:] if "initialization failed" in m]
+        try:
+            s.setupExperiment(startTime=0.0)
+            s.enterInitializationMode()
+            s.exitInitializationMode()
+        except FMICallException as exc:
+            raise VehicleError(f"{name}: initialization failed ({exc}): "
+                               f"{self._last_error()}") from None
+        # pythonfmu 0.7.0 returned fmi2OK from a failed initialization and only
+        # logged it; the native front end returns fmi2Error (above). Kept: harmless.
+        failure = [m for m in self.messages if "initialization failed" in m]
         if failure:
             raise VehicleError(f"{name}: {failure[-1]}")
         self.read_kinematics()
         self.read_record()
 
+    def _last_error(self) -> str:
+        """This instance's last message logged as a problem, else its last message."""
+        if self._last_problem[0]:
+            return self._last_problem[0]
+        return self.messages[-1] if self.messages else "no message logged"
+
     def _check(self, status, function):
         if status > 1:    # fmi2OK 0, fmi2Warning 1; fmi2Discard 2, fmi2Error 3, fmi2Fatal 4
-            reason = self.messages[-1] if self.messages else "no message"
             raise VehicleError(f"{self.name}: {function} returned status {status} "
-                               f"(last FMU message: {reason})")
+                               f"(last FMU message: {self._last_error()})")
 
     def step(self, t: float, h: float):
         """Set the inputs (the row `inputs`) and advance from t by h."""

@@ -235,3 +235,18 @@ def test_assembled_point_table_equals_the_model_nodal_loads():
             for i, d, value in track.model.nodal_loads(x, load):
                 expected[(i - e) * 5 + d] += value
             assert np.allclose(g[:, c], expected, atol=1e-15)
+
+
+def test_fmu_refusing_its_parameters_gives_the_fmus_reason(wheelset_fmu, wheelset_fmu_unzipped):
+    """The native FMI front end answers a failed initialization with fmi2Error
+    (FMPy raises FMICallException): the track master turns it into a
+    CosimError with the reason the FMU logged, and frees the instance."""
+    from cosim.track_cosim import CosimError, WheelsetFMU
+    with pytest.raises(CosimError, match=r"initialization failed.*"
+                                         r"wheelset\.mass = -5\.0 kg is out of range"):
+        WheelsetFMU(wheelset_fmu, {**STRAIGHT, "wheelset.mass": -5.0}, unzipped=wheelset_fmu_unzipped)
+    good = WheelsetFMU(wheelset_fmu, STRAIGHT, unzipped=wheelset_fmu_unzipped)
+    try:
+        good.do_step(0.0, 1e-3)
+    finally:
+        good.close()

@@ -156,3 +156,23 @@ def test_bad_vehicle_inputs_are_refused(fmu):
         CurveLayout(radius=10.0)
     with pytest.raises(VehicleError, match="mass"):
         VehicleModel(VehicleParameters(carbody_mass=-5.0))
+
+
+def test_fmu_refusing_its_parameters_gives_the_fmus_reason(fmu):
+    """The native FMI front end answers a failed initialization with fmi2Error
+    (FMPy raises FMICallException); the master must turn it into a
+    VehicleError carrying the reason the FMU logged for that instance, and
+    free the instance it had created."""
+    with pytest.raises(VehicleError, match=r"wheelset1: initialization failed.*"
+                                           r"wheelset\.mass = -5\.0 kg is out of range"):
+        VehicleCosim(fmu, fmu_parameters={"wheelset.mass": -5.0})
+    with pytest.raises(VehicleError, match=r"wheel\.profile '/nonexistent/x\.txt' is neither"):
+        VehicleCosim(fmu, fmu_parameters={"wheel.profile": "/nonexistent/x.txt"})
+    # the process can go on: a good vehicle still runs after the refusals, and
+    # each instance's log holds that instance's messages only (the native front
+    # end calls each instance's own logger; pythonfmu 0.7.0 called the last one's)
+    with VehicleCosim(fmu, speed=30.0) as vc:
+        vc.run(0.01)
+        for w in vc.instances:
+            assert w.messages, w.name
+            assert all(m.startswith(f"[{w.name}] ") for m in w.messages), w.messages
