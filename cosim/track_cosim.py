@@ -127,7 +127,8 @@ def _kept_alive_callbacks(messages):
     go when their FMU2Slave goes, that corrupted the heap at exit. The native
     front end (fmu_wheelset/native) calls only the live instance's logger, so
     this is no longer needed for it; kept because it is harmless (the logger
-    holds only its message deque) and keeps older builds safe."""
+    holds only its message deque) and the pythonfmu binary is still the
+    build's no-compiler fallback."""
     from ctypes import byref
     from fmpy.fmi2 import (calloc, fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE,
                            fmi2CallbackFunctions, fmi2CallbackLoggerTYPE, free)

@@ -433,8 +433,9 @@ RECORD_NAMES = (["wheelset.y", "wheelset.yaw"]
 # The fmi2 callbacks of every instance, never freed. Needed with pythonfmu 0.7.0,
 # which could call the logger of an instance freed earlier; the native front end
 # (fmu_wheelset/native) copies the callbacks at fmi2Instantiate and calls them
-# only for that live instance, so this is no longer needed - kept because it is
-# harmless (a few hundred bytes per instance) and keeps older FMU builds safe.
+# only for that live instance, so this is no longer needed for it - kept because
+# it is harmless (a few hundred bytes per instance) and the pythonfmu binary is
+# still the build's no-compiler fallback (docs/limits_and_failures.md).
 _CALLBACKS_KEPT_ALIVE = []
 _MESSAGES_KEPT = 50          # log messages kept per FMU instance
 
@@ -449,7 +450,8 @@ def extracted(fmu) -> str:
     two copies of the FMU's binary in one process share the embedded
     interpreter and crash it; docs/limits_and_failures.md. The native front end
     imports the FMU's Python under a build-unique package name; one extraction
-    per process is kept anyway - harmless, and it saves an unzip per vehicle.)"""
+    per process is kept anyway - harmless, it saves an unzip per vehicle, and
+    the pythonfmu binary is still the no-compiler fallback.)"""
     import os
     path = os.path.abspath(str(fmu))
     if os.path.isdir(path):
@@ -579,7 +581,8 @@ class FmuWheelset:
             raise VehicleError(f"{name}: initialization failed ({exc}): "
                                f"{self._last_error()}") from None
         # pythonfmu 0.7.0 returned fmi2OK from a failed initialization and only
-        # logged it; the native front end returns fmi2Error (above). Kept: harmless.
+        # logged it; the native front end returns fmi2Error (above). Kept for the
+        # pythonfmu fallback build: harmless.
         failure = [m for m in self.messages if "initialization failed" in m]
         if failure:
             raise VehicleError(f"{name}: {failure[-1]}")
