@@ -237,13 +237,12 @@ def point_array(c, side, field):
 
 
 def zone_points(c, side, lo, hi):
-    """Per time: normal force and contact angle of the active points whose wheel
-    lateral position s lies in [lo, hi) (m); NaN where none (summed force, max angle)."""
+    """Per time: summed normal force, largest contact angle and presence of the
+    active points of `side` whose CONTACT ANGLE lies in [lo, hi) (rad)."""
     act = point_array(c, side, "active") > 0.5
-    s = point_array(c, side, "wheel_lateral")
     n = point_array(c, side, "normal_force")
     ang = point_array(c, side, "contact_angle")
-    inzone = act & (s >= lo) & (s < hi)
+    inzone = act & (ang >= lo) & (ang < hi)
     force = np.where(inzone, n, 0.0).sum(axis=1)
     angle = np.where(inzone, ang, -np.inf).max(axis=1)
     has = inzone.any(axis=1)

@@ -13,7 +13,7 @@ import numpy as np
 
 from fmu_wheelset.validation.common import (CaseResult, Row, backend_label, cached_run, figure,
                                             point_array, save, write_csv)
-from fmu_wheelset.validation.ren_jin import zone_points
+from fmu_wheelset.validation.common import zone_points
 
 OUTER = "right"
 # contact-angle zones (rad), as fmu_wheelset/validation/ren_jin.py: the S1002 flank

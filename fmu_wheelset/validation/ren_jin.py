@@ -31,20 +31,8 @@ from pathlib import Path
 import numpy as np
 
 from fmu_wheelset.validation.common import (CaseResult, Row, backend_label, cached_run,
-                                            figure, first_index, point_array, save, write_csv)
-
-
-def zone_points(c, side, lo, hi):
-    """Per time: summed normal force, largest contact angle and presence of the
-    active points of `side` whose CONTACT ANGLE lies in [lo, hi) (rad)."""
-    act = point_array(c, side, "active") > 0.5
-    n = point_array(c, side, "normal_force")
-    ang = point_array(c, side, "contact_angle")
-    inzone = act & (ang >= lo) & (ang < hi)
-    force = np.where(inzone, n, 0.0).sum(axis=1)
-    angle = np.where(inzone, ang, -np.inf).max(axis=1)
-    has = inzone.any(axis=1)
-    return np.where(has, force, np.nan), np.where(has, angle, np.nan), has
+                                            figure, first_index, point_array, save, write_csv,
+                                            zone_points)
 
 from fmu_wheelset.validation.ren_jin_flexible import FLANGE_MIN_ANGLE, ROOT_MIN_ANGLE  # noqa: E402
 
@@ -315,7 +303,6 @@ def case_80(out, backend="fmu") -> CaseResult:
                     float("nan"), float("nan"), multi.backend,
                     passed=bool(np.all(np.isnan(ang))),
                     why="criterion: below the 60 deg flange threshold (no flange contact)"))
-    tm, ts = c["time"], single.columns["time"]
     nm = point_array(c, OUTER, "normal_force").sum(axis=1)
     ns = point_array(single.columns, OUTER, "normal_force").sum(axis=1)
     m = min(nm.size, ns.size)
