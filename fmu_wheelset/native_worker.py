@@ -59,6 +59,25 @@ def _open_region(name: str) -> mmap.mmap:
         os.close(fd)
 
 
+def _parent_watch():
+    """A function telling whether the host process is still there. POSIX: the
+    parent pid changes when the parent dies (the worker is re-parented);
+    Windows: it does not, so the parent's process handle is asked."""
+    parent = os.getppid()
+    if os.name != "nt":
+        return lambda: os.getppid() == parent
+    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)
+    kernel32.OpenProcess.restype = ctypes.c_void_p
+    kernel32.OpenProcess.argtypes = [ctypes.c_uint32, ctypes.c_int, ctypes.c_uint32]
+    kernel32.WaitForSingleObject.restype = ctypes.c_uint32
+    kernel32.WaitForSingleObject.argtypes = [ctypes.c_void_p, ctypes.c_uint32]
+    synchronize, wait_timeout = 0x00100000, 0x102
+    handle = kernel32.OpenProcess(synchronize, 0, parent)
+    if not handle:
+        return lambda: True          # cannot watch: the parent's timeout kills us instead
+    return lambda: kernel32.WaitForSingleObject(handle, 0) == wait_timeout
+
+
 def main(library_path: str, region_name: str) -> None:
     os.environ["WHEELSET_FMU_OUT_OF_PROCESS"] = "0"
     region = _open_region(region_name)
@@ -124,12 +143,12 @@ def main(library_path: str, region_name: str) -> None:
     component = None
     states = {}
     next_state = [1]
-    parent = os.getppid()
+    parent_alive = _parent_watch()
     seq = 0
     while True:
         new = lib.wheelset_worker_wait(base, seq, 100)
         if new == 0:
-            if os.getppid() != parent:
+            if not parent_alive():
                 os._exit(0)          # the host is gone
             continue
         seq = new
