@@ -922,6 +922,8 @@ class VehicleCosim:
         if average and not 0 <= first_averaged <= n_steps:
             raise VehicleError(f"average_from {average_from!r} s is not within the run")
         sums = {key: np.zeros_like(value) for key, value in wheel_results(self.recorded).items()}
+        sums["bodies"] = np.zeros(18)
+        sums["secondary_track_terms"] = np.zeros(12)
         n_averaged = 0
         box_impulse = np.zeros(4)
         inertial_impulse = np.zeros(4)
@@ -941,15 +943,14 @@ class VehicleCosim:
             if n % self.record_every == 0:
                 self._record(rec, i_rec, n * h, q, box_prev, kap_w[n], cant_w[n])
                 i_rec += 1
-                if average and n >= first_averaged:
-                    for key, value in wheel_results(self.recorded).items():
-                        sums[key] += value
-                    n_averaged += 1
             elif average and n >= first_averaged:
                 for inst in self.instances:
                     inst.read_record()
+            if average and n >= first_averaged:
                 for key, value in wheel_results(self.recorded).items():
                     sums[key] += value
+                sums["bodies"] += q[:18]
+                sums["secondary_track_terms"] += g[n, :12]
                 n_averaged += 1
             if average and n == first_averaged:
                 v_start = q_v_lateral(v).copy()
@@ -993,6 +994,33 @@ class VehicleCosim:
                              coupling=self.coupling, wall_time=wall, steps=n_steps,
                              mean=mean, mean_window=(first_averaged * h, n_steps * h)
                              if n_averaged else None, **rec)
+
+    def secondary_yaw_couple(self, result: VehicleResult) -> np.ndarray:
+        """(2,) the part of each bogie's lateral rail force (N, +y) that holds the
+        carbody against the yaw moment of the secondary springs' longitudinal
+        forces, time mean over result.mean_window.
+
+        In a curve both bogie frames yaw relative to the carbody; the secondary
+        longitudinal springs (at +-secondary_semi_spacing) then put a yaw moment
+        M on the carbody, which the carbody's yaw balance answers with a lateral
+        force couple on its two secondary suspensions: -M / (2a) on the leading
+        bogie, +M / (2a) on the trailing one (a: bogie semi-spacing). The
+        textbook per-bogie balance m (V^2/R - g h/s) leaves this couple out; the
+        whole vehicle's balance does not see it. M from the mean body positions
+        and the track's part of the element displacements (the linear element
+        model of VehicleModel; damping forces vanish in the steady state)."""
+        if "bodies" not in result.mean:
+            raise VehicleError("run(..., average_from=...) to average over a window")
+        m = self.model
+        q = np.zeros(N_DOF)
+        q[:18] = result.mean["bodies"]
+        delta = m.D[:12] @ q + result.mean["secondary_track_terms"]
+        force = -m.k[:12] * delta                # on the carbody (body A of the secondary elements)
+        moment = 0.0
+        for e in range(4):
+            moment += -m.elements[e].offset_a[1] * force[3 * e]
+        half = moment / (2.0 * self.p.bogie_semi_spacing)
+        return np.array([-half, half])
 
     def _record(self, rec, i, t, q, box, kap, cant):
         rec["time"][i] = t
