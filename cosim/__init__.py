@@ -5,6 +5,7 @@
   distributed by the element shape functions.
 - ``cosim.track_cosim``: the fixed-step Gauss-Seidel master that couples the
   wheelset FMU (through FMPy) with that track, step by step.
+- ``cosim.fmpy_host``: setting an FMU variable of any type through FMPy.
 - ``cosim.vehicle``: the Manchester benchmark vehicle 1 (carbody, two bogie
   frames, primary and secondary suspensions) over four wheelset FMU instances,
   linearly implicit coupling with an interface model of each wheelset.

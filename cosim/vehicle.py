@@ -111,6 +111,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from .fmpy_host import set_variable
+
 GRAVITY = 9.81
 RAIL_DISTANCE = 1.5   # m, lateral distance of the rail centres (cant angle = asin(h / 1.5))
 SIDES = ("left", "right")
@@ -561,14 +563,7 @@ class FmuWheelset:
             if v is None or v.causality != "parameter":
                 raise VehicleError(f"{key!r} is not a parameter of the FMU")
             try:
-                if v.type == "Real":
-                    s.setReal([v.valueReference], [float(value)])
-                elif v.type in ("Integer", "Enumeration"):
-                    s.setInteger([v.valueReference], [int(value)])
-                elif v.type == "Boolean":
-                    s.setBoolean([v.valueReference], [bool(value)])
-                else:
-                    s.setString([v.valueReference], [str(value)])
+                set_variable(s, v, value)
             except FMICallException as exc:
                 raise VehicleError(f"{name}: the FMU refused {key} = {value!r} ({exc}): "
                                    f"{self._last_error()}") from None

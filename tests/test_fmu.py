@@ -20,6 +20,7 @@ from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
 from conftest import FmiLog  # noqa: E402
+from cosim.fmpy_host import set_variables  # noqa: E402
 from solver.track_excitation import RailMotion  # noqa: E402
 from fmu_wheelset import variables as fmu_variables  # noqa: E402
 import solver.wheelset as core_wheelset  # noqa: E402
@@ -104,17 +105,7 @@ def slave(md, unzipped, name, params=PARAMS, log=None):
 
 
 def set_values(s, md, values):
-    by_name = {v.name: v for v in md.modelVariables}
-    for name, value in values.items():
-        v = by_name[name]
-        if v.type == "Real":
-            s.setReal([v.valueReference], [float(value)])
-        elif v.type in ("Integer", "Enumeration"):
-            s.setInteger([v.valueReference], [int(value)])
-        elif v.type == "Boolean":
-            s.setBoolean([v.valueReference], [bool(value)])
-        else:
-            s.setString([v.valueReference], [str(value)])
+    set_variables(s, {v.name: v for v in md.modelVariables}, values)
 
 
 def vrs(md, names):
