@@ -635,7 +635,10 @@ class WheelsetModel:
             # (solver/derailment.py); any state past the flange: a derailment
             end = self.time + h
             recent = (end - self._climb_time) <= derailment.CLIMB_MEMORY
-            climbed = int(np.argmax(self._climb_ratios * recent)) if recent.any() else -1
+            # the wheel whose flange climbed most recently (the current ratios are
+            # those of the step that lost contact: all 0)
+            climbed = (int(np.argmax(np.where(recent, self._climb_time, -np.inf)))
+                       if recent.any() else -1)
             cause = derailment.derailment_cause(float(self.state[S_Y]), self._flange_passed,
                                                 climbed, code == PROBLEM_CONTACT_LOST)
             if cause is not None:

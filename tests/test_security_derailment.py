@@ -95,6 +95,18 @@ def test_flange_slam_is_a_derailment_with_every_model(creep, contact):
         assert max(r[0] for r in ratios) > 1.0
 
 
+def test_flange_slam_to_the_right_names_the_right_wheel():
+    """The mirror of the slam above (150 kN per box towards -y): the right flange
+    climbs (its Nadal ratio above 1) and the message names the right wheel. (It
+    named the left one: the side was taken from the climb ratios of the step
+    that lost contact, which are all 0.)"""
+    model, result, before, ratios = _run("polach", "multipoint", lateral=-1.5e5)
+    assert result.reason == "derailment", result.message
+    assert "the right wheel is climbing over the rail" in result.message
+    if "Nadal" in result.message:
+        assert max(r[1] for r in ratios) > 1.0 and max(r[0] for r in ratios) <= 1.0
+
+
 @pytest.mark.parametrize("creep, contact", MODELS)
 def test_upward_load_is_a_wheel_lift_not_a_derailment(creep, contact):
     """1 MN per box upwards: both wheels leave the rails without any flange
