@@ -12,6 +12,15 @@ array (``Instance.values``, indexed by value reference) whose data pointer C
 holds, so fmi2Get*/fmi2Set* never call Python. Python is called for strings,
 the initialization, each doStep (one call) and the FMU states.
 
+fmi2DoStep runs without Python when it can (issue 16): after every call that
+builds or restores the model (exitInitializationMode, set_state) the bridge
+sets ``fast_step_address`` and ``fast_block_address``: a numba ``cfunc`` doing
+the whole accepted step (solver/fast_step.py) and the block of array
+addresses it works on; C calls it directly and takes the Python ``do_step``
+only when it returns anything but ACCEPTED (the state then as before the
+call). 0, 0: every step through Python (the cfunc could not be had -- logged
+once -- or WHEELSET_FMU_FAST_STEP=0).
+
 Every method returns an int: the FMI status (0 OK, 1 warning, 2 discard,
 3 error) plus the flag ``MESSAGES`` when log messages are waiting
 (``take_messages``) and ``TERMINAL`` when the model cannot go on (derailment:
@@ -21,9 +30,11 @@ unexpected exception becomes fmi2Error with its text logged by C.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
+from . import slave as slave_module
 from .slave import INPUT_NAMES, VARIABLES, Wheelset, _N_PARAMETERS
 from .variables import ENUMERATION_BY_NAME, direct_inputs
 
@@ -33,6 +44,7 @@ TERMINAL = 0x200
 
 KIND = {"Real": 0, "Integer": 1, "Enumeration": 1, "Boolean": 2, "String": 3}
 CAUSALITY = {"parameter": 0, "input": 1, "output": 2}
+FAST_STEP_SWITCH = "WHEELSET_FMU_FAST_STEP"   # "0": every fmi2DoStep through Python
 STATUS_CODE = {"ok": OK, "warning": WARNING, "discard": DISCARD, "error": ERROR, "fatal": 4,
                "pending": 5}
 
@@ -82,6 +94,10 @@ class Instance:
         self.n_variables = len(VARIABLES)
         self.n_parameters = _N_PARAMETERS
         self.n_inputs = len(INPUT_NAMES)
+        self.fast_step_address = 0       # the fast doStep (module docstring), 0: none
+        self.fast_block_address = 0
+        self._fast = None                # what the block points to, kept alive here
+        self._fast_noted = False         # its availability logged (once per instance)
         self._new_slave()
 
     def _new_slave(self):
@@ -149,6 +165,7 @@ class Instance:
         if slave._phase == "instantiated":
             slave.enter_initialization_mode()
         slave.exit_initialization_mode()
+        self._attach_fast_step()
         return self._status(ERROR if slave._failed else OK)
 
     def do_step(self, current_time: float, step_size: float) -> int:
@@ -167,8 +184,92 @@ class Instance:
         return self._status(OK)
 
     def reset(self) -> int:
+        self._drop_fast_step()
         self._new_slave()
         return self._status(OK)
+
+    # -- the fast doStep (solver/fast_step.py) ------------------------------------
+    def _drop_fast_step(self):
+        self.fast_step_address = 0
+        self.fast_block_address = 0
+        self._fast = None
+
+    def _note_fast_step(self, message: str, status):
+        if not self._fast_noted:
+            self._fast_noted = True
+            self.slave.log(f"{self.instance_name}: {message}", status)
+
+    def _attach_fast_step(self):
+        """The cfunc and its block for the model as it is now (after it was built
+        or restored); none before initialization or when it cannot be had."""
+        self._drop_fast_step()
+        slave = self.slave
+        model = slave._model
+        if model is None or not model._initialized or slave._failed:
+            return
+        Fmi2Status = slave_module.Fmi2Status
+        if os.environ.get(FAST_STEP_SWITCH, "").strip() == "0":
+            self._note_fast_step(f"fast doStep off ({FAST_STEP_SWITCH}=0): every fmi2DoStep runs "
+                                 "the Python step", Fmi2Status.ok)
+            return
+        try:
+            wheelset = slave._core[0]
+            fast = wheelset.fast_step
+            entry = fast.fmu_step_entry()
+            step_data = model._step_data
+            names = fast.StepData._fields
+            data = dict(zip(names, step_data))
+            n_outputs = len(slave._y)
+            ints = np.zeros(fast.N_INTS, dtype=np.int64)
+            ints[fast.I_N_PARAMETERS] = _N_PARAMETERS
+            ints[fast.I_N_INPUTS] = len(INPUT_NAMES)
+            _, _, c_slot, dc_slot, cross_rail_distance = slave._input_map
+            ints[fast.I_C_SLOT], ints[fast.I_DC_SLOT] = c_slot, dc_slot
+            ints[fast.I_LIFT] = wheelset.R_LIFT
+            ints[fast.I_STATUS:fast.I_STATUS + 3] = slave_module._STATUS_SLOTS
+            ints[fast.I_INTEGRATOR_ID] = data["integrator_id"]
+            ints[fast.I_MAX_SUBSTEPS] = model.params.max_substeps
+            reals = np.zeros(fast.N_REALS)
+            reals[fast.R_RAIL_DISTANCE] = data["rail_distance"]
+            reals[fast.R_TRACK_LENGTH] = data["track_length"]
+            reals[fast.R_MAX_PENETRATION] = data["max_penetration"]
+            reals[fast.R_LIFT_TOLERANCE] = data["lift_tolerance"]
+            reals[fast.R_FLANGE_TIP] = data["flange_tip"]
+            reals[fast.R_SPEED] = float(model.params.speed)
+            reals[fast.R_FRICTION] = model.model[wheelset.M_FRICTION]
+            reals[fast.R_FLANGE_PASSED] = model._flange_passed
+            reals[fast.R_CROSS_RAIL_DISTANCE] = cross_rail_distance
+            arrays = {
+                "values": self.values, "input_lo": slave_module._IN_LO,
+                "input_hi": slave_module._IN_HI, "output_lo": slave_module._OUT_LO,
+                "output_hi": slave_module._OUT_HI, "slave_time": slave._slave_time,
+                "matrix": slave._input_map[0], "offset": slave._input_map[1],
+                "record_index": slave._record_index, "core_u": np.zeros(wheelset.N_INPUT),
+                "y_new": np.zeros(n_outputs), "state": model.state, "clock": model._clock,
+                "rhs_count": model._rhs_count, "before_climb": model._before_climb,
+                "climb_ratios": model._climb_ratios, "climb_time": model._climb_time,
+                "u": model._u, "u_before": model._u_before,
+                "keep_state": np.zeros_like(model.state),
+                "keep_contact": np.zeros_like(model._contact),
+                "keep_summary": np.zeros_like(model._summary),
+                "keep_record": np.zeros_like(model.record),
+                "keep_derived": np.zeros_like(model._derived),
+                "keep_clock": np.zeros_like(model._clock),
+                "keep_rhs_count": np.zeros_like(model._rhs_count), "keep_climb": np.zeros(6)}
+            if (len(slave_module._IN_LO) != len(INPUT_NAMES)
+                    or len(slave_module._OUT_LO) != n_outputs
+                    or len(slave._record_index) != n_outputs - len(slave_module._STATUS_SLOTS)):
+                raise fast.BlockError("the FMU's input/output layout is not the fast step's")
+            block, kept = fast.pack_block(arrays, step_data, ints, reals)
+        except Exception as exc:  # noqa: BLE001 - the Python step still works
+            self._note_fast_step(f"fast doStep unavailable, every fmi2DoStep runs the Python step: "
+                                 f"{type(exc).__name__}: {exc}", Fmi2Status.warning)
+            return
+        self._fast = (entry, block, kept, step_data)
+        self.fast_step_address = int(entry.address)
+        self.fast_block_address = int(block.ctypes.data)
+        self._note_fast_step("fast doStep on (numba cfunc called from C; a step it does not "
+                             "accept runs the Python step)", Fmi2Status.ok)
 
     # -- FMU state (the slave's format and checks: fmu_wheelset/fmu_state.py) -----
     def get_state(self):
@@ -181,6 +282,7 @@ class Instance:
         if slave.last_refusal is not None:
             return self._status(ERROR)
         slave.fill_parameter_buffer()       # a state restored into a fresh instance
+        self._attach_fast_step()
         return self._status(OK)
 
     def current_time(self) -> float:

@@ -269,6 +269,9 @@ class Wheelset(Fmi2Slave):
         # FMI 2.0 co-simulation state: instantiated -> initialization -> initialized
         # (stepComplete) -> terminated; fmi2Reset makes a new instance
         self._phase = "instantiated"
+        # the communication point, in an array that the native front end's fast
+        # step (solver/fast_step.py) advances too; `_time` reads and writes it
+        self._slave_time = np.zeros(1)
         self._time = 0.0
         self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs
         self._record_index = None   # output slot -> index in the core's record
@@ -375,7 +378,7 @@ class Wheelset(Fmi2Slave):
         model = self._model
         if model is None or not np.isfinite(self._u).all():
             return False
-        model._u[:] = _adapter.core_inputs(self._u, self._input_map, self._core[1])
+        model._u[:] = _adapter.core_inputs(self._u, self._input_map, self._core)
         model.rhs(model.state)          # contact search + forces at the current state
         model._update_record()
         self._store_outputs()
@@ -473,7 +476,7 @@ class Wheelset(Fmi2Slave):
                                  "declared range: " + ", ".join(bad))
             # the inputs set in initialization mode (axle-box loads, rail motion)
             # are those of the static equilibrium at t = 0
-            model.initialize(_adapter.core_inputs(u, input_map, track))
+            model.initialize(_adapter.core_inputs(u, input_map, self._core))
         except Exception as exc:  # noqa: BLE001 - reported to the host
             self._failed = f"initialization failed: {exc}"
             self._error(f"{self.instance_name}: {self._failed}")
@@ -525,7 +528,7 @@ class Wheelset(Fmi2Slave):
             self.step_failure = "discard"
             return False
         try:
-            core_inputs = _adapter.core_inputs(u, self._input_map, self._core[1])
+            core_inputs = _adapter.core_inputs(u, self._input_map, self._core)
             # the core checks its inputs before it integrates and restores its
             # state itself when it discards a step
             result = model.advance_vector(step_size, core_inputs)
@@ -567,17 +570,24 @@ class Wheelset(Fmi2Slave):
         self._time = current_time + step_size
         return True
 
+    @property
+    def _time(self) -> float:
+        return float(self._slave_time[0])
+
+    @_time.setter
+    def _time(self, value: float):
+        self._slave_time[0] = value
+
     def _store_outputs(self, reason: str = ""):
         """The outputs from the core's record; the status flags from the reason of a
-        discarded step (the record then still holds the state before the step)."""
-        record = self._model.record
-        y = self._y
-        np.take(record, self._record_index, out=y[:_N_RECORD_OUTPUTS])
-        lift = self._core[0].R_LIFT
-        y[_STATUS_SLOT[0]] = 1.0 if reason == "derailment" else 0.0
-        y[_STATUS_SLOT[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5
-                                     or reason == "contact_lost") else 0.0
-        y[_STATUS_SLOT[2]] = 1.0 if reason == "excessive_penetration" else 0.0
+        discarded step (the record then still holds the state before the step).
+        The numba function the fast step uses too (solver/fast_step.py)."""
+        wheelset = self._core[0]
+        fast = wheelset.fast_step
+        code = {"derailment": fast.REASON_DERAILMENT, "contact_lost": fast.REASON_CONTACT_LOST,
+                "excessive_penetration": fast.REASON_PENETRATION}.get(reason, fast.REASON_NONE)
+        fast.fmu_outputs(self._model.record, self._record_index, wheelset.R_LIFT, _STATUS_SLOTS,
+                         code, self._y)
 
     # -- fast access to inputs and outputs -------------------------------------
     def _io_index(self, kind: str, vrs):
@@ -838,30 +848,28 @@ class _Adapter:
                         if coefficients[i, axis, j] != 0.0:
                             matrix[r, slot[f"track.irregularity.{component}{suffix}"]] = \
                                 coefficients[i, axis, j]
-        cross = (slot["track.irregularity.cross_level"],
-                 slot["track.irregularity.cross_level_velocity"], excitation.cross_level_roll)
-        return matrix, offset, cross
+        return (matrix, offset, slot["track.irregularity.cross_level"],
+                slot["track.irregularity.cross_level_velocity"], track.DEFAULT_RAIL_DISTANCE)
 
-    def core_inputs(self, u, input_map, track):
-        """The core's input vector for the FMU inputs u (finite)."""
-        matrix, offset, (c_slot, dc_slot, cross_level_roll) = input_map
-        core = matrix @ u
-        core += offset
-        c, dc = u[c_slot], u[dc_slot]
-        if c != 0.0 or dc != 0.0:
-            # cross level rolls both rails with the sleeper (the core's rule)
-            r, dr = cross_level_roll(c, dc, track.DEFAULT_RAIL_DISTANCE)
-            for side in range(2):
-                core[3 * side + 2] += r           # U_RAIL_MOTION roll
-                core[6 + 3 * side + 2] += dr      # U_RAIL_VELOCITY roll rate
-        return core
+    def core_inputs(self, u, input_map, core):
+        """The core's input vector for the FMU inputs u (finite): matrix @ u +
+        offset, plus the roll of both rails by the cross level (the core's rule,
+        solver.track_excitation.cross_level_roll), by the numba function the
+        fast step uses too (solver/fast_step.py). `core`: (wheelset, track) modules."""
+        matrix, offset, c_slot, dc_slot, rail_distance = input_map
+        out = np.empty(matrix.shape[0])
+        if not core[0].fast_step.fmu_core_inputs(u, matrix, offset, c_slot, dc_slot,
+                                                 rail_distance, out):
+            raise core[1].TrackError(f"cross-level {float(u[c_slot])} m is not below the rail "
+                                     f"distance {rail_distance} m")
+        return out
 
     def record_index(self, wheelset):
         """For each output but the status flags (OUTPUT_NAMES order), its index in
         the core's output record: the output names are the record's names
         (solver.wheelset.RECORD_INDEX)."""
         return np.array([wheelset.RECORD_INDEX[var.core] for var in fmu_variables.RECORD_OUTPUTS],
-                        dtype=np.intp)
+                        dtype=np.int64)
 
 
 NAN = float("nan")
@@ -879,7 +887,7 @@ def _numeric_start(var) -> float:
 
 # the status flags come last; all outputs before them are copied from the core's record
 _N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
-_STATUS_SLOT = tuple(OUTPUT_NAMES.index(n) for n in STATUS_NAMES)
+_STATUS_SLOTS = np.array([OUTPUT_NAMES.index(n) for n in STATUS_NAMES], dtype=np.int64)
 # declared ranges of the inputs and outputs, in the order of the value array _io
 VARIABLES_IO = tuple(v for v in VARIABLES if v.causality != "parameter")
 _N_INPUTS = len(INPUT_NAMES)

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, fields
 from typing import Mapping, Sequence
 
 import numpy as np
+from numba import njit
 from scipy import integrate
 from scipy.interpolate import CubicSpline
 from scipy.special import roots_legendre
@@ -97,6 +98,13 @@ def cross_level_roll(cross_level: float, cross_level_rate: float, rail_distance:
     d the distance between the rail centres (m). TrackError if |c| >= d."""
     if abs(cross_level) >= rail_distance:
         raise TrackError(f"cross-level {cross_level} m is not below the rail distance {rail_distance} m")
+    return cross_level_roll_kernel(float(cross_level), float(cross_level_rate), float(rail_distance))
+
+
+@njit(cache=True)
+def cross_level_roll_kernel(cross_level, cross_level_rate, rail_distance):
+    """`cross_level_roll` for |cross_level| < rail_distance (numba: the FMU's input
+    mapping, solver/fast_step.py, computes it with the same operations)."""
     return (math.asin(cross_level / rail_distance),
             cross_level_rate / math.sqrt(rail_distance * rail_distance - cross_level * cross_level))
 

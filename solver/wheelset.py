@@ -38,6 +38,7 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
     TrackPoint, derived_outputs, fill_record, record_index_of_contact, wheelset_rhs)
 from . import derailment
 from .errors import WheelsetError
+from . import fast_step
 from .integrate import INTEGRATOR_IDS, StepData, advance_kernel
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
@@ -434,9 +435,13 @@ class WheelsetModel:
             derived=self._derived, record=self.record, table_params=table_arrays.tparams,
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=table_scratch.rows, table_index=table_scratch.index))
-        self.time = 0.0
-        self.distance = 0.0
-        self.rhs_evaluations = 0
+        # the scalars that evolve live in arrays, which the FMU's fast step
+        # (solver/fast_step.py) updates from numba as the Python step does:
+        # time, distance, internal step and what undo_step restores
+        # (fast_step.K_*), the RHS evaluations and their number before the last step
+        self._clock = np.zeros(fast_step.N_CLOCK)
+        self._rhs_count = np.zeros(fast_step.N_RHS_COUNT, dtype=np.int64)
+        self._before_climb = np.full(2, NEVER)
         self._u = self.input_vector(WheelsetInputs())   # the inputs of the last step
         # derailment (solver/derailment.py): the lateral displacement past the flange,
         # the Nadal ratios at the current state, the time each flange last climbed
@@ -444,8 +449,41 @@ class WheelsetModel:
         self._climb_ratios = np.zeros(2)
         self._climb_time = np.full(2, NEVER)
         self._u_before = self._u.copy()     # what undo_step restores
-        self._before = None
         self._initialized = False
+
+    # the evolving scalars, stored in _clock / _rhs_count (see __init__)
+    @property
+    def time(self) -> float:
+        return float(self._clock[fast_step.K_TIME])
+
+    @time.setter
+    def time(self, value: float):
+        self._clock[fast_step.K_TIME] = value
+
+    @property
+    def distance(self) -> float:
+        return float(self._clock[fast_step.K_DISTANCE])
+
+    @distance.setter
+    def distance(self, value: float):
+        self._clock[fast_step.K_DISTANCE] = value
+
+    @property
+    def rhs_evaluations(self) -> int:
+        return int(self._rhs_count[0])
+
+    @rhs_evaluations.setter
+    def rhs_evaluations(self, value: int):
+        self._rhs_count[0] = value
+
+    @property
+    def internal_step(self) -> float:
+        """The internal step advance() uses (s; set by initialize: stable_internal_step)."""
+        return float(self._clock[fast_step.K_INTERNAL_STEP])
+
+    @internal_step.setter
+    def internal_step(self, value: float):
+        self._clock[fast_step.K_INTERNAL_STEP] = value
 
     # -- state ---------------------------------------------------------------
     def get_state(self) -> dict:
@@ -457,7 +495,7 @@ class WheelsetModel:
                 "climb_time": self._climb_time.copy()}
 
     def set_state(self, snapshot: dict):
-        self._before = None
+        self._clock[fast_step.K_BEFORE_VALID] = 0.0
         self.state[:] = snapshot["state"]
         self.time = float(snapshot["time"])
         self.distance = float(snapshot["distance"])
@@ -524,12 +562,9 @@ class WheelsetModel:
     def _update_climb(self):
         """The Nadal ratios of the current state into the record; remember when a
         flange climbs (ratio > 1)."""
-        ratios = self._climb_ratios
-        derailment.flange_climb_ratios(self._contact, self._derived, self.model[M_FRICTION], ratios)
-        self.record[R_CLIMB] = ratios[0]
-        self.record[R_CLIMB + 1] = ratios[1]
-        if ratios[0] > 1.0 or ratios[1] > 1.0:
-            self._climb_time[ratios > 1.0] = self.time
+        fast_step.update_climb(self._contact, self._derived, self.model[M_FRICTION],
+                               self._climb_ratios, self.record, self._climb_time,
+                               self._clock[fast_step.K_TIME])
 
     # -- initialisation ----------------------------------------------------------
     def initialize(self, inputs: WheelsetInputs | None = None, lateral: float | None = None,
@@ -621,7 +656,7 @@ class WheelsetModel:
                 f"{self.internal_step:g} s, more than the {self.params.max_substeps} "
                 "allowed per step (max_substeps, FMU parameter solver.max_substeps): split "
                 "it into shorter communication steps", 0, "too_many_substeps")
-        self._before = None
+        self._clock[fast_step.K_BEFORE_VALID] = 0.0
         saved_state, saved_contact, saved_summary = self._saved
         code, where, n_rhs = advance_kernel(self.state, float(h), n_sub, self.distance, u,
                                             self._step_data)
@@ -667,29 +702,29 @@ class WheelsetModel:
             if reason != "derailment":
                 message += self._stability_hint(h / n_sub)
             return StepResult("discard", message, 0, reason)
-        self._before = (self.time, self.distance, self.rhs_evaluations, self._climb_time.copy())
-        self.time += h
-        self.distance += self.params.speed * h
-        self.rhs_evaluations += n_rhs
-        self.record[R_TIME] = self.time
-        self.record[R_DISTANCE] = self.distance
-        self._update_climb()
+        # the bookkeeping the fast step does too (solver/fast_step.py)
+        fast_step.accept_step(float(h), n_rhs, float(self.params.speed), self.model[M_FRICTION],
+                              self._clock, self._rhs_count, self._before_climb, self._climb_time,
+                              self._climb_ratios, self._contact, self._derived, self.record)
         return StepResult("ok", "", n_rhs)
 
     def undo_step(self):
         """Take back the last accepted step (the state, time, inputs and outputs as
         before it, bit for bit): for a caller that refuses its result, e.g. the FMU
         when an output would leave its declared range. Only once per step."""
-        if self._before is None:
+        if not self._clock[fast_step.K_BEFORE_VALID]:
             raise WheelsetError("undo_step() without an accepted step to take back")
         saved_state, saved_contact, saved_summary = self._saved
         self.state[:] = saved_state
         self._contact[:] = saved_contact
         self._summary[:] = saved_summary
         self._u[:] = self._u_before
-        self.time, self.distance, self.rhs_evaluations, climb = self._before
-        self._climb_time[:] = climb
-        self._before = None
+        clock = self._clock
+        clock[fast_step.K_TIME] = clock[fast_step.K_BEFORE_TIME]
+        clock[fast_step.K_DISTANCE] = clock[fast_step.K_BEFORE_DISTANCE]
+        self._rhs_count[0] = self._rhs_count[1]
+        self._climb_time[:] = self._before_climb
+        clock[fast_step.K_BEFORE_VALID] = 0.0
         self._update_record()
 
     # Stability limit of the explicit integrators for a decaying mode x' = -x / tau:

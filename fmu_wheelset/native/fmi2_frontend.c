@@ -13,8 +13,13 @@
  * (wheelset_fmu_<hash>), with sys.path left alone. The Python runtime is
  * loaded dynamically (python_runtime.c): the host's interpreter when it has
  * one, else the libpython recorded in resources/wheelset_native.cfg at build
- * time. Python is called for strings, initialization, once per doStep and for
- * FMU states. Everything OS-specific is in platform_*.c.
+ * time. Python is called for strings, initialization and FMU states. fmi2DoStep
+ * calls the fast step first when the bridge provides it (fmu_wheelset/
+ * native_bridge.py: a numba cfunc doing the whole accepted step on the arrays
+ * of a block of addresses, solver/fast_step.py; no Python, no interpreter
+ * lock); any step it does not accept -- it then leaves everything as it was --
+ * runs the Python do_step, which recomputes it and reports. Everything
+ * OS-specific is in platform_*.c.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -66,6 +71,10 @@ static const char *state_name(fmu_state s) {
                     STATE_TERMINATED | STATE_ERROR)
 #define SET_STATES (STATE_INSTANTIATED | STATE_INITIALIZATION | STATE_STEP_COMPLETE)
 
+/* the fast step (solver/fast_step.py): FAST_STEP_ACCEPTED, or the Python step must run */
+typedef int (*fast_step_function)(double t, double h, const long long *block);
+#define FAST_STEP_ACCEPTED 1
+
 typedef struct {
     char *instance_name;
     fmi2CallbackFunctions callbacks;
@@ -83,6 +92,8 @@ typedef struct {
     size_t n_variables;
     char **strings;                  /* what the last fmi2GetString returned */
     size_t n_strings;
+    fast_step_function fast_step;    /* NULL: every doStep through Python */
+    const long long *fast_block;     /* its arrays' addresses (owned by the bridge) */
 } Component;
 
 #define STATE_MAGIC 0x57534653u      /* "WSFS" */
@@ -180,6 +191,30 @@ static long call_method(Component *c, const char *method, PyObject *a, PyObject 
         py.DecRef(f);
     }
     return bridge_result(c, result, method);
+}
+
+/* The fast step after a call that built, restored or dropped the model (the
+ * bridge's fast_step_address / fast_block_address; 0: none). GIL held. */
+static void attach_fast_step(Component *c) {
+    c->fast_step = NULL;
+    c->fast_block = NULL;
+    PyObject *address = py.GetAttrString(c->instance, "fast_step_address");
+    PyObject *block = py.GetAttrString(c->instance, "fast_block_address");
+    void *f = address ? py.LongAsVoidPtr(address) : NULL;
+    void *b = block ? py.LongAsVoidPtr(block) : NULL;
+    if (address) py.DecRef(address);
+    if (block) py.DecRef(block);
+    if (py.ErrOccurred()) {
+        py.ErrClear();
+        log_message(c, fmi2Warning, "logStatusWarning", "fast doStep unavailable (the bridge "
+                    "gave no address): every fmi2DoStep runs the Python step");
+        return;
+    }
+    if (f != NULL && b != NULL) {
+        /* a data pointer to a function pointer: what numba's cfunc.address is */
+        memcpy(&c->fast_step, &f, sizeof f);
+        c->fast_block = (const long long *)b;
+    }
 }
 
 /* ---------------------------------------------------- resource location */
@@ -554,6 +589,7 @@ fmi2Status fmi2ExitInitializationMode(fmi2Component component) {
     if (!allowed(c, STATE_INITIALIZATION, "fmi2ExitInitializationMode")) return fmi2Error;
     int gil = python_enter();
     long word = call_method(c, "exit_initialization_mode", NULL, NULL);
+    attach_fast_step(c);
     python_leave(gil);
     fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
     if (status > fmi2Warning) {
@@ -578,6 +614,7 @@ fmi2Status fmi2Reset(fmi2Component component) {
     if (c == NULL) return fmi2Error;
     int gil = python_enter();
     long word = call_method(c, "reset", NULL, NULL);
+    attach_fast_step(c);
     python_leave(gil);
     fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
     if (status > fmi2Warning) { c->state = STATE_ERROR; return fmi2Error; }
@@ -865,6 +902,12 @@ fmi2Status fmi2DoStep(fmi2Component component, fmi2Real currentCommunicationPoin
                      communicationStepSize);
     if (!isfinite(currentCommunicationPoint))
         ERROR_RETURN(c, "fmi2DoStep: communication point %g is not finite", currentCommunicationPoint);
+    if (c->fast_step != NULL &&
+        c->fast_step(currentCommunicationPoint, communicationStepSize, c->fast_block) == FAST_STEP_ACCEPTED) {
+        c->outputs_stale = 0;
+        c->time = currentCommunicationPoint + communicationStepSize;
+        return fmi2OK;
+    }
     int gil = python_enter();
     PyObject *t = py.FloatFromDouble(currentCommunicationPoint);
     PyObject *h = py.FloatFromDouble(communicationStepSize);
@@ -1022,6 +1065,7 @@ fmi2Status fmi2SetFMUstate(fmi2Component component, fmi2FMUstate state) {
     if (s == NULL) return fmi2Error;
     int gil = python_enter();
     long word = call_method(c, "set_state", s->python_state, NULL);
+    attach_fast_step(c);
     python_leave(gil);
     fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
     if (status > fmi2Warning) return fmi2Error;

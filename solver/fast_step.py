@@ -1,0 +1,400 @@
+"""The FMU's whole communication step in numba, reached from C without Python (issue 16).
+
+Two parts:
+
+* numba functions that BOTH the Python step (solver.wheelset.WheelsetModel.
+  advance_vector, fmu_wheelset/slave.py) and the fast step call, so that the
+  two compute every accepted step with the same operations, bit for bit: the
+  bookkeeping of an accepted step (`accept_step`, `update_climb`), the FMU's
+  input mapping (`fmu_core_inputs`) and its output copy (`fmu_outputs`);
+* `fmu_step_entry()`: a numba ``cfunc`` (nopython, in the on-disk cache, so in
+  the FMU's shipped numba cache: fmu_wheelset/build.py ships what is compiled
+  under solver/) doing a whole ACCEPTED step of the FMU: the communication
+  point check, the inputs' finiteness and declared ranges, the input mapping,
+  the number of substeps, solver.integrate.advance_kernel, the acceptance
+  checks of advance_vector (core problem, past the flange), the bookkeeping
+  (time, distance, RHS evaluations, the undo record, climb ratios and times),
+  the outputs into the FMU's value buffer and their declared ranges. The
+  native front end (fmu_wheelset/native/fmi2_frontend.c) calls it in
+  fmi2DoStep with a block of addresses built once (`pack_block`).
+
+Anything that is not a clean accepted step (bad input, a step the core
+discards, derailment, output out of range, too many substeps, an exception in
+numba code, ...) leaves everything as it was before the call -- the kernel
+saves what it may change first and restores it -- and returns a code other
+than ACCEPTED: the front end then runs the Python step, which recomputes the
+same step from the same state and composes the messages and statuses.
+
+Nothing here is physics: the equations are those of solver.integrate /
+solver.dynamics, called as they are.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import carray, njit, types
+from numba.extending import intrinsic
+
+from .derailment import flange_climb_ratios
+from .dynamics import PROBLEM_NONE, R_CLIMB, R_DISTANCE, R_TIME, S_Y
+from .integrate import StepData, advance_kernel
+from .track_excitation import cross_level_roll_kernel
+
+# WheelsetModel._clock (float64): the model's scalars that both steps update
+K_TIME, K_DISTANCE, K_INTERNAL_STEP, K_BEFORE_VALID, K_BEFORE_TIME, K_BEFORE_DISTANCE = range(6)
+N_CLOCK = 6
+# WheelsetModel._rhs_count (int64): RHS evaluations, and their number before the last step
+N_RHS_COUNT = 2
+
+# reason of a discarded step, for the status outputs (fmu_outputs)
+REASON_NONE, REASON_DERAILMENT, REASON_CONTACT_LOST, REASON_PENETRATION = range(4)
+
+# return codes of the fast step: ACCEPTED, or why the Python step must take over
+ACCEPTED = 1
+FALLBACK_TIME = 2            # not at the FMU's communication point
+FALLBACK_INPUT = 3           # an input not finite or outside its declared range
+FALLBACK_CROSS_LEVEL = 4     # cross level not below the rail distance
+FALLBACK_SUBSTEPS = 5        # more internal steps than solver.max_substeps
+FALLBACK_CORE = 6            # advance_kernel found a problem (PROBLEM_*)
+FALLBACK_FLANGE = 7          # past the flange: the Python step decides derailment
+FALLBACK_OUTPUT = 8          # an output outside its declared range
+FALLBACK_EXCEPTION = 9       # numba code raised
+
+
+# ---------------------------------------------------------------------------
+# shared by the Python step and the fast step
+# ---------------------------------------------------------------------------
+@njit(cache=True)
+def update_climb(contact, derived, friction, ratios, record, climb_time, time):
+    """The Nadal ratios of the current contact into ratios and the record
+    (solver/derailment.py); the time each flange climbs (ratio > 1) into climb_time."""
+    flange_climb_ratios(contact, derived, friction, ratios)
+    record[R_CLIMB] = ratios[0]
+    record[R_CLIMB + 1] = ratios[1]
+    for side in range(2):
+        if ratios[side] > 1.0:
+            climb_time[side] = time
+
+
+@njit(cache=True)
+def accept_step(h, n_rhs, speed, friction, clock, rhs_count, before_climb, climb_time, ratios,
+                contact, derived, record):
+    """Bookkeeping of an accepted step of h (s) with n_rhs RHS evaluations: what
+    undo_step restores (before_*), time, distance (speed * h), the RHS count,
+    the record's time and distance, the climb ratios."""
+    clock[K_BEFORE_VALID] = 1.0
+    clock[K_BEFORE_TIME] = clock[K_TIME]
+    clock[K_BEFORE_DISTANCE] = clock[K_DISTANCE]
+    rhs_count[1] = rhs_count[0]
+    before_climb[:] = climb_time
+    clock[K_TIME] += h
+    clock[K_DISTANCE] += speed * h
+    rhs_count[0] += n_rhs
+    record[R_TIME] = clock[K_TIME]
+    record[R_DISTANCE] = clock[K_DISTANCE]
+    update_climb(contact, derived, friction, ratios, record, climb_time, clock[K_TIME])
+
+
+@njit(cache=True)
+def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
+    """The core's input vector (U_*) of the FMU inputs u into core: matrix @ u +
+    offset (fmu_wheelset/slave.py _Adapter.input_map), plus the roll of both rails
+    by the cross level u[c_slot] (rate u[dc_slot]; solver.track_excitation).
+    False (core unchanged) if the cross level is not below rail_distance."""
+    c = u[c_slot]
+    dc = u[dc_slot]
+    rolled = c != 0.0 or dc != 0.0
+    if rolled and not abs(c) < rail_distance:
+        return False
+    n_core, n_u = matrix.shape
+    for r in range(n_core):
+        s = 0.0
+        for j in range(n_u):
+            s += matrix[r, j] * u[j]
+        core[r] = s + offset[r]
+    if rolled:
+        roll, rate = cross_level_roll_kernel(c, dc, rail_distance)
+        for side in range(2):
+            core[3 * side + 2] += roll          # U_RAIL_MOTION roll
+            core[6 + 3 * side + 2] += rate      # U_RAIL_VELOCITY roll rate
+    return True
+
+
+@njit(cache=True)
+def fmu_outputs(record, record_index, lift, status_slots, reason, y):
+    """The FMU's outputs into y: record[record_index] first, then the status flags
+    at status_slots (derailment, wheel lift, excessive penetration) from the
+    reason of a discarded step (REASON_*) and the record's lift flags (R_LIFT at lift)."""
+    for k in range(record_index.size):
+        y[k] = record[record_index[k]]
+    y[status_slots[0]] = 1.0 if reason == REASON_DERAILMENT else 0.0
+    y[status_slots[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5
+                                 or reason == REASON_CONTACT_LOST) else 0.0
+    y[status_slots[2]] = 1.0 if reason == REASON_PENETRATION else 0.0
+
+
+# ---------------------------------------------------------------------------
+# the block of addresses the cfunc works on
+# ---------------------------------------------------------------------------
+ENTRY = 6            # int64 per array: its address, then its shape (up to 5 axes)
+
+# the FMU side and the model's own arrays, in block order
+FMU_ARRAYS = (
+    ("values", np.float64, 1),          # the FMU's value buffer (value reference order)
+    ("input_lo", np.float64, 1), ("input_hi", np.float64, 1),     # declared input ranges
+    ("output_lo", np.float64, 1), ("output_hi", np.float64, 1),   # declared output ranges
+    ("slave_time", np.float64, 1),      # (1,): the slave's communication point
+    ("matrix", np.float64, 2), ("offset", np.float64, 1),         # the input map
+    ("record_index", np.int64, 1),      # output slot -> record index
+    ("ints", np.int64, 1),              # I_*
+    ("reals", np.float64, 1),           # R_*
+    ("core_u", np.float64, 1),          # scratch: the core's input vector
+    ("y_new", np.float64, 1),           # scratch: the outputs of the step
+    ("state", np.float64, 1), ("clock", np.float64, 1), ("rhs_count", np.int64, 1),
+    ("before_climb", np.float64, 1), ("climb_ratios", np.float64, 1),
+    ("climb_time", np.float64, 1), ("u", np.float64, 1), ("u_before", np.float64, 1),
+    # scratch: what the step may change, saved at its start (restored unless accepted)
+    ("keep_state", np.float64, 1), ("keep_contact", np.float64, 3),
+    ("keep_summary", np.float64, 1), ("keep_record", np.float64, 1),
+    ("keep_derived", np.float64, 1), ("keep_clock", np.float64, 1),
+    ("keep_rhs_count", np.int64, 1), ("keep_climb", np.float64, 1),
+)
+(E_VALUES, E_INPUT_LO, E_INPUT_HI, E_OUTPUT_LO, E_OUTPUT_HI, E_SLAVE_TIME, E_MATRIX, E_OFFSET,
+ E_RECORD_INDEX, E_INTS, E_REALS, E_CORE_U, E_Y_NEW, E_STATE, E_CLOCK, E_RHS_COUNT,
+ E_BEFORE_CLIMB, E_CLIMB_RATIOS, E_CLIMB_TIME, E_U, E_U_BEFORE, E_KEEP_STATE, E_KEEP_CONTACT,
+ E_KEEP_SUMMARY, E_KEEP_RECORD, E_KEEP_DERIVED, E_KEEP_CLOCK, E_KEEP_RHS_COUNT,
+ E_KEEP_CLIMB) = range(len(FMU_ARRAYS))
+# then the fields of solver.integrate.StepData, in its order (scalars in `reals`/`ints`)
+E_STEP_DATA = len(FMU_ARRAYS)
+STEP_DATA_KINDS = (
+    ("track_table", np.float64, 2), ("rail_distance", float, 0), ("track_length", float, 0),
+    ("wheel_table", np.float64, 2), ("rail_table", np.float64, 2),
+    ("geometry_params", np.float64, 1), ("model", np.float64, 1), ("integrator_id", int, 0),
+    ("max_penetration", float, 0), ("lift_tolerance", float, 0), ("flange_tip", float, 0),
+    ("work", np.float64, 2), ("points", np.float64, 3), ("counts", np.int64, 1),
+    ("contact", np.float64, 3), ("summary", np.float64, 1), ("stages", np.float64, 2),
+    ("saved_state", np.float64, 1), ("saved_contact", np.float64, 3),
+    ("saved_summary", np.float64, 1), ("derived", np.float64, 1), ("record", np.float64, 1),
+    ("table_params", np.float64, 1), ("table_flags", np.int8, 3), ("table_nodes", np.float64, 5),
+    ("table_rows", np.float64, 2), ("table_index", np.int64, 1),
+)
+N_ENTRIES = E_STEP_DATA + len(STEP_DATA_KINDS)
+_SD = {name: E_STEP_DATA + i for i, (name, _, _) in enumerate(STEP_DATA_KINDS)}
+SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (_SD["contact"], _SD["summary"], _SD["derived"],
+                                                 _SD["record"])
+
+# ints[]: the FMU's layout and StepData.integrator_id
+(I_N_PARAMETERS, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
+ I_MAX_SUBSTEPS) = (0, 1, 2, 3, 4, 5, 8, 9)
+N_INTS = 10
+# reals[]: StepData's floats, the model's constants, the input map's rail distance
+(R_RAIL_DISTANCE, R_TRACK_LENGTH, R_MAX_PENETRATION, R_LIFT_TOLERANCE, R_FLANGE_TIP, R_SPEED,
+ R_FRICTION, R_FLANGE_PASSED, R_CROSS_RAIL_DISTANCE) = range(9)
+N_REALS = 9
+
+
+class BlockError(Exception):
+    """The arrays do not have the layout the fast step was written for."""
+
+
+def pack_block(fmu: dict, step_data: tuple, ints, reals):
+    """(int64 block, the arrays it points to): `fmu` maps each name of FMU_ARRAYS
+    to its array; step_data is WheelsetModel._step_data. Every array must have
+    the dtype and number of axes of the layout and be C-contiguous (the
+    cfunc views them with numba.carray): BlockError otherwise (e.g. StepData
+    changed its fields: the fast step then needs the same change)."""
+    if tuple(StepData._fields) != tuple(name for name, _, _ in STEP_DATA_KINDS):
+        raise BlockError("solver.integrate.StepData's fields differ from the fast step's "
+                         "layout (solver/fast_step.py STEP_DATA_KINDS)")
+    block = np.zeros((N_ENTRIES, ENTRY), dtype=np.int64)
+    kept = []
+
+    def put(entry, name, array, dtype, ndim):
+        if (not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != ndim
+                or not array.flags.c_contiguous or not array.flags.writeable):
+            raise BlockError(f"{name}: {getattr(array, 'dtype', type(array).__name__)} "
+                             f"{getattr(array, 'shape', '')} is not a writable C-contiguous "
+                             f"{np.dtype(dtype).name} array with {ndim} axes")
+        block[entry, 0] = array.ctypes.data
+        block[entry, 1:1 + ndim] = array.shape
+        kept.append(array)
+
+    for entry, (name, dtype, ndim) in enumerate(FMU_ARRAYS):
+        array = {"ints": ints, "reals": reals}.get(name, fmu.get(name))
+        put(entry, name, array, dtype, ndim)
+    for i, ((name, kind, ndim), value) in enumerate(zip(STEP_DATA_KINDS, step_data)):
+        if ndim:
+            put(E_STEP_DATA + i, name, value, kind, ndim)
+        elif not isinstance(value, kind) or isinstance(value, bool):
+            raise BlockError(f"{name}: {value!r} is not a {kind.__name__}")
+    if len(ints) != N_INTS or len(reals) != N_REALS:
+        raise BlockError("ints/reals have the wrong length")
+    return block, kept
+
+
+# ---------------------------------------------------------------------------
+# the cfunc
+# ---------------------------------------------------------------------------
+@intrinsic
+def _pointer(typingctx, address, dtype):
+    """The int64 `address` as a pointer to `dtype` (for numba.carray)."""
+    pointer = types.CPointer(dtype.instance_type)
+    sig = pointer(types.int64, dtype)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(pointer))
+    return sig, codegen
+
+
+@njit(cache=True)
+def _f1(b, e):
+    return carray(_pointer(b[e, 0], np.float64), (b[e, 1],))
+
+
+@njit(cache=True)
+def _f2(b, e):
+    return carray(_pointer(b[e, 0], np.float64), (b[e, 1], b[e, 2]))
+
+
+@njit(cache=True)
+def _f3(b, e):
+    return carray(_pointer(b[e, 0], np.float64), (b[e, 1], b[e, 2], b[e, 3]))
+
+
+@njit(cache=True)
+def _f5(b, e):
+    return carray(_pointer(b[e, 0], np.float64), (b[e, 1], b[e, 2], b[e, 3], b[e, 4], b[e, 5]))
+
+
+@njit(cache=True)
+def _i1(b, e):
+    return carray(_pointer(b[e, 0], np.int64), (b[e, 1],))
+
+
+@njit(cache=True)
+def _b3(b, e):
+    return carray(_pointer(b[e, 0], np.int8), (b[e, 1], b[e, 2], b[e, 3]))
+
+
+@njit(cache=True)
+def _step_data(b, ints, reals):
+    """The plain tuple of StepData that advance_kernel takes (STEP_DATA_KINDS)."""
+    s = E_STEP_DATA
+    return (_f2(b, s), reals[R_RAIL_DISTANCE], reals[R_TRACK_LENGTH], _f2(b, s + 3),
+            _f2(b, s + 4), _f1(b, s + 5), _f1(b, s + 6), ints[I_INTEGRATOR_ID],
+            reals[R_MAX_PENETRATION], reals[R_LIFT_TOLERANCE], reals[R_FLANGE_TIP],
+            _f2(b, s + 11), _f3(b, s + 12), _i1(b, s + 13), _f3(b, s + 14), _f1(b, s + 15),
+            _f2(b, s + 16), _f1(b, s + 17), _f3(b, s + 18), _f1(b, s + 19), _f1(b, s + 20),
+            _f1(b, s + 21), _f1(b, s + 22), _b3(b, s + 23), _f5(b, s + 24), _f2(b, s + 25),
+            _i1(b, s + 26))
+
+
+@njit(cache=True)
+def _keep(b, restore):
+    """Save (restore False) or restore everything the step may change before it
+    is accepted: state, contact, summary, record, derived, clock, RHS count,
+    climb ratios / times and the undo record's climb times."""
+    pairs = ((E_STATE, E_KEEP_STATE), (SD_SUMMARY, E_KEEP_SUMMARY),
+             (SD_RECORD, E_KEEP_RECORD), (SD_DERIVED, E_KEEP_DERIVED), (E_CLOCK, E_KEEP_CLOCK))
+    for live, kept in pairs:
+        a, k = _f1(b, live), _f1(b, kept)
+        if restore:
+            a[:] = k
+        else:
+            k[:] = a
+    contact, keep_contact = _f3(b, SD_CONTACT), _f3(b, E_KEEP_CONTACT)
+    rhs_count, keep_rhs = _i1(b, E_RHS_COUNT), _i1(b, E_KEEP_RHS_COUNT)
+    climb = _f1(b, E_KEEP_CLIMB)
+    ratios, times, before = _f1(b, E_CLIMB_RATIOS), _f1(b, E_CLIMB_TIME), _f1(b, E_BEFORE_CLIMB)
+    if restore:
+        contact[:] = keep_contact
+        rhs_count[:] = keep_rhs
+        for side in range(2):
+            ratios[side], times[side], before[side] = climb[side], climb[2 + side], climb[4 + side]
+    else:
+        keep_contact[:] = contact
+        keep_rhs[:] = rhs_count
+        for side in range(2):
+            climb[side], climb[2 + side], climb[4 + side] = ratios[side], times[side], before[side]
+
+
+@njit(cache=True)
+def _fmu_step(t, h, b):
+    """The accepted step (module docstring); a FALLBACK_* code otherwise (the
+    caller restores what was saved)."""
+    ints, reals = _i1(b, E_INTS), _f1(b, E_REALS)
+    slave_time = _f1(b, E_SLAVE_TIME)
+    # the slave's communication point rule (fmu_wheelset/slave.py do_step)
+    now = slave_time[0]
+    if not abs(t - now) <= 1e-9 * max(1.0, abs(now)):
+        return FALLBACK_TIME
+    values = _f1(b, E_VALUES)
+    n_par, n_in = ints[I_N_PARAMETERS], ints[I_N_INPUTS]
+    u = values[n_par:n_par + n_in]
+    lo, hi = _f1(b, E_INPUT_LO), _f1(b, E_INPUT_HI)
+    for j in range(n_in):
+        if not (u[j] >= lo[j] and u[j] <= hi[j]):        # NaN fails both
+            return FALLBACK_INPUT
+    core_u = _f1(b, E_CORE_U)
+    if not fmu_core_inputs(u, _f2(b, E_MATRIX), _f1(b, E_OFFSET), ints[I_C_SLOT], ints[I_DC_SLOT],
+                           reals[R_CROSS_RAIL_DISTANCE], core_u):
+        return FALLBACK_CROSS_LEVEL
+    # the number of substeps of WheelsetModel.advance_vector
+    clock = _f1(b, E_CLOCK)
+    wanted = math.ceil(h / clock[K_INTERNAL_STEP] - 1e-9)
+    if not wanted <= ints[I_MAX_SUBSTEPS]:
+        return FALLBACK_SUBSTEPS
+    n_sub = max(1, int(wanted))
+    state = _f1(b, E_STATE)
+    code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], core_u,
+                                        _step_data(b, ints, reals))
+    if code != PROBLEM_NONE:
+        return FALLBACK_CORE
+    if abs(state[S_Y]) > reals[R_FLANGE_PASSED]:
+        return FALLBACK_FLANGE
+    record = _f1(b, SD_RECORD)
+    accept_step(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], clock, _i1(b, E_RHS_COUNT),
+                _f1(b, E_BEFORE_CLIMB), _f1(b, E_CLIMB_TIME), _f1(b, E_CLIMB_RATIOS),
+                _f3(b, SD_CONTACT), _f1(b, SD_DERIVED), record)
+    y_new = _f1(b, E_Y_NEW)
+    fmu_outputs(record, _i1(b, E_RECORD_INDEX), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],
+                REASON_NONE, y_new)
+    lo, hi = _f1(b, E_OUTPUT_LO), _f1(b, E_OUTPUT_HI)
+    for k in range(y_new.size):
+        if not (y_new[k] >= lo[k] and y_new[k] <= hi[k]):
+            return FALLBACK_OUTPUT
+    # accepted: commit what the Python step sets besides the model's arrays
+    values[n_par + n_in:n_par + n_in + y_new.size] = y_new
+    u_core, u_before = _f1(b, E_U), _f1(b, E_U_BEFORE)
+    u_before[:] = u_core
+    u_core[:] = core_u
+    slave_time[0] = t + h
+    return ACCEPTED
+
+
+def _fmu_do_step(t, h, block):
+    """int fast_step(double t, double h, const int64_t *block): ACCEPTED or a
+    FALLBACK_* code with everything as before the call."""
+    b = carray(block, (N_ENTRIES, ENTRY))
+    _keep(b, False)
+    try:
+        code = _fmu_step(t, h, b)
+    except Exception:       # noqa: BLE001 - numba's exceptions: the Python step reports
+        code = FALLBACK_EXCEPTION
+    if code != ACCEPTED:
+        _keep(b, True)
+    return code
+
+
+CFUNC_SIGNATURE = types.intc(types.float64, types.float64, types.CPointer(types.int64))
+_ENTRY: list = []
+
+
+def fmu_step_entry():
+    """The compiled cfunc (numba.cfunc of _fmu_do_step, from numba's on-disk cache
+    when it is there); compiled on the first call only, not at import."""
+    if not _ENTRY:
+        from numba import cfunc
+        _ENTRY.append(cfunc(CFUNC_SIGNATURE, nopython=True, cache=True)(_fmu_do_step))
+    return _ENTRY[0]
