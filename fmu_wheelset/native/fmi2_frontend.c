@@ -902,11 +902,17 @@ fmi2Status fmi2DoStep(fmi2Component component, fmi2Real currentCommunicationPoin
                      communicationStepSize);
     if (!isfinite(currentCommunicationPoint))
         ERROR_RETURN(c, "fmi2DoStep: communication point %g is not finite", currentCommunicationPoint);
-    if (c->fast_step != NULL &&
-        c->fast_step(currentCommunicationPoint, communicationStepSize, c->fast_block) == FAST_STEP_ACCEPTED) {
-        c->outputs_stale = 0;
-        c->time = currentCommunicationPoint + communicationStepSize;
-        return fmi2OK;
+    if (c->fast_step != NULL) {
+        int code = c->fast_step(currentCommunicationPoint, communicationStepSize, c->fast_block);
+        if (code == FAST_STEP_ACCEPTED) {
+            c->outputs_stale = 0;
+            c->time = currentCommunicationPoint + communicationStepSize;
+            return fmi2OK;
+        }
+        /* not a clean step (state as before): the Python step recomputes and reports */
+        log_message(c, fmi2OK, "logAll", "fmi2DoStep at t = %.17g s: the fast step handed the "
+                    "step to Python (code %d, solver/fast_step.py FALLBACK_*)",
+                    currentCommunicationPoint, code);
     }
     int gil = python_enter();
     PyObject *t = py.FloatFromDouble(currentCommunicationPoint);
