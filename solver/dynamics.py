@@ -149,7 +149,7 @@ def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
 
 @njit(cache=True)
 def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False,
-                 table_search=None):
+                 table_search=None, reuse_geometry=False):
     """Time derivative of the wheelset state (deriv, N_STATE) and the contact results.
 
     state (N_STATE,) S_*; track a TrackPoint; tables the geometry.ContactTables;
@@ -161,7 +161,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     intermediate stages of a step. table_search: a geometry_table.TableSearch;
     with a table in it (contact_geometry = "table") the full search reads the
     table instead of scanning the profiles (the same points); None or an empty
-    table (no tparams): the online search.
+    table (no tparams): the online search. reuse_geometry: the contact points in
+    `search` are those of a full search at this very pose and rail motion (the
+    caller knows it, solver.integrate compares them bit for bit): no search.
     """
     curvature = track.curvature
     curvature_rate = track.curvature_rate
@@ -188,7 +190,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     spin_rate = state[S_SPIN_RATE]
     epsilon = -1.0   # elastic mode: every penetrating minimum is a candidate
     pose = geo.WheelsetPose(y, z, roll, yaw)
-    if update_only:
+    if reuse_geometry:
+        pass
+    elif update_only:
         geo.wheelset_contact_update(tables, pose, inputs.rail_motion, search)
     elif table_search is not None:
         if table_search.arrays.tparams.size > 0:

@@ -178,6 +178,7 @@ STEP_DATA_KINDS = (
     ("saved_summary", np.float64, 1), ("derived", np.float64, 1), ("record", np.float64, 1),
     ("table_params", np.float64, 1), ("table_flags", np.int8, 3), ("table_nodes", np.float64, 5),
     ("table_rows", np.float64, 2), ("table_index", np.int64, 1),
+    ("search_key", np.float64, 1),
 )
 N_ENTRIES = E_STEP_DATA + len(STEP_DATA_KINDS)
 _SD = {name: E_STEP_DATA + i for i, (name, _, _) in enumerate(STEP_DATA_KINDS)}
@@ -287,7 +288,7 @@ def _step_data(b, ints, reals):
             _f2(b, s + 11), _f3(b, s + 12), _i1(b, s + 13), _f3(b, s + 14), _f1(b, s + 15),
             _f2(b, s + 16), _f1(b, s + 17), _f3(b, s + 18), _f1(b, s + 19), _f1(b, s + 20),
             _f1(b, s + 21), _f1(b, s + 22), _b3(b, s + 23), _f5(b, s + 24), _f2(b, s + 25),
-            _i1(b, s + 26))
+            _i1(b, s + 26), _f1(b, s + 27))
 
 
 @njit(cache=True)

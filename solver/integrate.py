@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from .dynamics import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT, PROBLEM_NONE,
+                       S_ROLL, S_Y, S_YAW, S_Z,
                        U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
@@ -44,6 +45,15 @@ from .geometry_table import TableArrays, TableScratch, TableSearch
 from .track import track_state_kernel
 
 INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1}
+
+# The search key (StepData.search_key): the pose and rail motion of the full
+# contact search whose points are in the contact buffers, so that the next full
+# search at the bitwise same pose and rail motion (the end-of-step evaluation
+# for the outputs, then the first stage of the next step) reuses them.
+K_VALID = 0              # 1.0: the points in the buffers belong to the key below
+K_POSE = 1               # y, z, roll, yaw (S_Y, S_Z, S_ROLL, S_YAW)
+K_RAIL = 5               # rail motion (2, 3), row-major
+N_SEARCH_KEY = 11
 
 
 class TrackSamples(NamedTuple):
@@ -87,6 +97,58 @@ class StepData(NamedTuple):
     table_nodes: np.ndarray
     table_rows: np.ndarray        # geometry_table.TableScratch fields
     table_index: np.ndarray
+    search_key: np.ndarray        # (N_SEARCH_KEY,) K_*: pose and rail motion of the points in `points`
+
+
+@njit(cache=True)
+def _key_matches(key, state, rail_motion):
+    """True if the contact points in the buffers are those of a full search at
+    this state's pose and this rail motion (bit for bit)."""
+    if key[K_VALID] != 1.0:
+        return False
+    if (key[K_POSE] != state[S_Y] or key[K_POSE + 1] != state[S_Z]
+            or key[K_POSE + 2] != state[S_ROLL] or key[K_POSE + 3] != state[S_YAW]):
+        return False
+    for side in range(2):
+        for c in range(3):
+            if key[K_RAIL + 3 * side + c] != rail_motion[side, c]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _set_key(key, state, rail_motion):
+    key[K_VALID] = 1.0
+    key[K_POSE] = state[S_Y]
+    key[K_POSE + 1] = state[S_Z]
+    key[K_POSE + 2] = state[S_ROLL]
+    key[K_POSE + 3] = state[S_YAW]
+    for side in range(2):
+        for c in range(3):
+            key[K_RAIL + 3 * side + c] = rail_motion[side, c]
+
+
+@njit(cache=True)
+def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key):
+    """wheelset_rhs with the full contact search, or with the points already in the
+    buffers when `key` says they belong to this pose and rail motion (the same
+    points bit for bit: the search is a function of them only). key None: always search."""
+    if key is None:
+        wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search)
+        return
+    reuse = _key_matches(key, state, inputs.rail_motion)
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
+                 reuse)
+    if not reuse:
+        _set_key(key, state, inputs.rail_motion)
+
+
+@njit(cache=True)
+def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
+    """wheelset_rhs with the contact update (the points re-located: the key no longer holds)."""
+    if key is not None:
+        key[K_VALID] = 0.0
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True)
 
 
 @njit(cache=True)
@@ -96,9 +158,10 @@ def _track_point(samples, step):
 
 @njit(cache=True)
 def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages,
-                  table_search=None):
+                  table_search=None, key=None):
     """n_sub classical RK4 steps of size dt (TrackSamples per substep; stages a
-    (5, N_STATE) scratch array: k1..k4 and the stage state).
+    (5, N_STATE) scratch array: k1..k4 and the stage state; key the search key
+    K_* or None).
 
     Returns the number of right-hand-side evaluations, or -1 if the state
     became non-finite (the caller restores the state and reports it)."""
@@ -110,39 +173,40 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     n_rhs = 0
     for step in range(n_sub):
         track = _track_point(samples, step)
-        wheelset_rhs(state, track, tables, model, inputs, search, results, k1, False, table_search)
+        _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
-        wheelset_rhs(tmp, track, tables, model, inputs, search, results, k2, True)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k2[j]
-        wheelset_rhs(tmp, track, tables, model, inputs, search, results, k3, True)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + dt * k3[j]
-        wheelset_rhs(tmp, track, tables, model, inputs, search, results, k4, True)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
         if not state_is_finite(state):
             return -1
     # one RHS evaluation at the end of the step, so that the contact results
-    # (the outputs) belong to the final state
-    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
-                 False, table_search)
+    # (the outputs) belong to the final state; its contact points serve the
+    # first stage of the next step (same pose, key)
+    _full_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
+              table_search, key)
     return n_rhs + 1
 
 
 @njit(cache=True)
 def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, search, results,
-                            stages, table_search=None):
+                            stages, table_search=None, key=None):
     """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
     positions with the new velocities. One RHS evaluation per step; stable for
     stiff contact springs at steps where explicit Euler is not."""
     k1 = stages[0]
     n_rhs = 0
     for step in range(n_sub):
-        wheelset_rhs(state, _track_point(samples, step), tables, model, inputs, search, results, k1,
-                     False, table_search)
+        _full_rhs(state, _track_point(samples, step), tables, model, inputs, search, results, k1,
+                  table_search, key)
         for j in range(6):
             state[6 + j] += dt * k1[6 + j]
         for j in range(6):
@@ -150,8 +214,8 @@ def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, se
         n_rhs += 1
         if not state_is_finite(state):
             return -1
-    wheelset_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
-                 False, table_search)
+    _full_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
+              table_search, key)
     return n_rhs + 1
 
 
@@ -215,10 +279,10 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     data.saved_summary[:] = data.summary
     if data.integrator_id == 0:
         n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
-                              results, data.stages, table_search)
+                              results, data.stages, table_search, data.search_key)
     else:
         n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
-                                        search, results, data.stages, table_search)
+                                        search, results, data.stages, table_search, data.search_key)
     limits = StepLimits(data.max_penetration, data.lift_tolerance, data.flange_tip)
     code, side = step_problem(state, n_rhs, results, limits)
     if code != PROBLEM_NONE:

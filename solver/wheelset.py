@@ -39,7 +39,7 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from . import derailment
 from .errors import WheelsetError
 from . import fast_step
-from .integrate import INTEGRATOR_IDS, StepData, advance_kernel
+from .integrate import INTEGRATOR_IDS, N_SEARCH_KEY, StepData, advance_kernel
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
 from .track_excitation import RailMotion
@@ -407,6 +407,8 @@ class WheelsetModel:
         self._deriv = np.zeros(N_STATE)
         self._saved = (np.zeros(N_STATE), np.zeros_like(self._contact), np.zeros(N_SUMMARY))
         self._derived = np.zeros(N_DERIVED)
+        # pose and rail motion of the points in self._search (integrate.K_*; 0 = none)
+        self._search_key = np.zeros(N_SEARCH_KEY)
         # tabulated contact geometry: built here, shared by the models of one set-up
         self.contact_table = None
         self._table_search = None
@@ -434,7 +436,8 @@ class WheelsetModel:
             saved_state=saved_state, saved_contact=saved_contact, saved_summary=saved_summary,
             derived=self._derived, record=self.record, table_params=table_arrays.tparams,
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
-            table_rows=table_scratch.rows, table_index=table_scratch.index))
+            table_rows=table_scratch.rows, table_index=table_scratch.index,
+            search_key=self._search_key))
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/fast_step.py) updates from numba as the Python step does:
         # time, distance, internal step and what undo_step restores
@@ -548,6 +551,7 @@ class WheelsetModel:
                             box_force=u[U_BOX_FORCE:U_BOX_FORCE + 6].reshape(2, 3),
                             box_moment=u[U_BOX_MOMENT:U_BOX_MOMENT + 6].reshape(2, 3),
                             axle_torque=u[U_TORQUE])
+        self._search_key[:] = 0.0     # the points below are not those of the step's key
         wheelset_rhs(state, TrackPoint(kap, rate, cant), self.setup.tables, self.model, inputs,
                      self._search, self._results, self._deriv, False, self._table_search)
         return self._deriv.copy()
