@@ -46,7 +46,7 @@ from numba import njit
 from . import geometry as geo
 from . import geometry_table
 from .creep import creep_forces_kernel, kalker_coefficients_kernel
-from .normal import hertz_from_penetration_kernel
+from .normal import hertz_from_penetration_fit_kernel
 
 GRAVITY = 9.81
 
@@ -311,7 +311,7 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             flag = 0
             energy = 0.0
             if pen > 0.0:
-                normal, a, b, flag = hertz_from_penetration_kernel(pen, A, B, young, nu)
+                normal, a, b, flag = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
                 energy = 0.4 * normal * pen
                 normal += model[M_CONTACT_DAMPING] * pen_rate
                 if normal < 0.0:
