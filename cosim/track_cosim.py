@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
 import numpy as np
+from numba import njit
 
 from cosim.track_fe import (SIDES, RailLoad, TrackModelError, TrackParameters, make_track)
 
@@ -101,12 +102,14 @@ class CosimOptions:
 @dataclass
 class CosimResult:
     columns: dict                        # name -> array over the recorded steps
-    wall_fmu: float                      # s spent in the FMU (set/doStep/get)
-    wall_track: float                    # s spent in the track model
-    wall_total: float                    # s for the whole loop
+    wall_fmu: float                      # s spent in the FMU's steps (set/doStep/get, probes)
+    wall_track: float                    # s spent stepping the track model (window shifts included)
+    wall_total: float                    # s for the whole run (set-ups included)
     steps: int
     options: CosimOptions
     window_shifts: int = 0
+    wall_track_setup: float = 0.0        # s building the track (OpenSees matrices, factor, kernels)
+    wall_fmu_setup: float = 0.0          # s loading, instantiating and initialising the FMU
 
     @property
     def simulated(self) -> float:
@@ -188,6 +191,17 @@ class WheelsetFMU:
                             "rail_lateral", "wheel_lateral", "position.z")])
         self.output_refs = [self.ref(n) for n in self.output_names]
         self.index = {n: i for i, n in enumerate(self.output_names)}
+        self.load_index = load_index(self.index)
+        # value references and values as C arrays made once: one fmi2SetReal /
+        # fmi2GetReal per step (FMPy's setReal/getReal convert lists each call)
+        from ctypes import POINTER
+        from fmpy.fmi2 import fmi2Real, fmi2ValueReference
+        self._in_refs = (fmi2ValueReference * len(self.input_refs))(*self.input_refs)
+        self._in_values = np.zeros(len(self.input_refs))
+        self._in_pointer = self._in_values.ctypes.data_as(POINTER(fmi2Real))
+        self._out_refs = (fmi2ValueReference * len(self.output_refs))(*self.output_refs)
+        self._out_values = np.zeros(len(self.output_refs))
+        self._out_pointer = self._out_values.ctypes.data_as(POINTER(fmi2Real))
 
     def _initialize(self, parameters):
         """Parameters and initialization. The native front end refuses a value
@@ -234,10 +248,16 @@ class WheelsetFMU:
             raise CosimError(f"cannot set {name!r} of type {var.type}")
 
     def outputs(self) -> np.ndarray:
-        return np.array(self.slave.getReal(self.output_refs))
+        """The outputs of ``output_names`` (a new array), one fmi2GetReal."""
+        self.slave.fmi2GetReal(self.slave.component, self._out_refs, len(self._out_values),
+                               self._out_pointer)
+        return self._out_values.copy()
 
     def set_rail(self, values):
-        self.slave.setReal(self.input_refs, [float(v) for v in values])
+        """The twelve rail inputs (left then right, RAIL_INPUTS order), one fmi2SetReal."""
+        self._in_values[:] = values
+        self.slave.fmi2SetReal(self.slave.component, self._in_refs, len(self._in_values),
+                               self._in_pointer)
 
     def do_step(self, t, h):
         from fmpy.fmi1 import FMICallException
@@ -282,8 +302,7 @@ class WheelsetFMU:
                     self.slave.doStep(currentCommunicationPoint=t, communicationStepSize=probe_step)
                 except Exception:  # noqa: BLE001 - a failed probe keeps the old Jacobian
                     return None
-                loads.append(np.array([[ld.lateral, ld.vertical, ld.torque] for ld in
-                                       rail_loads(self.outputs(), self.index, d)]))
+                loads.append(rail_load_array(self.outputs(), self.load_index, d))
                 self.slave.setFMUstate(state)
         finally:
             self.slave.setFMUstate(state)
@@ -315,36 +334,71 @@ class WheelsetFMU:
                 shutil.rmtree(self._own_dir, ignore_errors=True)
 
 
-def rail_loads(out: np.ndarray, index: Mapping[str, int], crown_above_centroid: float):
-    """[RailLoad left, RailLoad right] from one FMU output vector: resultant
-    lateral/vertical force of the wheel on the rail and the torque of the
-    contact points about the rail axis."""
-    loads = []
-    for s, side in enumerate(SIDES):
-        sign = 1.0 if s == 0 else -1.0
-        torque = 0.0
+def load_index(index: Mapping[str, int]) -> np.ndarray:
+    """(2 sides, 8) int: the output indices of the resultant lateral and
+    vertical force then, for the contact points, normal force, lateral creep
+    force, contact angle, rail lateral coordinate, position.z of point 1, and
+    the offset between two points' blocks (for rail_load_kernel)."""
+    rows = []
+    for side in SIDES:
+        pre = f"contact.{side}.point[1]."
+        nxt = f"contact.{side}.point[2].normal_force"
+        rows.append([index[f"wheel.{side}.force_on_rail.y"], index[f"wheel.{side}.force_on_rail.z"],
+                     index[pre + "normal_force"], index[pre + "lateral_force"],
+                     index[pre + "contact_angle"], index[pre + "rail_lateral"],
+                     index[pre + "position.z"], index[nxt] - index[pre + "normal_force"]])
+    for s, side in enumerate(SIDES):      # the kernel walks the points by a fixed stride
         for k in range(1, POINTS + 1):
             pre = f"contact.{side}.point[{k}]."
-            normal = out[index[pre + "normal_force"]]
+            for c, what in enumerate(("normal_force", "lateral_force", "contact_angle",
+                                      "rail_lateral", "position.z")):
+                if index[pre + what] != rows[s][2 + c] + (k - 1) * rows[s][7]:
+                    raise CosimError(f"the outputs of {pre}* are not laid out by a fixed stride")
+    return np.array(rows, dtype=np.int64)
+
+
+@njit(cache=True)
+def rail_load_kernel(out, index, crown_above_centroid, no_torque, loads):
+    """loads (2, 3): lateral, vertical force of each wheel on its rail and the
+    torque of its contact points about the rail axis (see rail_loads)."""
+    for s in range(2):
+        sign = 1.0 if s == 0 else -1.0
+        torque = 0.0
+        for k in range(POINTS):
+            o = k * index[s, 7]
+            normal = out[index[s, 2] + o]
             if normal <= 0.0:
                 continue
-            delta = out[index[pre + "contact_angle"]]
-            lateral_creep = out[index[pre + "lateral_force"]]
+            lateral_creep = out[index[s, 3] + o]
+            delta = out[index[s, 4] + o]
             cd, sd = math.cos(delta), math.sin(delta)
             # force of the rail on the wheel: N n + T2 t2, n = (0, -sign sd, cd),
             # t2 = n x t1 = (0, cd, sign sd) (docs/CONVENTIONS.md, solver.wheelset)
-            fy_wheel = -sign * sd * normal + cd * lateral_creep
-            fz_wheel = cd * normal + sign * sd * lateral_creep
-            fy, fz = -fy_wheel, -fz_wheel                  # of the wheel on the rail
-            y_offset = sign * out[index[pre + "rail_lateral"]]   # field side = +y on the left
-            z_offset = out[index[pre + "position.z"]] + crown_above_centroid
+            fy = -(-sign * sd * normal + cd * lateral_creep)      # of the wheel on the rail
+            fz = -(cd * normal + sign * sd * lateral_creep)
+            y_offset = sign * out[index[s, 5] + o]                # field side = +y on the left
+            z_offset = out[index[s, 6] + o] + crown_above_centroid
             torque += y_offset * fz - z_offset * fy
-        if os.environ.get("COSIM_NO_TORQUE"):
-            torque = 0.0
-        loads.append(RailLoad(lateral=out[index[f"wheel.{side}.force_on_rail.y"]],
-                              vertical=out[index[f"wheel.{side}.force_on_rail.z"]],
-                              torque=torque))
+        loads[s, 0] = out[index[s, 0]]
+        loads[s, 1] = out[index[s, 1]]
+        loads[s, 2] = 0.0 if no_torque else torque
+
+
+def rail_load_array(out: np.ndarray, index: np.ndarray, crown_above_centroid: float) -> np.ndarray:
+    """(2, 3) array of rail_loads (index = load_index(...))."""
+    loads = np.empty((2, 3))
+    rail_load_kernel(out, index, crown_above_centroid, bool(os.environ.get("COSIM_NO_TORQUE")),
+                     loads)
     return loads
+
+
+def rail_loads(out: np.ndarray, index: Mapping[str, int], crown_above_centroid: float):
+    """[RailLoad left, RailLoad right] from one FMU output vector: resultant
+    lateral/vertical force of the wheel on the rail and the torque M_x of the
+    contact points about the rail axis (environment COSIM_NO_TORQUE set: no
+    torque, a diagnostic)."""
+    loads = rail_load_array(out, load_index(index), crown_above_centroid)
+    return [RailLoad(lateral=f[0], vertical=f[1], torque=f[2]) for f in loads]
 
 
 def _rail_vector(track, x):
@@ -356,16 +410,25 @@ def _rail_vector(track, x):
     return np.array(values, dtype=float)
 
 
+def _head_vector(axis, crown_above_centroid):
+    """The twelve rail inputs from the axis motion (2 points, (disp, rate), 3):
+    the crown's lateral motion is the axis' minus d * roll."""
+    rail = axis.copy()
+    rail[:, :, 0] -= crown_above_centroid * axis[:, :, 2]
+    return rail.reshape(12)
+
+
 def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                     unzipped: Optional[str] = None, progress=None) -> CosimResult:
     """Run the coupled wheelset + track; returns the recorded time histories."""
+    from cosim.track_fe import AssembledTrack
     o = options or CosimOptions()
     h = o.step
     n_steps = int(round(o.duration / h))
     fmu_params = dict(o.fmu_parameters)
     t_wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    cpu = {"fmu": 0.0, "track": 0.0}
+    cpu = {"fmu": 0.0, "track": 0.0, "fmu_setup": 0.0, "track_setup": 0.0}
 
     def stamp():
         return time.perf_counter(), time.process_time()
@@ -374,12 +437,23 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
         """wall seconds since t0; the process CPU seconds go to cpu[key]."""
         cpu[key] += time.process_time() - t0[1]
         return time.perf_counter() - t0[0]
+    t0 = stamp()
     fmu = WheelsetFMU(fmu_path, fmu_params, unzipped=unzipped)
-    wall_fmu = wall_track = 0.0
+    wall_fmu_setup = since(t0, "fmu_setup")
+    wall_fmu = wall_track = wall_track_setup = 0.0
+    no_torque = bool(os.environ.get("COSIM_NO_TORQUE"))
     try:
         track = None
         d = o.track.rail.crown_above_centroid
+        idx = fmu.index
+        lidx = fmu.load_index
         out = fmu.outputs()
+
+        def loads_of(out):
+            loads = np.empty((2, 3))
+            rail_load_kernel(out, lidx, d, no_torque, loads)
+            return loads
+
         x0 = o.start_position
         if not o.rigid_track:
             if o.start_position + o.window_margin > o.track.length and o.engine != "assembled":
@@ -387,46 +461,64 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
             t0 = stamp()
             track = make_track(o.engine, o.track, h)
             if o.static_start:
-                track.static([(s, x0, ld) for s, ld in enumerate(rail_loads(out, fmu.index, d))])
-            wall_track += since(t0, 'track')
-        idx = fmu.index
+                track.static([(s, x0, RailLoad(*ld)) for s, ld in enumerate(loads_of(out))])
+            wall_track_setup += since(t0, "track_setup")
+        fast = isinstance(track, AssembledTrack)       # one compiled call per track step
         names = (["time", "distance", "x_track", "wheelset_y", "wheelset_z"]
                  + [f"{side}_{what}" for side in SIDES for what in
                     ("force_y", "force_z", "torque", "rail_lateral", "rail_vertical", "rail_roll")]
                  + [f"{side}_p{k}_{what}" for side in SIDES for k in range(1, POINTS + 1)
                     for what in ("normal_force", "contact_angle", "wheel_lateral")])
-        rows = []
+        # the record: columns copied from the FMU outputs by one index array
+        from_out = {"distance": "wheelset.distance", "wheelset_y": "wheelset.y",
+                    "wheelset_z": "wheelset.z"}
+        for side in SIDES:
+            for k in range(1, POINTS + 1):
+                for what in ("normal_force", "contact_angle", "wheel_lateral"):
+                    from_out[f"{side}_p{k}_{what}"] = f"contact.{side}.point[{k}].{what}"
+        col = {name: i for i, name in enumerate(names)}
+        out_cols = np.array([col[c] for c in from_out])
+        out_src = np.array([idx[v] for v in from_out.values()])
+        load_cols = np.array([col[f"{side}_{w}"] for side in SIDES for w in ("force_y", "force_z", "torque")])
+        rail_cols = np.array([col[f"{side}_{w}"] for side in SIDES
+                              for w in ("rail_lateral", "rail_vertical", "rail_roll")])
+        rail_src = np.array([0, 1, 2, 6, 7, 8])
+        data = np.empty((n_steps // o.output_every + 1, len(names)))
+        recorded = 0
+        i_distance = idx["wheelset.distance"]
         shifts = 0
-        rail_prev = rail_now = (_rail_vector(track, x0) if track else np.zeros(12))
-        loads_prev = loads_now = rail_loads(out, idx, d)
-        x_prev = x_now = x0 + out[idx["wheelset.distance"]]
+        sides = np.array([0, 1], dtype=np.int64)
+        if track is None:
+            rail_prev = rail_now = np.zeros(12)
+        elif fast:
+            rail_prev = rail_now = _head_vector(track.axis_at(sides, (x0, x0)), d)
+        else:
+            rail_prev = rail_now = _rail_vector(track, x0)
+        loads_prev = loads_now = loads_of(out)
+        x_prev = x_now = x0 + out[i_distance]
 
         def record(t, out, loads, rail):
-            row = [t, out[idx["wheelset.distance"]], x_now, out[idx["wheelset.y"]],
-                   out[idx["wheelset.z"]]]
-            for s in range(2):
-                row += [loads[s].lateral, loads[s].vertical, loads[s].torque,
-                        rail[6 * s], rail[6 * s + 1], rail[6 * s + 2]]
-            for side in SIDES:
-                for k in range(1, POINTS + 1):
-                    pre = f"contact.{side}.point[{k}]."
-                    row += [out[idx[pre + "normal_force"]], out[idx[pre + "contact_angle"]],
-                            out[idx[pre + "wheel_lateral"]]]
-            rows.append(row)
+            nonlocal recorded
+            row = data[recorded]
+            row[0] = t
+            row[col["x_track"]] = x_now
+            row[out_cols] = out[out_src]
+            row[load_cols] = loads.reshape(6)
+            row[rail_cols] = rail[rail_src]
+            recorded += 1
 
         record(0.0, out, loads_now, rail_now)
         use_jacobian = (o.interface_jacobian and track is not None and o.engine == "assembled"
                         and o.order == "fmu-first")
         jacobian = (np.zeros((2, 3, 3)), np.zeros((2, 3, 3)))
+        springs = (np.zeros((2, 3, 3)), np.zeros((2, 3, 3)))     # -jacobian: the contact's S, D
         probes = 0
         fmu.perturbation = o.jacobian_perturbation
 
         def extrapolated_loads(fraction):
             if o.extrapolation == "none":
                 return loads_now
-            return [RailLoad(*(getattr(a, f) + fraction * (getattr(a, f) - getattr(b, f))
-                               for f in ("lateral", "vertical", "torque")))
-                    for a, b in zip(loads_now, loads_prev)]
+            return loads_now + fraction * (loads_now - loads_prev)
 
         for n in range(n_steps):
             t = n * h
@@ -435,7 +527,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 bays = int((track.local(x_now) - o.start_position) / o.track.sleeper_spacing)
                 t0 = stamp()
                 track.shift_window(bays)
-                wall_track += since(t0, 'track')
+                wall_track += since(t0, "track")
                 shifts += 1
             if o.order == "fmu-first" or track is None:
                 rail_in = rail_now if o.extrapolation == "none" else rail_now + 0.5 * (rail_now - rail_prev)
@@ -444,38 +536,44 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                     probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
                     if probed is not None:
                         jacobian = probed
+                        springs = (-jacobian[0], -jacobian[1])
                         if os.environ.get("COSIM_DEBUG"):
                             print("J", t, jacobian[0].reshape(-1), jacobian[1].reshape(-1))
                         probes += 1
                 fmu.set_rail(rail_in)
                 fmu.do_step(t, h)
                 out = fmu.outputs()
-                wall_fmu += since(t0, 'fmu')
-                x_new = x0 + out[idx["wheelset.distance"]]
-                loads_new = rail_loads(out, idx, d)
+                wall_fmu += since(t0, "fmu")
+                x_new = x0 + out[i_distance]
+                loads_new = loads_of(out)
                 rail_new = rail_now
                 if track is not None:
                     t0 = stamp()
-                    springs = ([(s, x_new, (-jacobian[0][s], -jacobian[1][s])) for s in range(2)]
-                               if use_jacobian else None)
-                    track.step([(s, x_new, loads_new[s]) for s in range(2)],
-                               interface_stiffness=springs)
-                    rail_new = _rail_vector(track, x_new)
-                    wall_track += since(t0, 'track')
+                    if fast:
+                        axis = track.step_points(sides, (x_new, x_new), loads_new,
+                                                 *(springs if use_jacobian else (None, None)))
+                        rail_new = _head_vector(axis, d)
+                    else:
+                        track.step([(s, x_new, RailLoad(*loads_new[s])) for s in range(2)])
+                        rail_new = _rail_vector(track, x_new)
+                    wall_track += since(t0, "track")
             else:
                 x_guess = x_now + (x_now - x_prev if n > 0 else h * float(fmu_params.get("wheelset.speed", 27.78)))
                 loads_in = extrapolated_loads(1.0)
                 t0 = stamp()
-                track.step([(s, x_guess, loads_in[s]) for s in range(2)])
-                rail_new = _rail_vector(track, x_guess)
-                wall_track += since(t0, 'track')
+                if fast:
+                    rail_new = _head_vector(track.step_points(sides, (x_guess, x_guess), loads_in), d)
+                else:
+                    track.step([(s, x_guess, RailLoad(*loads_in[s])) for s in range(2)])
+                    rail_new = _rail_vector(track, x_guess)
+                wall_track += since(t0, "track")
                 t0 = stamp()
                 fmu.set_rail(rail_new)
                 fmu.do_step(t, h)
                 out = fmu.outputs()
-                wall_fmu += since(t0, 'fmu')
-                x_new = x0 + out[idx["wheelset.distance"]]
-                loads_new = rail_loads(out, idx, d)
+                wall_fmu += since(t0, "fmu")
+                x_new = x0 + out[i_distance]
+                loads_new = loads_of(out)
             if not np.all(np.isfinite(out)):
                 raise CosimError(f"non-finite FMU output at t = {t + h:.4f} s")
             rail_prev, rail_now = rail_now, rail_new
@@ -488,11 +586,12 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     finally:
         fmu.close()
     wall_total = time.perf_counter() - t_wall0
-    data = np.array(rows)
-    columns = {name: data[:, i] for i, name in enumerate(names)}
-    result = CosimResult(columns, wall_fmu, wall_track, wall_total, n_steps, o, shifts)
+    columns = {name: data[:recorded, i].copy() for i, name in enumerate(names)}
+    result = CosimResult(columns, wall_fmu, wall_track, wall_total, n_steps, o, shifts,
+                         wall_track_setup=wall_track_setup, wall_fmu_setup=wall_fmu_setup)
     result.jacobian_probes = probes
     result.cpu_fmu, result.cpu_track = cpu["fmu"], cpu["track"]
+    result.cpu_fmu_setup, result.cpu_track_setup = cpu["fmu_setup"], cpu["track_setup"]
     result.cpu_total = time.process_time() - cpu0
     return result
 

@@ -604,7 +604,10 @@ class TrackStepper:
 class _BandedCholesky:
     """Cholesky factor of a sparse symmetric positive definite matrix in band
     storage after a reverse Cuthill-McKee ordering (the track's matrices are
-    banded along x); ``solve(b)`` for a vector or an (n, k) array."""
+    banded along x; LAPACK dpbtrf through scipy), and the same factor as the
+    row envelopes of cosim.newmark_kernel.profile_solve_inplace (``profile``;
+    most rows of the RCM band hold only 1-3 nonzeros: the model falls apart
+    into independent vertical, lateral and roll parts of each rail)."""
 
     def __init__(self, matrix):
         from scipy.linalg import cholesky_banded
@@ -619,10 +622,32 @@ class _BandedCholesky:
         # upper form: band[bandwidth + i - j, j] = a[i, j] for i <= j
         band[bandwidth + ap.row[upper] - ap.col[upper], ap.col[upper]] = ap.data[upper]
         self.factor = cholesky_banded(band, lower=False)
-        self.factor_t = np.ascontiguousarray(self.factor.T)     # for cosim.newmark_kernel
-        self.perm = perm
-        self.inverse = np.argsort(perm)
+        self.perm = perm.astype(np.int64)
         self.bandwidth = bandwidth
+        self.profile = self._profile(self.factor)
+
+    @staticmethod
+    def _profile(factor):
+        """(forward, first_row, backward, last_col, inv_d2) of the factor U."""
+        bw, n = factor.shape[0] - 1, factor.shape[1]
+        # ut[j, bw + i - j] = U[i, j]: row j holds column j of U
+        ut = np.ascontiguousarray(factor.T)
+        diag = ut[:, bw].copy()
+        rows = np.arange(n)[:, None] - bw + np.arange(bw + 1)[None, :]    # i of ut[j, k]
+        valid = rows >= 0
+        forward = np.where(valid, ut / diag[np.clip(rows, 0, None)], 0.0)
+        nonzero = (ut != 0.0) & valid
+        first_row = np.where(nonzero.any(axis=1), rows[np.arange(n), nonzero.argmax(axis=1)],
+                             np.arange(n))
+        backward = np.zeros((n, bw + 1))      # backward[i, k] = U[i, i + k] / U[i, i]
+        for k in range(bw + 1):
+            i = np.arange(n - k)
+            backward[i, k] = ut[i + k, bw - k] / diag[i]
+        last_col = np.zeros(n, dtype=np.int64)
+        for k in range(1, bw + 1):
+            last_col[backward[:, k] != 0.0] = k
+        return (np.ascontiguousarray(forward), first_row.astype(np.int64), backward, last_col,
+                1.0 / diag ** 2)
 
     def solve(self, b):
         from scipy.linalg import lapack
@@ -630,7 +655,9 @@ class _BandedCholesky:
         x, info = lapack.dpbtrs(self.factor, b[self.perm])
         if info != 0:  # pragma: no cover - the factor is valid by construction
             raise TrackModelError(f"banded solve failed (LAPACK dpbtrs info {info})")
-        return x[self.inverse]
+        out = np.empty_like(x)
+        out[self.perm] = x
+        return out
 
 
 class AssembledTrack(TrackStepper):
@@ -705,13 +732,35 @@ class AssembledTrack(TrackStepper):
             matrix.eliminate_zeros()      # the beams have no damping: C is the pads' only
         self.MC = sparse.hstack([self.M, self.C]).tocsr()      # one product per step
         self._coefficients = np.array([h, g, self.a0, self.a1, self.a2, self.a3, self.a4, self.a5])
-        self._point_cache = {}
+        # connected parts of the model (each rail with its sleepers): points on
+        # different parts have no coupling term in the Woodbury update
+        from scipy.sparse.csgraph import connected_components
+        _, self._component = connected_components(abs(self.K) + abs(self.M) + abs(self.C),
+                                                  directed=False)
+        self._component = self._component.astype(np.int64)
+        self._rail_first = np.array([self.rail_dof(0, 0, 0), self.rail_dof(1, 0, 0)], dtype=np.int64)
+        self._blocks = np.zeros((2 * nn, 10, 10))    # K_eff^-1 at each element's ten dofs
+        self._have = np.zeros(2 * nn, dtype=np.bool_)
+        self._work = np.zeros(7 * n)
+        self._geometry = (p.element_length, nn, self.model.phi_lateral, self.model.phi_vertical)
         self.u = np.zeros(n)
         self.v = np.zeros(n)
         self.a = np.zeros(n)
         self._window_maps = {}
-        self._column_cache = {}
-        self._shift_cache = {}
+        self._load_kernels()
+
+    def _load_kernels(self):
+        """Load (or, on a cold numba cache, compile) the step kernels now, so
+        that it counts as set-up and not as the first step: one step of the
+        unloaded model at rest on copies of the state (at rest it stays)."""
+        saved = self.u, self.v, self.a, self.time
+        self.u, self.v, self.a = self.u.copy(), self.v.copy(), self.a.copy()
+        try:
+            x = self.origin + 0.5 * self.model.params.length
+            self.step_points((0, 1), (x, x), np.zeros((2, 3)))
+            self.axis_at((0, 1), (x, x))
+        finally:
+            self.u, self.v, self.a, self.time = saved
 
     def rail_dof(self, side, i, d):
         return (side * self.model.n_nodes + i) * N_RAIL_DOF + d
@@ -719,21 +768,20 @@ class AssembledTrack(TrackStepper):
     def sleeper_dof(self, side, j, d):
         return self.n_rail + (side * self.model.n_bays_nodes + j) * 2 + d
 
+    def _model_x(self, x):
+        """The model coordinate of track position x, checked to be on the model."""
+        local = x - self.origin
+        if not (0.0 <= local <= self.model.params.length):    # also refuses NaN
+            self.model.locate(local)                          # raises with the reason
+        return local
+
     def point(self, side, x):
         """(dofs (10,), g (10, 3)) of the point x on rail `side`: the element's
         ten dofs and the consistent nodal loads of a unit lateral force,
         vertical force and torque (g.T interpolates lateral, vertical, roll)."""
-        key = (side, x, self.origin)
-        hit = self._point_cache.get(key)
-        if hit is not None:
-            return hit
         e, g = self._distribution(side, x)
         first = self.rail_dof(side, e, 0)
-        dofs = np.arange(first, first + 10)    # the two nodes' dofs are consecutive
-        if len(self._point_cache) > 8:
-            self._point_cache.clear()
-        self._point_cache[key] = (dofs, g)
-        return dofs, g
+        return np.arange(first, first + 10), g   # the two nodes' dofs are consecutive
 
     def load_vector(self, loads):
         f = np.zeros(self.n)
@@ -744,77 +792,61 @@ class AssembledTrack(TrackStepper):
 
     def static(self, loads):
         from scipy.sparse.linalg import spsolve
-        self.u = spsolve(self.K.tocsc(), self.load_vector(loads))
+        self.u[:] = spsolve(self.K.tocsc(), self.load_vector(loads))
         self.v[:] = 0.0
         self.a[:] = 0.0
-
-    def _element_columns(self, side, e):
-        """K_eff^-1 at the ten dofs of element e of rail `side` (n x 10).
-
-        The model is periodic by sleeper bays, so K_eff^-1 of element e is that
-        of a reference element at the same place in its bay in the middle of
-        the model, shifted by whole bays (exact but for the influence of the
-        model's ends, which decays like exp(-x (m/(E I h^2))^(1/4)), below
-        1e-7 at 10 m for a 1 ms step; the moving window keeps the wheel further
-        than that from both ends)."""
-        p = self.model.params
-        epb = p.elements_per_bay
-        position = e % epb
-        key = (side, position)
-        ref = self._column_cache.get(key)
-        if ref is None:
-            e_ref = (p.bays // 2) * epb + position
-            rhs = np.zeros((self.n, 10))
-            for j in range(10):
-                node, d = (e_ref, j) if j < 5 else (e_ref + 1, j - 5)
-                rhs[self.rail_dof(side, node, d), j] = 1.0
-            ref = (e_ref, self.lu.solve(rhs))
-            self._column_cache[key] = ref
-        e_ref, cols = ref
-        bays = (e - e_ref) // epb
-        if bays == 0:
-            return cols
-        hit = self._shift_cache.get((side, e))
-        if hit is None:
-            if len(self._shift_cache) > 16:
-                self._shift_cache.clear()
-            hit = self._shift_cache[(side, e)] = self._shifted(cols, bays)
-        return hit
-
-    def _shifted(self, cols, bays):
-        """cols moved `bays` sleeper bays along +x (rows of each rail and of its
-        sleepers shifted; vacated rows zero)."""
-        out = np.zeros_like(cols)
-        nn, nb = self.model.n_nodes, self.model.n_bays_nodes
-        rail_shift = bays * self.model.params.elements_per_bay * N_RAIL_DOF
-        blocks = [(s * nn * N_RAIL_DOF, nn * N_RAIL_DOF, rail_shift) for s in range(2)]
-        if not self.model.params.fixed_sleepers:
-            blocks += [(self.n_rail + s * nb * 2, nb * 2, bays * 2) for s in range(2)]
-        for first, size, shift in blocks:
-            if abs(shift) >= size:
-                continue
-            if shift > 0:
-                out[first + shift:first + size] = cols[first:first + size - shift]
-            else:
-                out[first:first + size + shift] = cols[first - shift:first + size]
-        return out
 
     def _distribution(self, side, x):
         """(element, (10, 3) matrix): the consistent nodal loads of a unit
         lateral force, vertical force and torque at x on the element's ten
         dofs (its transpose interpolates lateral, vertical, roll at x); the
-        same numbers as TrackModel.nodal_loads, in one table."""
-        model = self.model
-        e, xi = model.locate(self.local(x))
-        h = model.params.element_length
-        nl = bending_shape(xi, h, model.phi_lateral)
-        nv = bending_shape(xi, h, model.phi_vertical)
+        table the step kernel uses (cosim.newmark_kernel.point_table), the
+        same numbers as TrackModel.nodal_loads."""
+        from cosim.newmark_kernel import point_table
         g = np.zeros((10, 3))
-        # dofs per node: uy uz rx ry rz; lateral slope = rz, vertical slope = -ry
-        g[0, 0], g[4, 0], g[5, 0], g[9, 0] = nl[0], nl[1], nl[2], nl[3]
-        g[1, 1], g[3, 1], g[6, 1], g[8, 1] = nv[0], -nv[1], nv[2], -nv[3]
-        g[2, 2], g[7, 2] = 1.0 - xi, xi
+        e = point_table(self._model_x(x), *self._geometry, g)
         return e, g
+
+    def step_points(self, sides, xs, forces, stiffness=None, damping=None):
+        """One Newmark step with point loads at the end of the step: sides (m,)
+        rails, xs (m,) track positions, forces (m, 3) lateral, vertical force
+        and torque on the axis; optional stiffness, damping (m, 3, 3) of the
+        linearised contact (load = F - S dw - D dw', w = the axis' lateral,
+        vertical, roll at the point), solved implicitly. Returns (m, 2, 3): the
+        axis' (lateral, vertical, roll) and their rates at the points after
+        the step. One compiled call (cosim.newmark_kernel.newmark_step)."""
+        from cosim.newmark_kernel import newmark_step
+        sides, local = self._points(sides, xs)
+        m = local.shape[0]
+        forces = np.ascontiguousarray(forces, dtype=float).reshape(m, 3)
+        zero = np.zeros((m, 3, 3)) if stiffness is None or damping is None else None
+        stiffness = zero if stiffness is None else np.ascontiguousarray(stiffness, dtype=float).reshape(m, 3, 3)
+        damping = zero if damping is None else np.ascontiguousarray(damping, dtype=float).reshape(m, 3, 3)
+        axis = np.empty((m, 2, 3))
+        newmark_step(self.u, self.v, self.a, self._coefficients, self.MC.data, self.MC.indices,
+                     self.MC.indptr, self.lu.profile, self.lu.perm, self._rail_first,
+                     self._component, *self._geometry, sides, local, forces, stiffness, damping,
+                     self._blocks, self._have, self._work, axis)
+        self.time += self.time_step
+        return axis
+
+    def axis_at(self, sides, xs):
+        """(m, 2, 3): the axis' (lateral, vertical, roll) and their rates at the
+        points (sides, track positions xs), interpolated by the shape functions."""
+        from cosim.newmark_kernel import interpolate_points
+        sides, local = self._points(sides, xs)
+        axis = np.empty((local.shape[0], 2, 3))
+        interpolate_points(self.u, self.v, self._rail_first, *self._geometry, sides, local, axis)
+        return axis
+
+    def _points(self, sides, xs):
+        sides = np.array(sides, dtype=np.int64).reshape(-1)
+        if np.any((sides != 0) & (sides != 1)):
+            raise TrackModelError(f"rail sides must be 0 (left) or 1 (right), got {sides.tolist()}")
+        local = np.array([self._model_x(x) for x in xs], dtype=float)
+        if local.shape != sides.shape:
+            raise TrackModelError("one track position per rail side is needed")
+        return sides, local
 
     def step(self, loads, interface_stiffness=None):
         """One Newmark step with `loads` [(side, x, RailLoad)] at the end of the
@@ -823,9 +855,7 @@ class AssembledTrack(TrackStepper):
         such that the load (lateral, vertical force, torque) at x is
         F - S (w_new - w_old) - D (w'_new - w'_old), w the axis' (lateral,
         vertical, roll) at x: the wheel-rail contact linearised about the
-        step's forces, solved implicitly (Woodbury update of the factorised
-        effective stiffness). One compiled call (cosim.newmark_kernel)."""
-        from cosim.newmark_kernel import newmark_step
+        step's forces, solved implicitly (see step_points)."""
         springs = {}
         for side, x, stiffness in (interface_stiffness or ()):
             if isinstance(stiffness, tuple):
@@ -835,24 +865,14 @@ class AssembledTrack(TrackStepper):
                 springs[(side, x)] = (np.asarray(stiffness, dtype=float).reshape(3, 3),
                                       np.zeros((3, 3)))
         m = len(loads)
-        dofs = np.empty((m, 10), dtype=np.intp)
-        g = np.empty((m, 10, 3))
-        f = np.empty((m, 3))
         S = np.zeros((m, 3, 3))
         D = np.zeros((m, 3, 3))
-        z = np.zeros((self.n, 3 * m))
-        for p, (side, x, load) in enumerate(loads):
-            dofs[p], g[p] = self.point(side, x)
-            f[p] = load.lateral, load.vertical, load.torque
+        for p, (side, x, _) in enumerate(loads):
             spring = springs.get((side, x))
             if spring is not None:
                 S[p], D[p] = spring
-                e = (dofs[p, 0] - self.rail_dof(side, 0, 0)) // N_RAIL_DOF
-                z[:, 3 * p:3 * p + 3] = self._element_columns(side, e) @ g[p]
-        self.u, self.v, self.a = newmark_step(
-            self.u, self.v, self.a, self._coefficients, self.MC.data, self.MC.indices,
-            self.MC.indptr, self.lu.factor_t, self.lu.perm, self.lu.inverse, dofs, g, f, S, D, z)
-        self.time += self.time_step
+        self.step_points([ld[0] for ld in loads], [ld[1] for ld in loads],
+                         [(ld.lateral, ld.vertical, ld.torque) for _, _, ld in loads], S, D)
 
     def axis_motion(self, side, x):
         dofs, g = self.point(side, x)
@@ -878,14 +898,12 @@ class AssembledTrack(TrackStepper):
                     for j in range(self.model.n_bays_nodes - bays):
                         for d in range(2):
                             src[self.sleeper_dof(side, j, d)] = self.sleeper_dof(side, j + bays, d)
-            self._window_maps[bays] = src
-        src = self._window_maps[bays]
-        valid = src >= 0
-        for name in ("u", "v", "a"):
-            old = getattr(self, name)
-            new = np.zeros_like(old)
-            new[valid] = old[src[valid]]
-            setattr(self, name, new)
+            valid = src >= 0
+            self._window_maps[bays] = (np.flatnonzero(valid), src[valid], np.flatnonzero(~valid))
+        dst, src, vacated = self._window_maps[bays]
+        for state in (self.u, self.v, self.a):       # in place (state[src] is a copy)
+            state[dst] = state[src]
+            state[vacated] = 0.0
         self.origin += bays * self.model.params.sleeper_spacing
 
     def receptance(self, side, x, frequencies, direction="vertical"):
