@@ -1,21 +1,27 @@
 """numba kernels of the assembled track engine (cosim.track_fe.AssembledTrack).
 
+The two rails (each with its pads and half-sleepers) are the same system and
+are joined only through the vehicle, so the engine keeps ONE rail's matrices
+and steps both rails as the two columns of (n1, 2) arrays (n1 = unknowns of
+one rail), ordered by the band (reverse Cuthill-McKee) ordering of that
+rail's effective stiffness: the factor, the mass and damping products and
+every loop serve both rails at once, without any permutation per step.
+
 One track step is one compiled call (``newmark_step``): the moving loads'
-element and shape-function table, the Newmark right-hand side, the banded
-Cholesky solve of the effective stiffness factorised once, the linearised
-wheel-rail contact by a Woodbury update, the state update in place and the
-rail motion interpolated at the loaded points. Nothing is allocated per step
-but a few arrays of 3 m numbers (m = number of loaded points).
+element and shape-function table, the Newmark right-hand side, the solve with
+the effective stiffness factorised once, the linearised wheel-rail contact by
+a Woodbury update, the state updated in place and the rail motion
+interpolated at the loaded points. Nothing of size n1 is allocated per step.
 
 Woodbury update (contact springs S, dampers D at the points, G = the points'
-consistent nodal load vectors, n x 3m): (K_eff + G S_eff G^T) u = r is
+consistent nodal load vectors): (K_eff + G S_eff G^T) u = r is
 u = K_eff^-1 (r - G c) with (I + S_eff A) c = S_eff G^T K_eff^-1 r and
 A = G^T K_eff^-1 G. The 10 x 10 block of K_eff^-1 at an element's ten dofs is
 solved once per element on first use and kept (K_eff does not change, so the
-blocks stay valid through the window shifts); two points on different
-connected parts of the model (the two rails, which interact only through the
-vehicle) have no coupling term; two points on different elements of the same
-part take three extra solves (not the case of a wheelset, one point per rail).
+blocks stay valid through the window shifts, and both rails share them);
+points on different rails have no coupling term; two points on different
+elements of one rail take three extra solves (not the case of a wheelset,
+one point per rail).
 """
 from __future__ import annotations
 
@@ -24,40 +30,38 @@ from numba import njit
 
 
 @njit(cache=True)
-def profile_solve_inplace(forward, first_row, backward, last_col, inv_d2, x):
-    """x <- (U^T U)^-1 x for the band Cholesky factor U, as U^T U = W^T D^2 W
-    with W = D^-1 U unit upper triangular (D = diag U) and only the nonzero
-    envelope of each row visited:
+def profile_solve_pair(forward, first_row, backward, last_col, inv_d2, x):
+    """x (n1, 2) <- (U^T U)^-1 x, both columns, for the band Cholesky factor U
+    written as U^T U = W^T D^2 W with W = D^-1 U unit upper triangular
+    (D = diag U), each row's nonzero envelope only:
     forward[j, bw + i - j] = U[i, j] / U[i, i] for first_row[j] <= i < j
     (the rows of W^T), backward[i, k] = U[i, i + k] / U[i, i] for
-    1 <= k <= last_col[i] (the rows of W), inv_d2 = 1 / U[i, i]^2. The term of
-    the newest unknown comes last in each row (short dependency chain)."""
+    1 <= k <= last_col[i] (the rows of W), inv_d2 = 1 / U[i, i]^2."""
     bw = forward.shape[1] - 1
     n = x.shape[0]
     for j in range(n):                       # W^T z = b
-        s = x[j]
+        s0 = x[j, 0]
+        s1 = x[j, 1]
         for i in range(first_row[j], j):
-            s -= forward[j, bw + i - j] * x[i]
-        x[j] = s
-    for j in range(n):
-        x[j] *= inv_d2[j]
+            f = forward[j, bw + i - j]
+            s0 -= f * x[i, 0]
+            s1 -= f * x[i, 1]
+        x[j, 0] = s0
+        x[j, 1] = s1
     for i in range(n - 1, -1, -1):           # W x = D^-2 z
-        s = x[i]
+        s0 = x[i, 0] * inv_d2[i]
+        s1 = x[i, 1] * inv_d2[i]
         for k in range(last_col[i], 0, -1):
-            s -= backward[i, k] * x[i + k]
-        x[i] = s
+            f = backward[i, k]
+            s0 -= f * x[i + k, 0]
+            s1 -= f * x[i + k, 1]
+        x[i, 0] = s0
+        x[i, 1] = s1
 
 
 @njit(cache=True)
-def permuted_solve(factor, perm, b, work, out):
-    """out = K^-1 b for K = P^T U^T U P (P the band ordering: work[i] = b[perm[i]]);
-    factor = (forward, first_row, backward, last_col, inv_d2) of profile_solve_inplace."""
-    n = b.shape[0]
-    for i in range(n):
-        work[i] = b[perm[i]]
-    profile_solve_inplace(factor[0], factor[1], factor[2], factor[3], factor[4], work)
-    for i in range(n):
-        out[perm[i]] = work[i]
+def _solve(factor, x):
+    profile_solve_pair(factor[0], factor[1], factor[2], factor[3], factor[4], x)
 
 
 @njit(cache=True)
@@ -99,117 +103,119 @@ def point_table(x, element_length, n_nodes, phi_lateral, phi_vertical, g):
 
 
 @njit(cache=True)
-def _element_block(factor, perm, first, blocks, have, node, unit, work, column):
-    """The 10 x 10 block of K^-1 at the dofs first..first+9, solved once."""
-    if have[node]:
+def _element_block(factor, element_dofs, e, blocks, have, unit):
+    """The 10 x 10 block of K_eff^-1 at element e's ten dofs, solved once."""
+    if have[e]:
         return
-    n = unit.shape[0]
     for j in range(10):
-        for i in range(n):
-            unit[i] = 0.0
-        unit[first + j] = 1.0
-        permuted_solve(factor, perm, unit, work, column)
+        unit[:, :] = 0.0
+        unit[element_dofs[e, j], 0] = 1.0
+        _solve(factor, unit)
         for k in range(10):
-            blocks[node, k, j] = column[first + k]
-    have[node] = True
+            blocks[e, k, j] = unit[element_dofs[e, k], 0]
+    have[e] = True
 
 
 @njit(cache=True)
-def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, perm,
-                 rail_first, component, element_length, n_nodes, phi_lateral, phi_vertical,
-                 sides, xs, loads, stiffness, damping, blocks, have, work, axis):
-    """One Newmark step (coefficients = h, gamma, a0..a5), state updated in place.
+def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, element_dofs,
+                 element_length, n_nodes, phi_lateral, phi_vertical, sides, xs, loads,
+                 stiffness, damping, blocks, have, work, axis):
+    """One Newmark step (coefficients = h, gamma, a0..a5) of both rails; the
+    state u, v, a (n1, 2: one column per rail, band order) is updated in place.
 
-    sides (m,), xs (m,): the loaded points (rail, model coordinate); loads
-    (m, 3): lateral, vertical force, torque at the end of the step; stiffness
-    and damping (m, 3, 3): the linearised contact, load = F - S dw - D dw'
-    (w = the axis' lateral, vertical, roll at the point; zero matrices: none);
-    factor, perm: the effective stiffness' profile factor in its band ordering
-    (permuted_solve); rail_first (2,): first dof of each rail; component
-    (n,): connected part of each dof; blocks (n_rail_nodes, 10, 10), have:
-    the element blocks of K_eff^-1 (filled on first use); work (7 n,):
-    scratch. Writes into axis
-    (m, 2, 3) the axis' (lateral, vertical, roll) and their rates at the points
-    after the step."""
+    mc_*: CSR of [M C] of one rail (n1 x 2 n1, band order); factor: the
+    profile factor of its effective stiffness (profile_solve_pair);
+    element_dofs (n_nodes - 1, 10): the band-order rows of each element's ten
+    dofs; sides (m,), xs (m,): the loaded points (rail 0/1, model coordinate);
+    loads (m, 3): lateral, vertical force, torque at the end of the step;
+    stiffness and damping (m, 3, 3): the linearised contact, load =
+    F - S dw - D dw' (w = the axis' lateral, vertical, roll at the point;
+    zero matrices: none); blocks (n_nodes - 1, 10, 10), have: the element
+    blocks of K_eff^-1 (filled on first use); work (6 n1, 2): scratch. Writes
+    into axis (m, 2, 3) the axis' (lateral, vertical, roll) and their rates at
+    the points after the step."""
     n = u.shape[0]
     m = xs.shape[0]
     h, gamma = coefficients[0], coefficients[1]
     a0, a1, a2, a3, a4, a5 = (coefficients[2], coefficients[3], coefficients[4],
                               coefficients[5], coefficients[6], coefficients[7])
-    wmc = work[0:2 * n]               # the M and C multipliers, one vector
+    wmc = work[0:2 * n]               # the M and C multipliers, stacked
     rhs = work[2 * n:3 * n]
     y = work[3 * n:4 * n]
-    scratch = work[4 * n:5 * n]
-    unit = work[5 * n:6 * n]
-    column = work[6 * n:7 * n]
+    unit = work[4 * n:5 * n]
     # the points' elements and shape-function tables
-    first = np.empty(m, dtype=np.int64)
+    elem = np.empty(m, dtype=np.int64)
     g = np.empty((m, 10, 3))
     for p in range(m):
-        e = point_table(xs[p], element_length, n_nodes, phi_lateral, phi_vertical, g[p])
-        first[p] = rail_first[sides[p]] + 5 * e
+        elem[p] = point_table(xs[p], element_length, n_nodes, phi_lateral, phi_vertical, g[p])
     # right-hand side: M (a0 u + a2 v + a3 a) + C (a1 u + a4 v + a5 a) + loads
     for i in range(n):
-        wmc[i] = a0 * u[i] + a2 * v[i] + a3 * a[i]
-        wmc[n + i] = a1 * u[i] + a4 * v[i] + a5 * a[i]
+        for c in range(2):
+            wmc[i, c] = a0 * u[i, c] + a2 * v[i, c] + a3 * a[i, c]
+            wmc[n + i, c] = a1 * u[i, c] + a4 * v[i, c] + a5 * a[i, c]
     for r in range(n):
-        s = 0.0
+        s0 = 0.0
+        s1 = 0.0
         for k in range(mc_indptr[r], mc_indptr[r + 1]):
-            s += mc_data[k] * wmc[mc_indices[k]]
-        rhs[r] = s
+            j = mc_indices[k]
+            s0 += mc_data[k] * wmc[j, 0]
+            s1 += mc_data[k] * wmc[j, 1]
+        rhs[r, 0] = s0
+        rhs[r, 1] = s1
     seff = np.empty((m, 3, 3))
     springs = False
     for p in range(m):
-        f0 = first[p]
+        e, c = elem[p], sides[p]
         wu = np.zeros(3)
         wr = np.zeros(3)
         for r in range(3):
             for k in range(10):
-                wu[r] += g[p, k, r] * u[f0 + k]
-                wr[r] += g[p, k, r] * ((a4 + 1.0) * v[f0 + k] + a5 * a[f0 + k])
+                d = element_dofs[e, k]
+                wu[r] += g[p, k, r] * u[d, c]
+                wr[r] += g[p, k, r] * ((a4 + 1.0) * v[d, c] + a5 * a[d, c])
         force = np.zeros(3)
         for r in range(3):
             force[r] = loads[p, r]
-            for c in range(3):
-                seff[p, r, c] = stiffness[p, r, c] + a1 * damping[p, r, c]
-                if seff[p, r, c] != 0.0 or damping[p, r, c] != 0.0:
+            for q in range(3):
+                seff[p, r, q] = stiffness[p, r, q] + a1 * damping[p, r, q]
+                if seff[p, r, q] != 0.0 or damping[p, r, q] != 0.0:
                     springs = True
-                force[r] += seff[p, r, c] * wu[c] + damping[p, r, c] * wr[c]
+                force[r] += seff[p, r, q] * wu[q] + damping[p, r, q] * wr[q]
         for k in range(10):
             s = 0.0
             for r in range(3):
                 s += g[p, k, r] * force[r]
-            rhs[f0 + k] += s
-    permuted_solve(factor, perm, rhs, scratch, y)
+            rhs[element_dofs[e, k], c] += s
+    y[:, :] = rhs
+    _solve(factor, y)
     if springs:
         k3 = 3 * m
         gtkg = np.zeros((k3, k3))          # A = G^T K_eff^-1 G
         for p in range(m):
-            node = first[p] // 5
-            _element_block(factor, perm, first[p], blocks, have, node, unit, scratch,
-                           column)
+            _element_block(factor, element_dofs, elem[p], blocks, have, unit)
+        for p in range(m):
+            ep = elem[p]
             for q in range(m):
-                if component[first[q]] != component[first[p]]:
-                    continue
-                if first[q] == first[p]:
+                if sides[q] != sides[p]:
+                    continue               # the rails are joined only through the vehicle
+                if elem[q] == ep:
                     for r in range(3):
                         for c in range(3):
                             s = 0.0
                             for i in range(10):
                                 for j in range(10):
-                                    s += g[p, i, r] * blocks[node, i, j] * g[q, j, c]
+                                    s += g[p, i, r] * blocks[ep, i, j] * g[q, j, c]
                             gtkg[3 * p + r, 3 * q + c] = s
-                else:                      # same part, other element: K^-1 G_q solved
+                else:                      # same rail, other element: K^-1 G_q solved
                     for c in range(3):
-                        for i in range(n):
-                            unit[i] = 0.0
+                        unit[:, :] = 0.0
                         for j in range(10):
-                            unit[first[q] + j] = g[q, j, c]
-                        permuted_solve(factor, perm, unit, scratch, column)
+                            unit[element_dofs[elem[q], j], 0] = g[q, j, c]
+                        _solve(factor, unit)
                         for r in range(3):
                             s = 0.0
                             for i in range(10):
-                                s += g[p, i, r] * column[first[p] + i]
+                                s += g[p, i, r] * unit[element_dofs[ep, i], 0]
                             gtkg[3 * p + r, 3 * q + c] = s
         mat = np.eye(k3)
         vec = np.zeros(k3)
@@ -217,7 +223,7 @@ def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, 
         for p in range(m):
             for r in range(3):
                 for k in range(10):
-                    gty[3 * p + r] += g[p, k, r] * y[first[p] + k]
+                    gty[3 * p + r] += g[p, k, r] * y[element_dofs[elem[p], k], sides[p]]
         for p in range(m):
             for r in range(3):
                 for c in range(3):
@@ -230,39 +236,43 @@ def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, 
                 s = 0.0
                 for r in range(3):
                     s += g[p, k, r] * coef[3 * p + r]
-                rhs[first[p] + k] -= s
-        permuted_solve(factor, perm, rhs, scratch, y)
+                rhs[element_dofs[elem[p], k], sides[p]] -= s
+        y[:, :] = rhs
+        _solve(factor, y)
     for i in range(n):
-        un = y[i]
-        an = a0 * (un - u[i]) - a2 * v[i] - a3 * a[i]
-        v[i] = v[i] + h * ((1.0 - gamma) * a[i] + gamma * an)
-        a[i] = an
-        u[i] = un
+        for c in range(2):
+            un = y[i, c]
+            an = a0 * (un - u[i, c]) - a2 * v[i, c] - a3 * a[i, c]
+            v[i, c] = v[i, c] + h * ((1.0 - gamma) * a[i, c] + gamma * an)
+            a[i, c] = an
+            u[i, c] = un
     for p in range(m):
-        f0 = first[p]
+        e, c = elem[p], sides[p]
         for r in range(3):
             sd = 0.0
             sr = 0.0
             for k in range(10):
-                sd += g[p, k, r] * u[f0 + k]
-                sr += g[p, k, r] * v[f0 + k]
+                d = element_dofs[e, k]
+                sd += g[p, k, r] * u[d, c]
+                sr += g[p, k, r] * v[d, c]
             axis[p, 0, r] = sd
             axis[p, 1, r] = sr
 
 
 @njit(cache=True)
-def interpolate_points(u, v, rail_first, element_length, n_nodes, phi_lateral, phi_vertical,
+def interpolate_points(u, v, element_dofs, element_length, n_nodes, phi_lateral, phi_vertical,
                        sides, xs, axis):
     """axis (m, 2, 3): the axis' (lateral, vertical, roll) and rates at the points."""
     g = np.empty((10, 3))
     for p in range(xs.shape[0]):
         e = point_table(xs[p], element_length, n_nodes, phi_lateral, phi_vertical, g)
-        f0 = rail_first[sides[p]] + 5 * e
+        c = sides[p]
         for r in range(3):
             sd = 0.0
             sr = 0.0
             for k in range(10):
-                sd += g[k, r] * u[f0 + k]
-                sr += g[k, r] * v[f0 + k]
+                d = element_dofs[e, k]
+                sd += g[k, r] * u[d, c]
+                sr += g[k, r] * v[d, c]
             axis[p, 0, r] = sd
             axis[p, 1, r] = sr

@@ -410,12 +410,22 @@ def _rail_vector(track, x):
     return np.array(values, dtype=float)
 
 
+@njit(cache=True)
+def _head_kernel(axis, crown_above_centroid, rail):
+    for s in range(2):
+        for k in range(2):
+            rail[6 * s + 3 * k] = axis[s, k, 0] - crown_above_centroid * axis[s, k, 2]
+            rail[6 * s + 3 * k + 1] = axis[s, k, 1]
+            rail[6 * s + 3 * k + 2] = axis[s, k, 2]
+
+
 def _head_vector(axis, crown_above_centroid):
-    """The twelve rail inputs from the axis motion (2 points, (disp, rate), 3):
-    the crown's lateral motion is the axis' minus d * roll."""
-    rail = axis.copy()
-    rail[:, :, 0] -= crown_above_centroid * axis[:, :, 2]
-    return rail.reshape(12)
+    """The twelve rail inputs (RAIL_INPUTS order, left then right) from the
+    axis motion (2 points, (disp, rate), 3): the crown's lateral motion is the
+    axis' minus d * roll."""
+    rail = np.empty(12)
+    _head_kernel(axis, crown_above_centroid, rail)
+    return rail
 
 
 def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
@@ -550,8 +560,8 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 if track is not None:
                     t0 = stamp()
                     if fast:
-                        axis = track.step_points(sides, (x_new, x_new), loads_new,
-                                                 *(springs if use_jacobian else (None, None)))
+                        axis = track.step_wheelset(x_new, loads_new,
+                                                   *(springs if use_jacobian else (None, None)))
                         rail_new = _head_vector(axis, d)
                     else:
                         track.step([(s, x_new, RailLoad(*loads_new[s])) for s in range(2)])
@@ -562,7 +572,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 loads_in = extrapolated_loads(1.0)
                 t0 = stamp()
                 if fast:
-                    rail_new = _head_vector(track.step_points(sides, (x_guess, x_guess), loads_in), d)
+                    rail_new = _head_vector(track.step_wheelset(x_guess, loads_in), d)
                 else:
                     track.step([(s, x_guess, RailLoad(*loads_in[s])) for s in range(2)])
                     rail_new = _rail_vector(track, x_guess)

@@ -36,8 +36,12 @@ rule (gamma = 1/2, beta = 1/4):
 - ``engine="assembled"``: the element matrices are taken from OpenSees
   (integrator GimmeMCK, one element at a time), assembled into sparse global
   M, C, K and stepped by the same Newmark rule with the effective stiffness
-  factorised once (``scipy.sparse.linalg.splu``); a moving window (shifts of
-  whole sleeper bays) keeps a short model under a wheel that runs for ever.
+  factorised once (banded Cholesky after a reverse Cuthill-McKee ordering).
+  The two rails are the same system, joined only through the vehicle: one
+  rail's matrices step both rails as two columns, one compiled call per step
+  (cosim/newmark_kernel.py: moving loads, Newmark, the contact springs by a
+  Woodbury update, interpolation). A moving window (shifts of whole sleeper
+  bays) keeps a short model under a wheel that runs for ever.
   ``tests/test_track_fe.py`` holds the two engines equal.
 
 Default data (``TrackParameters``): the ballasted track data set of Zhai's
@@ -661,8 +665,11 @@ class _BandedCholesky:
 
 
 class AssembledTrack(TrackStepper):
-    """OpenSees element matrices assembled into sparse M, C, K; Newmark
-    average acceleration with the effective stiffness factorised once."""
+    """OpenSees element matrices assembled into sparse M, C, K (global dof
+    order, kept for the static and frequency-domain analyses); Newmark average
+    acceleration with the effective stiffness of one rail factorised once, the
+    state of both rails as (n1, 2) arrays in that rail's band order (see
+    cosim.newmark_kernel); ``u``, ``v``, ``a`` give it in the global order."""
 
     def __init__(self, model: TrackModel, time_step: float):
         super().__init__(model, time_step)
@@ -725,42 +732,88 @@ class AssembledTrack(TrackStepper):
         self.a3 = 1.0 / (2 * b) - 1.0
         self.a4 = g / b - 1.0
         self.a5 = h * (g / (2 * b) - 1.0)
-        self.lu = _BandedCholesky(K + self.a1 * C + self.a0 * self.M)
         self.M = self.M.tocsr()
         self.C = self.C.tocsr()
-        for matrix in (self.M, self.C):
+        self.K = self.K.tocsr()
+        for matrix in (self.M, self.C, self.K):
             matrix.eliminate_zeros()      # the beams have no damping: C is the pads' only
-        self.MC = sparse.hstack([self.M, self.C]).tocsr()      # one product per step
         self._coefficients = np.array([h, g, self.a0, self.a1, self.a2, self.a3, self.a4, self.a5])
-        # connected parts of the model (each rail with its sleepers): points on
-        # different parts have no coupling term in the Woodbury update
-        from scipy.sparse.csgraph import connected_components
-        _, self._component = connected_components(abs(self.K) + abs(self.M) + abs(self.C),
-                                                  directed=False)
-        self._component = self._component.astype(np.int64)
-        self._rail_first = np.array([self.rail_dof(0, 0, 0), self.rail_dof(1, 0, 0)], dtype=np.int64)
-        self._blocks = np.zeros((2 * nn, 10, 10))    # K_eff^-1 at each element's ten dofs
-        self._have = np.zeros(2 * nn, dtype=np.bool_)
-        self._work = np.zeros(7 * n)
+        self._one_rail(nn, nb)
         self._geometry = (p.element_length, nn, self.model.phi_lateral, self.model.phi_vertical)
-        self.u = np.zeros(n)
-        self.v = np.zeros(n)
-        self.a = np.zeros(n)
         self._window_maps = {}
         self._load_kernels()
+
+    def _one_rail(self, nn, nb):
+        """The two rails are the same system (same element matrices, joined
+        only through the vehicle): one rail's matrices in the band order of its
+        effective stiffness serve both, the state is (n1, 2), one column per
+        rail (see cosim.newmark_kernel)."""
+        from scipy import sparse
+        n_sleeper_one = 0 if self.model.params.fixed_sleepers else 2 * nb
+        n1 = N_RAIL_DOF * nn + n_sleeper_one
+        rail = np.arange(N_RAIL_DOF * nn)
+        sleeper = np.arange(n_sleeper_one)
+        of_side = np.array([np.concatenate([s * N_RAIL_DOF * nn + rail,
+                                            self.n_rail + s * n_sleeper_one + sleeper])
+                            for s in range(2)])                     # (2, n1) global dofs
+        one = {}
+        for name in "KMC":
+            matrix = getattr(self, name)
+            blocks = [[matrix[of_side[r]][:, of_side[c]] for c in range(2)] for r in range(2)]
+            # an internal invariant of the assembly above, checked once
+            if (abs(blocks[0][0] - blocks[1][1]).max() != 0.0 or blocks[0][1].nnz
+                    or blocks[1][0].nnz):
+                raise TrackModelError(f"internal: the two rails' {name} differ or are joined")
+            one[name] = blocks[0][0]
+        self.lu = _BandedCholesky(one["K"] + self.a1 * one["C"] + self.a0 * one["M"])
+        perm = self.lu.perm
+        position = np.empty(n1, dtype=np.int64)
+        position[perm] = np.arange(n1)
+        self.n_one = n1
+        self._order = np.ascontiguousarray(of_side[:, perm].T)      # (n1, 2) global dof
+        self._position = position                                   # one-rail dof -> band row
+        self._element_dofs = np.ascontiguousarray(
+            position[N_RAIL_DOF * np.arange(nn - 1)[:, None] + np.arange(10)[None, :]])
+        band = {name: one[name][perm][:, perm] for name in "MC"}
+        self.MC = sparse.hstack([band["M"], band["C"]]).tocsr()    # one product per step
+        self.MC.eliminate_zeros()
+        self._blocks = np.zeros((nn - 1, 10, 10))    # K_eff^-1 at each element's ten dofs
+        self._have = np.zeros(nn - 1, dtype=np.bool_)
+        self._work = np.zeros((6 * n1, 2))
+        self._u = np.zeros((n1, 2))
+        self._v = np.zeros((n1, 2))
+        self._a = np.zeros((n1, 2))
+
+    def _global(self, state):
+        out = np.empty(self.n)
+        out[self._order] = state
+        return out
+
+    @property
+    def u(self):
+        """Nodal displacements (n,), global dof order (a copy)."""
+        return self._global(self._u)
+
+    @property
+    def v(self):
+        return self._global(self._v)
+
+    @property
+    def a(self):
+        return self._global(self._a)
 
     def _load_kernels(self):
         """Load (or, on a cold numba cache, compile) the step kernels now, so
         that it counts as set-up and not as the first step: one step of the
         unloaded model at rest on copies of the state (at rest it stays)."""
-        saved = self.u, self.v, self.a, self.time
-        self.u, self.v, self.a = self.u.copy(), self.v.copy(), self.a.copy()
+        saved = self._u, self._v, self._a, self.time
+        self._u, self._v, self._a = self._u.copy(), self._v.copy(), self._a.copy()
         try:
             x = self.origin + 0.5 * self.model.params.length
             self.step_points((0, 1), (x, x), np.zeros((2, 3)))
             self.axis_at((0, 1), (x, x))
         finally:
-            self.u, self.v, self.a, self.time = saved
+            self._u, self._v, self._a, self.time = saved
 
     def rail_dof(self, side, i, d):
         return (side * self.model.n_nodes + i) * N_RAIL_DOF + d
@@ -792,9 +845,9 @@ class AssembledTrack(TrackStepper):
 
     def static(self, loads):
         from scipy.sparse.linalg import spsolve
-        self.u[:] = spsolve(self.K.tocsc(), self.load_vector(loads))
-        self.v[:] = 0.0
-        self.a[:] = 0.0
+        self._u[:] = spsolve(self.K.tocsc(), self.load_vector(loads))[self._order]
+        self._v[:] = 0.0
+        self._a[:] = 0.0
 
     def _distribution(self, side, x):
         """(element, (10, 3) matrix): the consistent nodal loads of a unit
@@ -823,10 +876,30 @@ class AssembledTrack(TrackStepper):
         stiffness = zero if stiffness is None else np.ascontiguousarray(stiffness, dtype=float).reshape(m, 3, 3)
         damping = zero if damping is None else np.ascontiguousarray(damping, dtype=float).reshape(m, 3, 3)
         axis = np.empty((m, 2, 3))
-        newmark_step(self.u, self.v, self.a, self._coefficients, self.MC.data, self.MC.indices,
-                     self.MC.indptr, self.lu.profile, self.lu.perm, self._rail_first,
-                     self._component, *self._geometry, sides, local, forces, stiffness, damping,
-                     self._blocks, self._have, self._work, axis)
+        newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data, self.MC.indices,
+                     self.MC.indptr, self.lu.profile, self._element_dofs, *self._geometry, sides,
+                     local, forces, stiffness, damping, self._blocks, self._have, self._work, axis)
+        self.time += self.time_step
+        return axis
+
+    def step_wheelset(self, x, forces, stiffness=None, damping=None):
+        """step_points for the two wheels of a wheelset at track position x
+        (left rail, right rail; forces (2, 3)), with the buffers made once:
+        the master's per-step call. Returns (2, 2, 3) as step_points (a view of
+        a buffer the next call overwrites)."""
+        from cosim.newmark_kernel import newmark_step
+        buffers = self.__dict__.get("_wheelset_buffers")
+        if buffers is None:
+            buffers = self._wheelset_buffers = (np.array([0, 1], dtype=np.int64), np.zeros(2),
+                                                np.zeros((2, 3, 3)), np.empty((2, 2, 3)))
+        sides, local, zero, axis = buffers
+        local[:] = self._model_x(x)
+        forces = np.ascontiguousarray(forces, dtype=float).reshape(2, 3)
+        stiffness = zero if stiffness is None else np.ascontiguousarray(stiffness, dtype=float).reshape(2, 3, 3)
+        damping = zero if damping is None else np.ascontiguousarray(damping, dtype=float).reshape(2, 3, 3)
+        newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data, self.MC.indices,
+                     self.MC.indptr, self.lu.profile, self._element_dofs, *self._geometry, sides,
+                     local, forces, stiffness, damping, self._blocks, self._have, self._work, axis)
         self.time += self.time_step
         return axis
 
@@ -836,17 +909,18 @@ class AssembledTrack(TrackStepper):
         from cosim.newmark_kernel import interpolate_points
         sides, local = self._points(sides, xs)
         axis = np.empty((local.shape[0], 2, 3))
-        interpolate_points(self.u, self.v, self._rail_first, *self._geometry, sides, local, axis)
+        interpolate_points(self._u, self._v, self._element_dofs, *self._geometry, sides, local, axis)
         return axis
 
     def _points(self, sides, xs):
-        sides = np.array(sides, dtype=np.int64).reshape(-1)
-        if np.any((sides != 0) & (sides != 1)):
-            raise TrackModelError(f"rail sides must be 0 (left) or 1 (right), got {sides.tolist()}")
-        local = np.array([self._model_x(x) for x in xs], dtype=float)
-        if local.shape != sides.shape:
+        """(sides, model coordinates) as arrays, checked (plain Python: m is 1-4)."""
+        if len(sides) != len(xs):
             raise TrackModelError("one track position per rail side is needed")
-        return sides, local
+        for side in sides:
+            if side != 0 and side != 1:
+                raise TrackModelError(f"rail sides must be 0 (left) or 1 (right), got {side!r}")
+        return (np.array(sides, dtype=np.int64),
+                np.array([self._model_x(x) for x in xs], dtype=float))
 
     def step(self, loads, interface_stiffness=None):
         """One Newmark step with `loads` [(side, x, RailLoad)] at the end of the
@@ -875,8 +949,8 @@ class AssembledTrack(TrackStepper):
                          [(ld.lateral, ld.vertical, ld.torque) for _, _, ld in loads], S, D)
 
     def axis_motion(self, side, x):
-        dofs, g = self.point(side, x)
-        return g.T @ self.u[dofs], g.T @ self.v[dofs]
+        axis = self.axis_at((side,), (x,))
+        return axis[0, 0], axis[0, 1]
 
     def rail_state(self, side, x) -> RailState:
         return self.model.head_state(*self.axis_motion(side, x))
@@ -888,20 +962,19 @@ class AssembledTrack(TrackStepper):
         long as the response has not reached the far end)."""
         if bays not in self._window_maps:
             p = self.model.params
-            src = np.full(self.n, -1, dtype=np.intp)
-            shift_nodes = bays * p.elements_per_bay
-            for side in range(2):
-                for i in range(self.model.n_nodes - shift_nodes):
-                    for d in range(5):
-                        src[self.rail_dof(side, i, d)] = self.rail_dof(side, i + shift_nodes, d)
-                if not p.fixed_sleepers:
-                    for j in range(self.model.n_bays_nodes - bays):
-                        for d in range(2):
-                            src[self.sleeper_dof(side, j, d)] = self.sleeper_dof(side, j + bays, d)
+            nn, nb = self.model.n_nodes, self.model.n_bays_nodes
+            src = np.full(self.n_one, -1, dtype=np.int64)      # one-rail dof order
+            keep = N_RAIL_DOF * (nn - bays * p.elements_per_bay)
+            if keep > 0:
+                src[:keep] = np.arange(keep) + N_RAIL_DOF * bays * p.elements_per_bay
+            if not p.fixed_sleepers and nb - bays > 0:
+                first = N_RAIL_DOF * nn
+                src[first:first + 2 * (nb - bays)] = first + 2 * bays + np.arange(2 * (nb - bays))
             valid = src >= 0
-            self._window_maps[bays] = (np.flatnonzero(valid), src[valid], np.flatnonzero(~valid))
+            pos = self._position
+            self._window_maps[bays] = (pos[valid], pos[src[valid]], pos[~valid])
         dst, src, vacated = self._window_maps[bays]
-        for state in (self.u, self.v, self.a):       # in place (state[src] is a copy)
+        for state in (self._u, self._v, self._a):    # both rails; state[src] is a copy
             state[dst] = state[src]
             state[vacated] = 0.0
         self.origin += bays * self.model.params.sleeper_spacing

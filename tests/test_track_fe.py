@@ -141,6 +141,42 @@ def test_assembled_step_with_contact_springs_satisfies_the_equations_of_motion()
                            atol=1e-12 * np.abs(u).max())
 
 
+def test_window_shift_moves_every_node_state_by_whole_bays():
+    """The moving window in the engine's internal (band-ordered, two-rail)
+    layout: after shifting by k bays, each rail node and half-sleeper holds
+    the displacement, velocity and acceleration the node k bays ahead had,
+    the vacated far end is at rest, and the rail motion under a fixed track
+    position is unchanged (the origin moved with the state)."""
+    p = TrackParameters(rail=CHN60, bays=12)
+    track = make_track("assembled", p, 1e-3)
+    for n in range(30):
+        x = 3.0 + 27.78 * (n + 1) * 1e-3
+        track.step_points((0, 1), (x, x), [(1e4, -1e5, 300.0), (-2e4, -8e4, -100.0)])
+    before = track.u, track.v, track.a
+    x = 3.9
+    axis_before = track.axis_at((0, 1), (x, x))
+    bays = 3
+    track.shift_window(bays)
+    after = track.u, track.v, track.a
+    shift_nodes = bays * p.elements_per_bay
+    m = track.model
+    for old, new in zip(before, after):
+        assert np.abs(old).max() > 0
+        for side in range(2):
+            for i in range(m.n_nodes):
+                for d in range(5):
+                    k = track.rail_dof(side, i, d)
+                    expected = old[track.rail_dof(side, i + shift_nodes, d)] \
+                        if i + shift_nodes < m.n_nodes else 0.0
+                    assert new[k] == expected
+            for j in range(m.n_bays_nodes):
+                for d in range(2):
+                    expected = old[track.sleeper_dof(side, j + bays, d)] \
+                        if j + bays < m.n_bays_nodes else 0.0
+                    assert new[track.sleeper_dof(side, j, d)] == expected
+    assert track.axis_at((0, 1), (x, x)) == pytest.approx(axis_before, abs=0.0)
+
+
 def test_pinned_pinned_and_full_track_resonances():
     """Vertical point receptance at mid-span (UIC60, 0.6 m): the full-track
     resonance below 300 Hz and the pinned-pinned peak; Euler-Bernoulli rails:

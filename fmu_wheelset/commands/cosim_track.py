@@ -73,7 +73,9 @@ def run(args) -> int:
         for row in zip(*(result.columns[n] for n in names)):
             w.writerow([f"{v:.9g}" for v in row])
     print(f"{result.simulated:g} s simulated in {result.wall_total:.1f} s wall (real-time factor "
-          f"{result.real_time_factor:.2f}; FMU {result.wall_fmu:.1f} s, track {result.wall_track:.1f} s)")
+          f"{result.real_time_factor:.2f}; stepping FMU {result.wall_fmu:.1f} s, track "
+          f"{result.wall_track:.1f} s; set-up FMU {result.wall_fmu_setup:.1f} s, track "
+          f"{result.wall_track_setup:.1f} s)")
     print(f"wrote {args.out}")
     return 0
 
