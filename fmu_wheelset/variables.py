@@ -90,7 +90,9 @@ ENUMERATIONS = (
         "kalker": ("Kalker", "Kalker's linear theory"),
         "she": ("SHE", "Shen-Hedrick-Elkins saturation of Kalker's forces"),
         "polach": ("Polach", "Polach 1999/2005 method"),
-        "fastsim": ("FASTSIM", "Kalker's simplified theory, FASTSIM")}),
+        "fastsim": ("FASTSIM", "Kalker's simplified theory, FASTSIM"),
+        "fastrip": ("FaStrip", "strip theory with FASTSIM slip direction "
+                               "(Sichani, Enblom & Berg 2016)")}),
     EnumerationType("ContactModel", "CONTACT_MODEL_NAMES", {
         "single": ("SinglePoint", "one contact point per wheel (the deepest)"),
         "multipoint": ("Multipoint", "up to three independent contact points per wheel "
@@ -164,7 +166,7 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.friction_coefficient", "Real", "wheel-rail friction coefficient",
           "1", 0.0, 2.0, core="friction"),
         p("contact.creep_model", "Enumeration",
-          "tangential contact model: 0 Kalker linear, 1 SHE, 2 Polach, 3 FASTSIM",
+          "tangential contact model: 0 Kalker linear, 1 SHE, 2 Polach, 3 FASTSIM, 4 FaStrip",
           core="creep_model", declared_type="CreepModel"),
         p("contact.model", "Enumeration",
           "contact points per wheel: 0 single point, 1 multipoint (up to 3)",

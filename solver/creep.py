@@ -1,6 +1,6 @@
 """Tangential wheel-rail contact: creep forces.
 
-Four models share one signature (docs/CONVENTIONS.md):
+Five models share one signature (docs/CONVENTIONS.md):
 
     creep_forces(model, xi, eta, phi, a, b, normal_force, friction,
                  shear_modulus, poisson, speed, options=None) -> (Fx, Fy, Mz)
@@ -20,6 +20,10 @@ Four models share one signature (docs/CONVENTIONS.md):
   VSD 11, 1-13) on the Hertz ellipse; flexibilities L1 = 8a/(3*C11*G),
   L2 = 8a/(3*C22*G), L3 = pi*a*sqrt(a/b)/(4*G*C23); traction bound mu*p with a
   parabolic (default, as in Kalker's FASTSIM) or elliptic (Hertz) pressure p.
+- ``"fastrip"`` FaStrip (Sichani, Enblom & Berg 2016, VSD 54(6), 748-764):
+  Kalker's strip theory with creepages normalised by C11, C22, C23 in the
+  adhesion zone, mu*p (elliptic) in the slip zone in the FASTSIM direction
+  (see the FaStrip block below for the equations and their source).
 
 Units and signs (docs/CONVENTIONS.md)
 -------------------------------------
@@ -65,14 +69,14 @@ from .errors import CreepError
 from numba import njit
 
 __all__ = [
-    "KALKER", "SHE", "POLACH", "FASTSIM", "MODEL_IDS",
+    "KALKER", "SHE", "POLACH", "FASTSIM", "FASTRIP", "MODEL_IDS",
     "POLACH_1999", "POLACH_2005_DRY", "POLACH_2005_WET",
     "POLACH_2005_DRY_MU0", "POLACH_2005_WET_MU0",
     "FASTSIM_DEFAULT_N", "FASTSIM_PARABOLIC", "FASTSIM_ELLIPTIC", "FASTSIM_UNIFORM", "FASTSIM_STRIPS",
     "kalker_coefficients", "kalker_coefficients_kernel", "linear_creep_coefficients",
     "fastsim_flexibilities",
     "creep_forces", "creep_forces_kernel", "creep_forces_reference", "kernel_parameters",
-    "FastsimResult", "fastsim_ellipse", "fastsim_grid",
+    "FastsimResult", "fastsim_ellipse", "fastsim_grid", "fastrip", "FASTRIP_DEFAULT_N",
     "plot_creep_curves",
 ]
 
@@ -83,7 +87,9 @@ KALKER = 0
 SHE = 1
 POLACH = 2
 FASTSIM = 3
-MODEL_IDS = {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM}
+FASTRIP = 4
+MODEL_IDS = {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM,
+             "fastrip": FASTRIP}
 
 # Polach options (kA, kS, A, B [s/m]). kA = kS = 1, A = 1 (constant friction)
 # reproduces Polach 1999. The 2005 sets are those of Polach (2005, Wear 258,
@@ -782,6 +788,212 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
 
 
 # ----------------------------------------------------------------------------
+# FaStrip (Sichani, Enblom & Berg 2016): strip theory + FASTSIM for the slip zone
+# ----------------------------------------------------------------------------
+# Source of the method: M. Sh. Sichani, R. Enblom, M. Berg, "An alternative to
+# FASTSIM for tangential solution of the wheel-rail contact", Vehicle System
+# Dynamics 54(6), 2016, 748-764, which amends Kalker's strip theory (J.J.
+# Kalker, "A strip theory for rolling with slip and spin", Proc. KNAW B70,
+# 1967) and takes the slip direction from FASTSIM. The equations below are
+# those of the paper as transcribed in the open-source CONTACT program
+# (E.A.H. Vollebregt; src/m_solvpt.f90, routines original_fastrip, "Original
+# FaStrip method cf. Sichani", and modif_fastrip, CONTACT's recommended
+# "Modified FaStrip", material option M = 5 of its user guide); the paper and
+# thesis text themselves were not available here. Written anew for this
+# project; no CONTACT code is used.
+#
+# 1. Creepages normalised so that the strip theory reproduces Kalker's linear
+#    coefficients C11, C22, C23 (p0 the peak Hertz pressure, G, nu as in
+#    creep_forces):
+#      xi'  = -4(1-nu) C11 G xi  / (2 pi^2 mu p0)
+#      eta' = -4(1-nu) C22 G eta / (2 pi^2 mu p0)
+#      phi' = -3 sqrt(ab) C23 G phi / (2 pi mu p0)
+# 2. Strip y (half length a_y = a sqrt(1 - y^2/b^2)): the adhesion zone is the
+#    front part x > 2d - a_y (the leading edge is x = +a_y), d from
+#      d = [sqrt(eta'^2 + (1-phi'^2) k^2) + eta' phi'] / (1 - phi'^2) * a/(1-nu),
+#      k = xi' - phi' y/a;
+#    the strip slides fully when d < 0, |phi'| = 1 exactly or the root is
+#    imaginary (near phi' = -1 the formula has a finite limit when eta' > 0:
+#    CONTACT's FASTSIM reference case has phi' = -1.003).
+# 3. Traction in the adhesion zone (Carter-type difference of two half
+#    ellipses), kappa, lambda the direction of (k, eta' + phi' d/a):
+#      px = mu p0/a * kappa * (S_c - S_a),
+#      py = mu p0/a * (lambda S_c - (lambda - phi') S_a),
+#      S_c = sqrt(a_y^2 - x^2), S_a = sqrt((a_y - d)^2 - (x - d)^2).
+# 4. Slip zone: |p| = mu p_n (elliptic Hertz pressure), in the direction of the
+#    FASTSIM traction of the same cell.
+# Variant (CONTACT's modified FaStrip, M = 5, with Kalker's flexibilities):
+# the FASTSIM pass uses Kalker's three flexibilities L1, L2, L3 (1982) and the
+# elliptic bound mu p_n (CONTACT M = 5 computes its own blended
+# flexibilities); a strip whose strip-theory traction would exceed mu p0
+# anywhere (|phi'| beyond the strip theory's range; Kalker 1967 states a
+# limited range of spin) keeps its FASTSIM tractions, as in CONTACT M = 5.
+# Without that check the total reaches 1.7 mu N (a/b ~ 8, phi' ~ -28).
+# Linear limit (tests/test_creep.py): Fx = -f11 xi, Fy = -f22 eta - f23 phi
+# in the continuum (the strip sums of steps 1-3). Grid: nx x ny equal cells
+# over [-a, a] x [-b, b] (as FASTSIM_UNIFORM); cells whose centre lies inside
+# the ellipse are in contact; p_n scaled so that sum(p_n dA) = N on the grid
+# (so p0 -> 3N/(2 pi a b) as the grid is refined, and full sliding gives
+# exactly mu N, as FASTSIM here).
+
+FASTRIP_DEFAULT_N = 20
+
+
+@njit(cache=True)
+def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out, state_out):
+    """FaStrip forces (Fx, Fy, Mz, adhesion area, slip area); see the block comment.
+    store: write tractions/state into the (ny, nx) output arrays."""
+    c11, c22, c23, _ = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
+    l1 = 8.0 * a / (3.0 * c11 * g)
+    l2 = 8.0 * a / (3.0 * c22 * g)
+    l3 = math.pi * a * math.sqrt(a / b) / (4.0 * g * c23)
+    pressure, x, y, x_leading = _uniform_grid_nb(a, b, n, nx, ny, 1)
+    dx = 2.0 * a / nx
+    dy = 2.0 * b / ny
+    da = dx * dy
+    # peak of the (normalised) elliptic pressure: p_n = p0 sqrt(1 - x^2/a^2 - y^2/b^2)
+    total = 0.0
+    for j in range(ny):
+        for i in range(nx):
+            s = 1.0 - (x[i] / a) ** 2 - (y[j] / b) ** 2
+            if s > 0.0:
+                total += math.sqrt(s)
+    if not total > 0.0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0
+    p0 = n / (total * da)
+    mu_p0 = mu * p0
+    fs_x = np.zeros((ny, nx))
+    fs_y = np.zeros((ny, nx))
+    fs_state = np.zeros((ny, nx), dtype=np.int8)
+    # FASTSIM pass (elliptic bound): the traction direction in the slip zone
+    _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
+                     fs_x, fs_y, fs_state)
+    pi2 = math.pi * math.pi
+    xi_s = -4.0 * (1.0 - nu) * c11 * g * xi / (2.0 * pi2 * mu_p0)
+    eta_s = -4.0 * (1.0 - nu) * c22 * g * eta / (2.0 * pi2 * mu_p0)
+    phi_s = -3.0 * math.sqrt(a * b) * c23 * g * phi / (2.0 * math.pi * mu_p0)
+    one = 1.0 - phi_s * phi_s
+    fx = 0.0
+    fy = 0.0
+    mz = 0.0
+    adh = 0.0
+    slip_area = 0.0
+    for j in range(ny):
+        yj = y[j]
+        aj = x_leading[j]
+        # strip theory: slip length 2d at the trailing edge
+        k = xi_s - phi_s * yj / a
+        full_slip = False
+        d = 0.0
+        if abs(phi_s - 1.0) <= 1e-9 or abs(one) <= 1e-12:
+            full_slip = True
+        else:
+            disc = eta_s * eta_s + one * k * k
+            if disc < 0.0:
+                full_slip = True
+            else:
+                d = (math.sqrt(disc) + eta_s * phi_s) / one * a / (1.0 - nu)
+                if not d >= 0.0:
+                    full_slip = True
+        if full_slip:
+            d = aj + dx          # -aj + 2d > aj: no cell of the strip adheres
+        ky = eta_s + phi_s * d / a
+        norm = math.sqrt(max(1e-40, k * k + ky * ky))
+        kappa = k / norm
+        lam = ky / norm
+        lam_p = lam - phi_s
+        x_adh = -aj + 2.0 * d
+        # strip theory's traction within its range (CONTACT M = 5: |p| <= mu p0)
+        use_strip = True
+        for i in range(nx):
+            if pressure[j, i] > 0.0 and x[i] > x_adh:
+                s_c = math.sqrt(max(aj * aj - x[i] * x[i], 0.0)) / a
+                s_a = math.sqrt(max((aj - d) ** 2 - (x[i] - d) ** 2, 0.0)) / a
+                f_x = kappa * (s_c - s_a)
+                f_y = lam * s_c - lam_p * s_a
+                if f_x * f_x + f_y * f_y > 1.0:
+                    use_strip = False
+        for i in range(nx):
+            xc = x[i]
+            if not pressure[j, i] > 0.0:
+                if store:
+                    px_out[j, i] = 0.0
+                    py_out[j, i] = 0.0
+                    state_out[j, i] = 0
+                continue
+            if not use_strip:
+                tx = fs_x[j, i]
+                ty = fs_y[j, i]
+                state = fs_state[j, i]
+            elif xc > x_adh:
+                s_c = math.sqrt(max(aj * aj - xc * xc, 0.0)) / a
+                s_a = math.sqrt(max((aj - d) ** 2 - (xc - d) ** 2, 0.0)) / a
+                tx = mu_p0 * kappa * (s_c - s_a)
+                ty = mu_p0 * (lam * s_c - lam_p * s_a)
+                state = 1
+            else:
+                bound = mu * pressure[j, i]
+                t = math.hypot(fs_x[j, i], fs_y[j, i])
+                if t > 0.0:
+                    tx = fs_x[j, i] * bound / t
+                    ty = fs_y[j, i] * bound / t
+                else:
+                    tx = 0.0
+                    ty = 0.0
+                state = 2
+            if state == 1:
+                adh += da
+            else:
+                slip_area += da
+            fx += tx * da
+            fy += ty * da
+            mz += (xc * ty - yj * tx) * da
+            if store:
+                px_out[j, i] = tx
+                py_out[j, i] = ty
+                state_out[j, i] = state
+    return fx, fy, mz, adh, slip_area
+
+
+def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
+            nx=FASTRIP_DEFAULT_N, ny=FASTRIP_DEFAULT_N) -> FastsimResult:
+    """FaStrip (Sichani, Enblom & Berg 2016) on the Hertz ellipse, with the
+    traction field: nx x ny equal cells over [-a, a] x [-b, b]. Arguments,
+    units and signs as `creep_forces`. Returns a `FastsimResult` whose
+    pressure is the elliptic Hertz pressure and whose state is the strip
+    theory's division into adhesion (1) and slip (2)."""
+    vals = [float(v) for v in (xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)]
+    xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson = vals
+    _check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
+                  friction=friction, shear_modulus=shear_modulus, poisson=poisson)
+    if not (a > 0.0 and b > 0.0):
+        raise CreepError(f"semi-axes must be > 0, got a={a!r}, b={b!r}")
+    if not shear_modulus > 0.0:
+        raise CreepError(f"shear_modulus must be > 0, got {shear_modulus!r}")
+    _check_poisson(poisson)
+    nx, ny = int(nx), int(ny)
+    if nx < 1 or ny < 1:
+        raise CreepError("nx and ny must be >= 1")
+    px = np.zeros((ny, nx))
+    py = np.zeros((ny, nx))
+    state = np.zeros((ny, nx), dtype=np.int8)
+    if normal_force > 0.0 and friction > 0.0:
+        fx, fy, mz, adh, sl = _fastrip_nb(xi, eta, phi, a, b, normal_force, friction,
+                                          shear_modulus, poisson, nx, ny, True, px, py, state)
+    else:
+        fx = fy = mz = adh = sl = 0.0
+    dx, dy = 2.0 * a / nx, 2.0 * b / ny
+    xs = -a + (np.arange(nx) + 0.5) * dx
+    ys = -b + (np.arange(ny) + 0.5) * dy
+    shape = np.sqrt(np.maximum(1.0 - (xs[None, :] / a) ** 2 - (ys[:, None] / b) ** 2, 0.0))
+    total = shape.sum() * dx * dy
+    p0 = max(normal_force, 0.0) / total if total > 0.0 else 0.0
+    return FastsimResult(float(fx), float(fy), float(mz), np.repeat(xs[None, :], ny, axis=0),
+                         ys, np.full((ny, nx), dx * dy), p0 * shape, px, py, state,
+                         float(adh), float(sl))
+
+
+# ----------------------------------------------------------------------------
 # One kernel, one signature
 # ----------------------------------------------------------------------------
 
@@ -790,7 +1002,7 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
                         shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
     """numba kernel of `creep_forces`; returns (Fx, Fy, Mz) (rail on wheel, contact frame).
 
-    model_id: KALKER=0, SHE=1, POLACH=2, FASTSIM=3. Extra parameters:
+    model_id: KALKER=0, SHE=1, POLACH=2, FASTSIM=3, FASTRIP=4. Extra parameters:
       KALKER, SHE: p1..p5 unused.
       POLACH: p1 = kA, p2 = kS (adhesion reduction, Polach 2005), p3 = A
         (mu_inf/mu0), p4 = B (s/m, friction decay with slip velocity); p5 unused.
@@ -806,6 +1018,8 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
         by mesh, full theory -0.6074) the uniform 20 x 20 grid gives
         Fy/(mu Fn) = -0.636 (10 x 10 -0.628); refined grids converge to
         -0.644 (80 x 80), 0.7 % beyond the published band's end.
+      FASTRIP: p1 = nx, p2 = ny (cells over [-a, a] x [-b, b]; values < 1
+        select the default 20); p3..p5 unused.
     normal_force <= 0, friction <= 0 or a, b <= 0 give (0, 0, 0). The kernel
     does not check for NaN/inf input (the Python wrapper does).
     """
@@ -818,6 +1032,15 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
     if model_id == 2:
         return _polach(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
                        speed, p1, p2, p3, p4)
+    if model_id == 4:
+        nx = int(p1) if p1 >= 1.0 else 20
+        ny = int(p2) if p2 >= 1.0 else 20
+        dummy = np.zeros((1, 1))
+        dummy_state = np.zeros((1, 1), dtype=np.int8)
+        fx, fy, mz, adh, sl = _fastrip_nb(xi, eta, phi, a, b, normal_force, friction,
+                                          shear_modulus, poisson, nx, ny, False,
+                                          dummy, dummy, dummy_state)
+        return fx, fy, mz
     # FASTSIM
     nx = int(p1) if p1 >= 1.0 else 20
     ny = int(p2) if p2 >= 1.0 else 20
@@ -878,7 +1101,7 @@ def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
                            shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
     """Plain Python/NumPy reference of `creep_forces_kernel` (same arguments): the
     analytic models' kernels run as plain Python (.py_func), FASTSIM by its
-    independent NumPy formulation."""
+    independent NumPy formulation, FaStrip as its kernel's plain Python (.py_func)."""
     if not (normal_force > 0.0) or not (friction > 0.0) or not (a > 0.0) or not (b > 0.0):
         return 0.0, 0.0, 0.0
     if model_id == KALKER:
@@ -901,6 +1124,15 @@ def creep_forces_reference(model_id, xi, eta, phi, a, b, normal_force, friction,
         fx, fy, mz, *_ = _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi,
                                                  friction, l1, l2, l3)
         return fx, fy, mz
+    if model_id == FASTRIP:
+        nx = int(p1) if p1 >= 1.0 else FASTRIP_DEFAULT_N
+        ny = int(p2) if p2 >= 1.0 else FASTRIP_DEFAULT_N
+        dummy = np.zeros((1, 1))
+        dummy_state = np.zeros((1, 1), dtype=np.int8)
+        fx, fy, mz, *_ = _fastrip_nb.py_func(xi, eta, phi, a, b, normal_force, friction,
+                                             shear_modulus, poisson, nx, ny, False,
+                                             dummy, dummy, dummy_state)
+        return fx, fy, mz
     raise CreepError(f"unknown model id {model_id!r}")
 
 
@@ -909,6 +1141,7 @@ _OPTION_KEYS = {
     SHE: set(),
     POLACH: {"kA", "kS", "A", "B"},
     FASTSIM: {"nx", "ny", "bound", "grid"},
+    FASTRIP: {"nx", "ny"},
 }
 
 
@@ -954,6 +1187,12 @@ def kernel_parameters(model, options=None):
             raise CreepError(f"FASTSIM grid must be 'uniform' or 'strips', got {grid!r}")
         params[:4] = [float(nx), float(ny), float(_bound_kind(opts.get("bound", "parabolic"))),
                       float(FASTSIM_STRIPS if grid == "strips" else FASTSIM_UNIFORM)]
+    elif model_id == FASTRIP:
+        nx = int(opts.get("nx", FASTRIP_DEFAULT_N))
+        ny = int(opts.get("ny", FASTRIP_DEFAULT_N))
+        if nx < 1 or ny < 1:
+            raise CreepError("FaStrip nx and ny must be >= 1")
+        params[:2] = [float(nx), float(ny)]
     return (model_id, *params)
 
 
@@ -961,7 +1200,7 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
                  speed, options=None):
     """Creep forces (Fx, Fy, Mz) of the rail on the wheel, contact frame.
 
-    model: "kalker", "she", "polach" or "fastsim" (or the integer ids).
+    model: "kalker", "she", "polach", "fastsim" or "fastrip" (or the integer ids).
     xi, eta: longitudinal and lateral creepage (-); phi: spin (1/m);
     a, b: semi-axes of the contact ellipse along x (rolling) and y (m);
     normal_force: N (N); friction: mu (for Polach: mu0); shear_modulus: G (Pa);
@@ -973,7 +1212,8 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
         (default POLACH_1999; see POLACH_2005_DRY / _WET); for "fastsim":
         "nx", "ny" (default 20), "bound" ("parabolic" default, "elliptic") and
         "grid" ("uniform" default: CONTACT's nx x ny cells over the bounding
-        rectangle; "strips": fastsim_ellipse's strips).
+        rectangle; "strips": fastsim_ellipse's strips); for "fastrip": "nx", "ny"
+        (default 20, cells over [-a, a] x [-b, b]).
     See the module docstring for signs, the Mz definition and the edge cases.
     """
     opts = dict(options or {})
@@ -1031,7 +1271,7 @@ def plot_creep_curves(a, b, normal_force, friction, shear_modulus, poisson, spee
     if not mu_n > 0.0:
         raise CreepError("friction * normal_force must be > 0 to normalise the curves")
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
-    styles = {"kalker": ":", "she": "--", "polach": "-", "fastsim": "-."}
+    styles = {"kalker": ":", "she": "--", "polach": "-", "fastsim": "-.", "fastrip": (0, (5, 1, 1, 1))}
     zero = np.zeros_like(creep)
     for model in models:
         opts = options.get(model, {})
@@ -1040,8 +1280,8 @@ def plot_creep_curves(a, b, normal_force, friction, shear_modulus, poisson, spee
         _, fy, _ = creep_forces(model, zero, creep, zero, a, b, normal_force, friction,
                                 shear_modulus, poisson, speed, opts)
         label = model if not opts else f"{model} {opts}"
-        axes[0].plot(creep * 100.0, -fx / mu_n, styles.get(model, "-"), label=label)
-        axes[1].plot(creep * 100.0, -fy / mu_n, styles.get(model, "-"), label=label)
+        axes[0].plot(creep * 100.0, -fx / mu_n, linestyle=styles.get(model, "-"), label=label)
+        axes[1].plot(creep * 100.0, -fy / mu_n, linestyle=styles.get(model, "-"), label=label)
     for ax, name in zip(axes, ("longitudinal creepage xi (%)", "lateral creepage eta (%)")):
         ax.set_xlabel(name)
         ax.set_ylim(0.0, 1.2)

@@ -121,8 +121,8 @@ class WheelsetParameters:
     Profiles: a built-in name (solver.profiles), a path to a profile file, or a
     Profile object. `rail_inclination` in rad (atan(1/40) for 1:40). Defaults:
     Manchester benchmark wheelset (Iwnicki 1998) on S1002/UIC60 1:40.
-    `creep_model`: "kalker", "she", "polach", "fastsim"; `creep_options`
-    passed to solver.creep (Polach kA, kS, A, B; FASTSIM nx, ny).
+    `creep_model`: "kalker", "she", "polach", "fastsim", "fastrip"; `creep_options`
+    passed to solver.creep (Polach kA, kS, A, B; FASTSIM and FaStrip nx, ny).
     `contact_model`: "multipoint" or "single" (deepest point per wheel only).
     `contact_geometry`: "online" (the profiles scanned at every full contact
     search) or "table" (solver.geometry_table: contact point sets precomputed

@@ -7,6 +7,9 @@ Sources of the expected values:
 - The CONTACT reference case collected in /work/shared/REFERENCES.md.
 - Shen, Hedrick & Elkins (1983); Polach (1999, VSD 33 suppl.); Polach (2005,
   Wear 258).
+- CONTACT's published example outputs (E.A.H. Vollebregt, open-source CONTACT,
+  examples/fastsim.ref_out and examples/tractcurv.ref_out): its FaStrip on the
+  FASTSIM reference case and its full-theory longitudinal creep curve.
 """
 import math
 
@@ -15,9 +18,9 @@ import pytest
 
 from solver import creep
 from solver.creep import (
-    FASTSIM, KALKER, POLACH, SHE, POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET,
+    FASTRIP, FASTSIM, KALKER, POLACH, SHE, POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET,
     POLACH_2005_WET_MU0, creep_forces, creep_forces_kernel, creep_forces_reference,
-    fastsim_ellipse, fastsim_flexibilities, fastsim_grid, kalker_coefficients,
+    fastrip, fastsim_ellipse, fastsim_flexibilities, fastsim_grid, kalker_coefficients,
     kalker_coefficients_kernel, kernel_parameters, linear_creep_coefficients, plot_creep_curves,
 )
 
@@ -357,12 +360,121 @@ def test_polach_bounded_by_mu_n():
 
 
 # ---------------------------------------------------------------------------
+# FaStrip (Sichani, Enblom & Berg 2016)
+# ---------------------------------------------------------------------------
+
+def test_fastrip_small_creepage_equals_linear_theory():
+    """The normalised creepages of FaStrip make the strip theory reproduce
+    Kalker's f11, f22, f23 in the continuum (derivation in the FaStrip block
+    of solver/creep.py). Measured on the default 20 x 20 grid: C11 and C22
+    -3.0 %, C23 +0.2 %, for a/b = 0.5, 1.2 and 2 alike. Tolerance 4 % for the
+    default grid only: the error is the midpoint sample of the strip theory's
+    inverse-square-root traction at the trailing edge and varies erratically
+    with the grid (C11: 0.91 at 24 x 24, 1.07 at 30 x 30, 0.99 at 160 x 160)."""
+    tiny = 1e-8
+    for a, b in ((A, B), (3e-3, 6e-3), (8e-3, 4e-3)):
+        f11, f22, f23, _ = linear_creep_coefficients(a, b, G, NU)
+        assert fastrip(tiny, 0, 0, a, b, N, MU, G, NU).fx == pytest.approx(-f11 * tiny, rel=0.04)
+        assert fastrip(0, tiny, 0, a, b, N, MU, G, NU).fy == pytest.approx(-f22 * tiny, rel=0.04)
+        r = fastrip(0, 0, tiny * 100, a, b, N, MU, G, NU)
+        assert r.fy == pytest.approx(-f23 * tiny * 100, rel=0.01)
+        assert r.slip_area < 0.05 * (r.slip_area + r.adhesion_area)
+
+
+def test_fastrip_saturation_and_bound():
+    """Full sliding gives mu N exactly (the pressure is normalised to N on the
+    grid); no input gives a resultant beyond mu N or a non-finite value
+    (strips outside the strip theory's range of spin keep FASTSIM's traction)."""
+    r = fastrip(0.05, 0, 0, A, B, N, MU, G, NU)
+    assert -r.fx == pytest.approx(MU * N, rel=1e-9)
+    assert r.adhesion_area == 0.0
+    assert -fastrip(0, 0.05, 0, A, B, N, MU, G, NU).fy == pytest.approx(MU * N, rel=1e-9)
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        xi, eta = rng.normal(0, 1, 2) * 10 ** rng.uniform(-5, -1)
+        phi = rng.normal(0, 1) * 10 ** rng.uniform(-2, 1.5)
+        a = rng.uniform(2e-3, 10e-3)
+        b = a / 10 ** rng.uniform(-1.3, 1.3)
+        fx, fy, mz = creep_forces("fastrip", xi, eta, phi, a, b, N, MU, G, rng.uniform(0, 0.5), V)
+        assert all(math.isfinite(v) for v in (fx, fy, mz))
+        assert math.hypot(fx, fy) <= MU * N * (1 + 1e-9)
+    forces = [-creep_forces("fastrip", x, 0, 0, A, B, N, MU, G, NU, V)[0]
+              for x in np.linspace(0, 0.01, 41)]
+    assert np.all(np.diff(forces) >= -1e-9 * MU * N)
+
+
+def test_fastrip_on_contact_fastsim_case():
+    """CONTACT's FASTSIM reference case (a = 8, b = 4 mm, 82 kN, G = 82 GPa,
+    nu = 0.28, mu = 0.3, eta = -6.25e-4, phi = 0.625 1/m; full theory
+    Fy/(mu Fn) = -0.6074). CONTACT's own FaStrip (examples/fastsim.ref_out,
+    its recommended variant M = 5) gives -0.6435 on 40 x 40 cells in the
+    ellipse and -0.6442 on 200 x 200. Ours on the same 40 x 40 cell lattice:
+    -0.6491 (+0.9 %), 200 x 200 -0.6462 (+0.3 %). Tolerance 1.5 %: CONTACT's
+    variant differs in its FASTSIM pass (its blended flexibilities, implicit
+    Euler from the cell front), which changes the slip-zone direction only.
+
+    Against the full theory FaStrip is +6.9 % (20 x 20) / +6.4 % (200 x 200),
+    as CONTACT's FaStrip (+5.9 %): the issue's 2 % target is not met by the
+    published method on this case, whose normalised spin phi' = -1.003 sits
+    at the edge of the strip theory's range. Reported, not asserted away."""
+    a, b, fn, g, nu, mu = 8e-3, 4e-3, 82e3, 82e9, 0.28, 0.3
+    ratio = creep_forces("fastrip", 0.0, -6.25e-4, 0.625, a, b, fn, mu, g, nu, 0.0,
+                         {"nx": 40, "ny": 40})[1] / (mu * fn)
+    assert ratio == pytest.approx(-0.6435, rel=0.015)
+    default = creep_forces("fastrip", 0.0, -6.25e-4, 0.625, a, b, fn, mu, g, nu, 0.0)[1] / (mu * fn)
+    assert default == pytest.approx(-0.6435, rel=0.015)
+    assert default < -0.6074
+
+
+# CONTACT examples/tractcurv.ref_out, first series: full theory (half-space,
+# Coulomb friction) on a Hertz ellipse a = 6.304 mm, b = 12.61 mm (a/b = 0.5),
+# Fn = 106.7 kN, mu = 0.33, G = 82 GPa, nu = 0.28: (xi, Fx/(mu Fn)).
+CONTACT_TRACTION_CURVE = ((4e-4, -0.2588), (8e-4, -0.4742), (1.2e-3, -0.6482),
+                          (1.6e-3, -0.7831), (2.0e-3, -0.8816), (2.4e-3, -0.9467),
+                          (2.8e-3, -0.9832), (3.2e-3, -0.9976))
+
+
+def test_fastrip_on_contact_full_theory_creep_curve():
+    """FaStrip against CONTACT's full-theory longitudinal creep curve over the
+    whole transition to saturation: measured within 0.7 % (20 x 20), where
+    FASTSIM (parabolic bound) is off by up to -6.5 %. Tolerance 2 %: the
+    reference's own discretisation (48 x 44 cells; its value at xi = 1e-5 is
+    2.4 % above Kalker's linear theory)."""
+    a, b, fn, mu, g, nu = 6.304e-3, 12.61e-3, 106.7e3, 0.33, 82e9, 0.28
+    worst_fastrip = worst_fastsim = 0.0
+    for xi, ref in CONTACT_TRACTION_CURVE:
+        fr = creep_forces("fastrip", xi, 0, 0, a, b, fn, mu, g, nu, 0.0)[0] / (mu * fn)
+        fs = creep_forces("fastsim", xi, 0, 0, a, b, fn, mu, g, nu, 0.0)[0] / (mu * fn)
+        assert fr == pytest.approx(ref, rel=0.02), xi
+        worst_fastrip = max(worst_fastrip, abs(fr / ref - 1))
+        worst_fastsim = max(worst_fastsim, abs(fs / ref - 1))
+    assert worst_fastrip < worst_fastsim
+
+
+def test_fastrip_field_and_areas():
+    r = fastrip(2e-4, -3e-4, 0.4, A, B, N, MU, G, NU, nx=16, ny=12)
+    assert r.traction_x.shape == (12, 16) and r.state.shape == (12, 16)
+    inside = r.pressure > 0
+    assert np.all(r.state[~inside] == 0) and np.all(r.state[inside] > 0)
+    assert r.adhesion_area + r.slip_area == pytest.approx(np.count_nonzero(inside) * r.cell_area[0, 0])
+    assert float(np.sum(r.traction_x * r.cell_area)) == pytest.approx(r.fx, rel=1e-12)
+    # slip cells carry mu p_n
+    slip = r.state == 2
+    assert np.allclose(np.hypot(r.traction_x, r.traction_y)[slip], MU * r.pressure[slip], rtol=1e-12)
+    with pytest.raises(ValueError):
+        fastrip(0, 0, 0, A, -B, N, MU, G, NU)
+    with pytest.raises(ValueError):
+        creep_forces("fastrip", 0, 0, 0, A, B, N, MU, G, NU, V, {"bound": "elliptic"})
+
+
+# ---------------------------------------------------------------------------
 # One signature: kernels, references and edge cases
 # ---------------------------------------------------------------------------
 
 MODEL_OPTIONS = [
     ("kalker", {}), ("she", {}), ("polach", {}), ("polach", POLACH_2005_DRY),
     ("fastsim", {"nx": 12, "ny": 14}), ("fastsim", {"bound": "elliptic"}),
+    ("fastrip", {"nx": 12, "ny": 14}), ("fastrip", {}),
 ]
 
 
@@ -387,7 +499,7 @@ def test_kernel_equals_reference(model, opts):
             assert abs(r - g_) <= rtol * max(abs(r), 1e-3 * s)
 
 
-@pytest.mark.parametrize("model", ["kalker", "she", "polach", "fastsim"])
+@pytest.mark.parametrize("model", ["kalker", "she", "polach", "fastsim", "fastrip"])
 def test_edge_cases_no_nan(model):
     for backend in ("numpy", "numba"):
         opts = {"backend": backend}
@@ -412,7 +524,7 @@ def test_zero_speed_polach_uses_static_friction():
 
 
 def test_mz_sign_positive_spin_gives_negative_moment():
-    for model in ("kalker", "she", "polach", "fastsim"):
+    for model in ("kalker", "she", "polach", "fastsim", "fastrip"):
         mz = creep_forces(model, 0, 0, 0.2, A, B, N, MU, G, NU, V)[2]
         assert mz < 0, model
 
@@ -429,8 +541,9 @@ def test_creep_forces_arrays_and_options():
         creep_forces("polach", 0, 0, 0, A, B, N, MU, G, NU, V, {"kk": 1})
     with pytest.raises(ValueError):
         creep_forces("fastsim", 0, 0, 0, A, B, N, MU, G, NU, V, {"bound": "square"})
-    assert creep.MODEL_IDS == {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM}
-    assert (KALKER, SHE, POLACH, FASTSIM) == (0, 1, 2, 3)
+    assert creep.MODEL_IDS == {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM,
+                               "fastrip": FASTRIP}
+    assert (KALKER, SHE, POLACH, FASTSIM, FASTRIP) == (0, 1, 2, 3, 4)
 
 
 def test_plot_creep_curves(tmp_path):

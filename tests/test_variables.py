@@ -52,6 +52,16 @@ def test_fmi_values_round_trip_to_the_core():
     assert back == params
 
 
+def test_fastrip_is_the_fifth_creep_model():
+    """FaStrip (issue 20) is contact.creep_model = 4 and round-trips."""
+    assert wheelset.CREEP_MODEL_NAMES.index("fastrip") == 4
+    values, missing = fmu_variables.start_values_for(WheelsetParameters(creep_model="fastrip"),
+                                                     wheelset)
+    assert missing == [] and values["contact.creep_model"] == 4
+    assert fmu_variables.parameters_from_fmi({"contact.creep_model": 4},
+                                             wheelset)["creep_model"] == "fastrip"
+
+
 def test_what_the_fmu_cannot_express_is_reported():
     params = WheelsetParameters(profile_step=2e-4, creep_options={"kA": 0.5})
     _, missing = fmu_variables.start_values_for(params, wheelset)

@@ -17,7 +17,7 @@ import sys
 
 from fmu_wheelset.commands.geometry import add_setup_arguments, build_setup
 
-MODELS = ("kalker", "she", "polach", "fastsim")
+MODELS = ("kalker", "she", "polach", "fastsim", "fastrip")
 
 
 def register(subparsers) -> None:

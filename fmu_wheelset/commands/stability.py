@@ -15,7 +15,7 @@ def register(subparsers):
                     "speed (bisection on perturbed runs) and a root-locus plot.")
     p.add_argument("--wheel-profile", default="S1002", help="S1002, LMA, cone:<conicity>, a file")
     p.add_argument("--rail-profile", default="UIC60")
-    p.add_argument("--creep-model", default="polach", choices=["kalker", "she", "polach", "fastsim"])
+    p.add_argument("--creep-model", default="polach", choices=["kalker", "she", "polach", "fastsim", "fastrip"])
     p.add_argument("--free", action="store_true", help="free wheelset (no suspension)")
     p.add_argument("--kx", type=number(0.0, 10000000000.0, unit="N/m"), default=1.0e6,
                    help="longitudinal stiffness per axle box (N/m; Manchester vehicle 1: 31.391e6)")
