@@ -92,6 +92,24 @@ def test_profiles_against_their_standards(out):
     assert all(not r.compared for r in res.rows if "A-2.2" in r.quantity)
 
 
+def test_creep_models_against_published_full_theory(out):
+    """Issue 20 item 7: FaStrip within 1.5 % of CONTACT's published FaStrip and
+    within 5 % of CONTACT's full-theory creep curve (measured 0.7 %). Known
+    difference (a FAIL row, not asserted away): on CONTACT's FASTSIM case
+    FaStrip is +6.9 % from the full theory, beyond the issue's 2 % target, as
+    CONTACT's own FaStrip (+5.9 %)."""
+    from fmu_wheelset.validation import creep_models
+    res = creep_models.case_creep_models(out)
+    rows = rows_by_quantity(res)
+    target = rows["FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 20 x 20 (default)"]
+    assert not target.passed and 0.05 < target.value / target.reference - 1 < 0.08
+    assert rows["FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 40 x 40"].passed
+    curve = [r for r in res.rows if r.quantity.startswith("FaStrip longitudinal")][0]
+    assert curve.passed and abs(curve.value) < 1.0
+    assert all(r.why for r in res.rows)
+    assert all(r.passed for r in res.rows if r is not target)
+
+
 def test_fmu_matches_core_on_a_short_run(out):
     res = fmu_check.case_fmu_check(out, duration=5.0)
     assert res.backend == "fmu"

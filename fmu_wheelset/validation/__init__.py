@@ -25,6 +25,7 @@ CASES = (
     ("kang", "case_kang"),
     ("geometry", "case_geometry"),
     ("profiles", "case_profiles"),
+    ("creep_models", "case_creep_models"),
     ("klingel", "case_klingel"),
     ("fmu_check", "case_fmu_check"),
     ("vehicle", "case_vehicle"),

@@ -1,0 +1,136 @@
+"""Creep models against published full-theory values (issue 20 item 7).
+
+Published references, all from the open-source CONTACT program (E.A.H.
+Vollebregt; its example outputs examples/fastsim.ref_out and
+examples/tractcurv.ref_out):
+
+- the FASTSIM reference case (a = 8, b = 4 mm, Fn = 82 kN, G = 82 GPa,
+  nu = 0.28, mu = 0.3, eta = -6.25e-4, phi = 0.625 1/m): full theory
+  Fy/(mu Fn) = -0.6074 (40 x 40 cells in the ellipse); CONTACT's own FaStrip
+  (its modified variant M = 5) -0.6435 on the same cells;
+- a full-theory longitudinal creep curve (Hertz a = 6.304, b = 12.61 mm,
+  Fn = 106.7 kN, mu = 0.33, G = 82 GPa, nu = 0.28; Coulomb friction).
+
+The sweep against the project's own exact solver (solver/exact_rolling.py:
+lateral creepage, spin, lateral creepage + spin) costs ~15 min of CPU and is
+not part of the suite: `python -m fmu_wheelset.validation.creep_models`
+prints it (README, "Validation", gives the measured table).
+"""
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+from fmu_wheelset.validation.common import CaseResult, Row
+
+# CONTACT's FASTSIM reference case (SI units)
+CASE = dict(a=8e-3, b=4e-3, normal_force=82e3, friction=0.3, shear_modulus=82e9, poisson=0.28)
+CASE_CREEP = (0.0, -6.25e-4, 0.625)
+FULL_THEORY = -0.6074          # CONTACT, full theory (fastsim.ref_out, case 1)
+CONTACT_FASTRIP = -0.6435      # CONTACT, FaStrip M = 5, 40 x 40 cells (fastsim.ref_out, case 4)
+
+# CONTACT tractcurv.ref_out, first series: (xi, Fx/(mu Fn)), full theory
+CURVE_CASE = dict(a=6.304e-3, b=12.61e-3, normal_force=106.7e3, friction=0.33,
+                  shear_modulus=82e9, poisson=0.28)
+CURVE = ((4e-4, -0.2588), (8e-4, -0.4742), (1.2e-3, -0.6482), (1.6e-3, -0.7831),
+         (2.0e-3, -0.8816), (2.4e-3, -0.9467), (2.8e-3, -0.9832), (3.2e-3, -0.9976))
+
+
+def _ratio(model, creep, case, options=None, component=1):
+    from solver.creep import creep_forces
+    xi, eta, phi = creep
+    f = creep_forces(model, xi, eta, phi, case["a"], case["b"], case["normal_force"],
+                     case["friction"], case["shear_modulus"], case["poisson"], 0.0, options)
+    return f[component] / (case["friction"] * case["normal_force"])
+
+
+def case_creep_models(out=None, backend="core") -> CaseResult:
+    name = "10 creep models vs full theory"
+    rows = []
+    fastrip = _ratio("fastrip", CASE_CREEP, CASE)
+    rows.append(Row(name, "FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 20 x 20 (default)",
+                    "-0.6074 (full theory, CONTACT)", fastrip, "-", FULL_THEORY,
+                    0.02 * abs(FULL_THEORY), "core",
+                    why="2 %: issue 20's target for FaStrip; the published FaStrip itself gives "
+                        "-0.6435 (+5.9 %, CONTACT) on this case, whose normalised spin "
+                        "phi' = -1.003 sits at the edge of the strip theory's range",
+                    note=f"{(fastrip / FULL_THEORY - 1) * 100:+.1f} % from the full theory"))
+    fastrip40 = _ratio("fastrip", CASE_CREEP, CASE, {"nx": 40, "ny": 40})
+    rows.append(Row(name, "FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 40 x 40",
+                    "-0.6435 (CONTACT's FaStrip, same cells)", fastrip40, "-", CONTACT_FASTRIP,
+                    0.015 * abs(CONTACT_FASTRIP), "core",
+                    why="1.5 %: CONTACT's variant (M = 5) differs in its FASTSIM pass (blended "
+                        "flexibilities, implicit Euler), which sets only the slip-zone direction; "
+                        "200 x 200: -0.6462 here vs -0.6442",
+                    note=f"{(fastrip40 / CONTACT_FASTRIP - 1) * 100:+.1f} %"))
+    fastsim = _ratio("fastsim", CASE_CREEP, CASE)
+    rows.append(Row(name, "FASTSIM Fy/(mu Fn), CONTACT's FASTSIM case, 20 x 20 (default)",
+                    "-0.61 ... -0.64 (CONTACT's FASTSIM by mesh)", fastsim, "-", -0.625, 0.015,
+                    "core", why="the published FASTSIM band (Kalker's L1/L2/L3, parabolic bound)",
+                    note=f"{(fastsim / FULL_THEORY - 1) * 100:+.1f} % from the full theory"))
+    for model in ("fastrip", "fastsim"):
+        worst, at = 0.0, 0.0
+        for xi, ref in CURVE:
+            dev = _ratio(model, (xi, 0.0, 0.0), CURVE_CASE, component=0) / ref - 1.0
+            if abs(dev) > abs(worst):
+                worst, at = dev, xi
+        label = "FaStrip" if model == "fastrip" else "FASTSIM"
+        rows.append(Row(name, f"{label} longitudinal creep curve vs full theory: largest deviation "
+                              f"(xi = 4e-4 ... 3.2e-3)", "0 (CONTACT full theory, a/b = 0.5)",
+                        worst * 100, "%", 0.0, 5.0, "core", compared=(model == "fastrip"),
+                        why=("5 %: issue 20's sweep target for FaStrip; the reference's own "
+                             "discretisation is ~2 % (its xi = 1e-5 value is 2.4 % above Kalker's "
+                             "linear theory)") if model == "fastrip" else
+                            "shown for comparison with FaStrip (not a FASTSIM requirement)",
+                        note=f"at xi = {at:g}"))
+    return CaseResult("creep_models", "Creep models against published full-theory values",
+                      rows, [], [], "core",
+                      ["published values: CONTACT examples fastsim.ref_out, tractcurv.ref_out; "
+                       "the sweep against solver/exact_rolling.py: python -m "
+                       "fmu_wheelset.validation.creep_models"])
+
+
+# ---------------------------------------------------------------------------
+# Sweep against the project's exact solver (not in the suite: ~15 min CPU)
+# ---------------------------------------------------------------------------
+
+SWEEP = (("eta", 0.0, -2.5e-4, 0.0), ("eta", 0.0, -1e-3, 0.0), ("eta", 0.0, -4e-3, 0.0),
+         ("phi", 0.0, 0.0, 0.625), ("phi", 0.0, 0.0, 2.5),
+         ("eta+phi", 0.0, -3.125e-4, 0.3125), ("eta+phi", 0.0, -6.25e-4, 0.625),
+         ("eta+phi", 0.0, -1.25e-3, 1.25))
+
+
+def aitken(f1, f2, f3):
+    """Aitken's extrapolation of a sequence on grids refined by 2: f3 - (f3-f2)^2/((f3-f2)-(f2-f1))."""
+    d = (f3 - f2) - (f2 - f1)
+    return f3 if abs(d) <= 1e-12 * abs(f3) else f3 - (f3 - f2) ** 2 / d
+
+
+def exact_sweep(points=SWEEP, stream=sys.stdout):
+    """FaStrip and FASTSIM (default grids) against solver.exact_rolling on CONTACT's
+    ellipse, Fy extrapolated by Aitken over 16, 32, 64 cells along x (16 across;
+    the reference case gives -0.612, CONTACT -0.6074). Returns rows of
+    (kind, xi, eta, phi, exact Fy/(mu Fn), FaStrip, FASTSIM, cpu s)."""
+    from solver.exact_rolling import exact_rolling
+    mu_n = CASE["friction"] * CASE["normal_force"]
+    out = []
+    for kind, xi, eta, phi in points:
+        t0 = time.process_time()
+        fy = [exact_rolling(xi, eta, phi, CASE["a"], CASE["b"], CASE["normal_force"],
+                            CASE["friction"], CASE["shear_modulus"], CASE["poisson"], mx, 16).fy
+              for mx in (16, 32, 64)]
+        exact = aitken(*fy) / mu_n
+        fr = _ratio("fastrip", (xi, eta, phi), CASE)
+        fs = _ratio("fastsim", (xi, eta, phi), CASE)
+        row = (kind, xi, eta, phi, exact, fr, fs, time.process_time() - t0)
+        out.append(row)
+        if stream is not None:
+            print(f"{kind:8s} eta={eta:+.3e} phi={phi:6.3f}: exact {exact:+.4f}  FaStrip {fr:+.4f} "
+                  f"({(fr / exact - 1) * 100:+.1f} %)  FASTSIM {fs:+.4f} ({(fs / exact - 1) * 100:+.1f} %)"
+                  f"  [{row[-1]:.0f} s CPU]", file=stream, flush=True)
+    return out
+
+
+if __name__ == "__main__":
+    exact_sweep()
