@@ -14,7 +14,8 @@ Manchester contact benchmark case A-2.2 (S1002 / UIC60 1:40, gauge 1435 mm,
 flange back 1360 mm; Shackleton & Iwnicki 2008, VSD 46): the rolling radius
 difference at y = 1-4 mm is reported; the benchmark's published reference
 values could not be found from this project's sources, so the rows are
-reported, not compared (no invented reference).
+reported, not compared (no invented reference). Beside them, CONTACT's own
+A-2.2 example (another code: elastic patch centres, with yaw) for scale.
 """
 from __future__ import annotations
 
@@ -96,6 +97,13 @@ def a22_rolling_radius_difference(y_mm=(1.0, 2.0, 3.0, 4.0)):
     return rolling_radius_difference(setup, np.asarray(y_mm) * 1e-3)
 
 
+# CONTACT (E.A.H. Vollebregt, open source), examples/mbench_a22_left.ref_out and
+# _right.ref_out: Manchester benchmark case A-2.2 (y 0 : 0.5 : 10 mm, yaw
+# 0 : 1.2 : 24 mrad, 20 kN per wheelset, the benchmark's profile files
+# MBench_S1002_v3 / MBench_UIC60_v3). Delta r = ZCP(W) right - ZCP(W) left
+# (the wheel profile height F(s) at the contact patch centres), mm, at y = 1-4 mm.
+CONTACT_A22_DELTA_R = {1: 0.4288 + 0.1754, 2: 0.5853 + 0.2114, 3: 0.7553 + 0.2334, 4: 0.9806 + 0.2490}
+
 WHY_RAIL = ("5 um: the published R13 centre (23.0160, 14.9491) and flank start (36.000, 14.304) "
             "are rounded to 0.05-0.5 um; on the 1:20 flank a 0.25 um lateral rounding is 5 um "
             "of height (measured: 0.01 um on R300/R80, 1.5 um on R13, 4.3 um on the flank)")
@@ -127,11 +135,16 @@ def case_profiles(out, backend="fmu") -> CaseResult:
                         note=f"at {at:.2f} mm, {int(np.sum((np.asarray(lat) >= lo) & (np.asarray(lat) <= hi)))} points"))
     dr = a22_rolling_radius_difference()
     for y, v in zip((1, 2, 3, 4), dr):
+        other = CONTACT_A22_DELTA_R[y]
         rows.append(Row(name, f"Manchester benchmark A-2.2 rolling radius difference at y = {y} mm",
-                        "benchmark reference (Shackleton & Iwnicki 2008)", v * 1e3, "mm",
-                        float("nan"), float("nan"), "geometry", compared=False,
+                        f"benchmark reference not found; CONTACT's A-2.2 example {other:.3f} mm",
+                        v * 1e3, "mm", other, float("nan"), "geometry", compared=False,
                         why="not compared: the benchmark's published Delta r values were not "
-                            "found (not invented)"))
+                            "found (not invented); CONTACT's example is another code's result for "
+                            "a different quantity (elastic patch centres at 10 kN per wheel, yaw "
+                            "2.4 mrad per mm, the benchmark's profile files), not a reference",
+                        note=f"rigid contact point here; {(v * 1e3 / other - 1) * 100:+.1f} % from "
+                             f"CONTACT's patch centres"))
     return CaseResult("profiles", "Profile data against EN 13715 / EN 13674-1; Manchester A-2.2",
                       rows, [], [], "geometry",
                       ["standard formulas re-coded in fmu_wheelset/validation/profiles.py from "
