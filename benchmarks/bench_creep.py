@@ -3,6 +3,8 @@
 Prints microseconds per call for
   - Polach with spin (numba kernel; target <= 2 us),
   - FASTSIM on a 20 x 20 Hertz grid (numba kernel; target <= 50 us),
+  - FaStrip on a 20 x 20 Hertz grid (numba kernel; no target: a FASTSIM pass
+    plus the strip theory, so about twice FASTSIM),
 each against its plain NumPy/Python reference, with the speed-up. The numba
 figure is measured inside a jitted loop (the cost of the kernel as the
 wheelset integrator sees it); the cost of one call from Python, dispatch
@@ -17,7 +19,7 @@ import time
 import numpy as np
 from numba import njit
 
-from solver.creep import (FASTSIM, POLACH, POLACH_2005_DRY, creep_forces_kernel,
+from solver.creep import (FASTRIP, FASTSIM, POLACH, POLACH_2005_DRY, creep_forces_kernel,
                           creep_forces_reference, kernel_parameters)
 
 A, B = 6.0e-3, 5.0e-3
@@ -85,7 +87,8 @@ def main():
     bench("Polach 1999 with spin", "polach", {}, 200_000, 20_000)
     bench("Polach 2005 (dry set) with spin", "polach", POLACH_2005_DRY, 200_000, 20_000)
     bench("FASTSIM 20x20 Hertz grid", "fastsim", {"nx": 20, "ny": 20}, 20_000, 300)
-    assert POLACH == 2 and FASTSIM == 3
+    bench("FaStrip 20x20 Hertz grid", "fastrip", {"nx": 20, "ny": 20}, 20_000, 100)
+    assert POLACH == 2 and FASTSIM == 3 and FASTRIP == 4
 
 
 if __name__ == "__main__":
