@@ -181,6 +181,10 @@ STEP_DATA_KINDS = (
     ("search_key", np.float64, 1),
 )
 N_ENTRIES = E_STEP_DATA + len(STEP_DATA_KINDS)
+# arrays the step only reads, which may be read-only (the contact table that the
+# models of one set-up share, solver.geometry_table.shared_contact_table)
+READ_ONLY = frozenset(("input_lo", "input_hi", "output_lo", "output_hi", "matrix", "offset",
+                       "record_index", "table_params", "table_flags", "table_nodes"))
 _SD = {name: E_STEP_DATA + i for i, (name, _, _) in enumerate(STEP_DATA_KINDS)}
 SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (_SD["contact"], _SD["summary"], _SD["derived"],
                                                  _SD["record"])
@@ -213,7 +217,8 @@ def pack_block(fmu: dict, step_data: tuple, ints, reals):
 
     def put(entry, name, array, dtype, ndim):
         if (not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != ndim
-                or not array.flags.c_contiguous or not array.flags.writeable):
+                or not array.flags.c_contiguous
+                or not (array.flags.writeable or name in READ_ONLY)):
             raise BlockError(f"{name}: {getattr(array, 'dtype', type(array).__name__)} "
                              f"{getattr(array, 'shape', '')} is not a writable C-contiguous "
                              f"{np.dtype(dtype).name} array with {ndim} axes")
@@ -248,47 +253,50 @@ def _pointer(typingctx, address, dtype):
     return sig, codegen
 
 
+# views of the array of one block entry (row r = block[entry]: address, shape);
+# the row, not the entry number, is the argument: numba compiles a function
+# called with an integer constant once per value
 @njit(cache=True)
-def _f1(b, e):
-    return carray(_pointer(b[e, 0], np.float64), (b[e, 1],))
-
-
-@njit(cache=True)
-def _f2(b, e):
-    return carray(_pointer(b[e, 0], np.float64), (b[e, 1], b[e, 2]))
+def _v1(r):
+    return carray(_pointer(r[0], np.float64), (r[1],))
 
 
 @njit(cache=True)
-def _f3(b, e):
-    return carray(_pointer(b[e, 0], np.float64), (b[e, 1], b[e, 2], b[e, 3]))
+def _v2(r):
+    return carray(_pointer(r[0], np.float64), (r[1], r[2]))
 
 
 @njit(cache=True)
-def _f5(b, e):
-    return carray(_pointer(b[e, 0], np.float64), (b[e, 1], b[e, 2], b[e, 3], b[e, 4], b[e, 5]))
+def _v3(r):
+    return carray(_pointer(r[0], np.float64), (r[1], r[2], r[3]))
 
 
 @njit(cache=True)
-def _i1(b, e):
-    return carray(_pointer(b[e, 0], np.int64), (b[e, 1],))
+def _v5(r):
+    return carray(_pointer(r[0], np.float64), (r[1], r[2], r[3], r[4], r[5]))
 
 
 @njit(cache=True)
-def _b3(b, e):
-    return carray(_pointer(b[e, 0], np.int8), (b[e, 1], b[e, 2], b[e, 3]))
+def _n1(r):
+    return carray(_pointer(r[0], np.int64), (r[1],))
+
+
+@njit(cache=True)
+def _b3(r):
+    return carray(_pointer(r[0], np.int8), (r[1], r[2], r[3]))
 
 
 @njit(cache=True)
 def _step_data(b, ints, reals):
     """The plain tuple of StepData that advance_kernel takes (STEP_DATA_KINDS)."""
     s = E_STEP_DATA
-    return (_f2(b, s), reals[R_RAIL_DISTANCE], reals[R_TRACK_LENGTH], _f2(b, s + 3),
-            _f2(b, s + 4), _f1(b, s + 5), _f1(b, s + 6), ints[I_INTEGRATOR_ID],
+    return (_v2(b[s]), reals[R_RAIL_DISTANCE], reals[R_TRACK_LENGTH], _v2(b[s + 3]),
+            _v2(b[s + 4]), _v1(b[s + 5]), _v1(b[s + 6]), ints[I_INTEGRATOR_ID],
             reals[R_MAX_PENETRATION], reals[R_LIFT_TOLERANCE], reals[R_FLANGE_TIP],
-            _f2(b, s + 11), _f3(b, s + 12), _i1(b, s + 13), _f3(b, s + 14), _f1(b, s + 15),
-            _f2(b, s + 16), _f1(b, s + 17), _f3(b, s + 18), _f1(b, s + 19), _f1(b, s + 20),
-            _f1(b, s + 21), _f1(b, s + 22), _b3(b, s + 23), _f5(b, s + 24), _f2(b, s + 25),
-            _i1(b, s + 26), _f1(b, s + 27))
+            _v2(b[s + 11]), _v3(b[s + 12]), _n1(b[s + 13]), _v3(b[s + 14]), _v1(b[s + 15]),
+            _v2(b[s + 16]), _v1(b[s + 17]), _v3(b[s + 18]), _v1(b[s + 19]), _v1(b[s + 20]),
+            _v1(b[s + 21]), _v1(b[s + 22]), _b3(b[s + 23]), _v5(b[s + 24]), _v2(b[s + 25]),
+            _n1(b[s + 26]), _v1(b[s + 27]))
 
 
 @njit(cache=True)
@@ -299,15 +307,15 @@ def _keep(b, restore):
     pairs = ((E_STATE, E_KEEP_STATE), (SD_SUMMARY, E_KEEP_SUMMARY),
              (SD_RECORD, E_KEEP_RECORD), (SD_DERIVED, E_KEEP_DERIVED), (E_CLOCK, E_KEEP_CLOCK))
     for live, kept in pairs:
-        a, k = _f1(b, live), _f1(b, kept)
+        a, k = _v1(b[live]), _v1(b[kept])
         if restore:
             a[:] = k
         else:
             k[:] = a
-    contact, keep_contact = _f3(b, SD_CONTACT), _f3(b, E_KEEP_CONTACT)
-    rhs_count, keep_rhs = _i1(b, E_RHS_COUNT), _i1(b, E_KEEP_RHS_COUNT)
-    climb = _f1(b, E_KEEP_CLIMB)
-    ratios, times, before = _f1(b, E_CLIMB_RATIOS), _f1(b, E_CLIMB_TIME), _f1(b, E_BEFORE_CLIMB)
+    contact, keep_contact = _v3(b[SD_CONTACT]), _v3(b[E_KEEP_CONTACT])
+    rhs_count, keep_rhs = _n1(b[E_RHS_COUNT]), _n1(b[E_KEEP_RHS_COUNT])
+    climb = _v1(b[E_KEEP_CLIMB])
+    ratios, times, before = _v1(b[E_CLIMB_RATIOS]), _v1(b[E_CLIMB_TIME]), _v1(b[E_BEFORE_CLIMB])
     if restore:
         contact[:] = keep_contact
         rhs_count[:] = keep_rhs
@@ -324,50 +332,52 @@ def _keep(b, restore):
 def _fmu_step(t, h, b):
     """The accepted step (module docstring); a FALLBACK_* code otherwise (the
     caller restores what was saved)."""
-    ints, reals = _i1(b, E_INTS), _f1(b, E_REALS)
-    slave_time = _f1(b, E_SLAVE_TIME)
+    ints, reals = _n1(b[E_INTS]), _v1(b[E_REALS])
+    slave_time = _v1(b[E_SLAVE_TIME])
     # the slave's communication point rule (fmu_wheelset/slave.py do_step)
     now = slave_time[0]
     if not abs(t - now) <= 1e-9 * max(1.0, abs(now)):
         return FALLBACK_TIME
-    values = _f1(b, E_VALUES)
+    values = _v1(b[E_VALUES])
     n_par, n_in = ints[I_N_PARAMETERS], ints[I_N_INPUTS]
     u = values[n_par:n_par + n_in]
-    lo, hi = _f1(b, E_INPUT_LO), _f1(b, E_INPUT_HI)
+    lo, hi = _v1(b[E_INPUT_LO]), _v1(b[E_INPUT_HI])
     for j in range(n_in):
         if not (u[j] >= lo[j] and u[j] <= hi[j]):        # NaN fails both
             return FALLBACK_INPUT
-    core_u = _f1(b, E_CORE_U)
-    if not fmu_core_inputs(u, _f2(b, E_MATRIX), _f1(b, E_OFFSET), ints[I_C_SLOT], ints[I_DC_SLOT],
+    core_u = _v1(b[E_CORE_U])
+    if not fmu_core_inputs(u, _v2(b[E_MATRIX]), _v1(b[E_OFFSET]), ints[I_C_SLOT], ints[I_DC_SLOT],
                            reals[R_CROSS_RAIL_DISTANCE], core_u):
         return FALLBACK_CROSS_LEVEL
     # the number of substeps of WheelsetModel.advance_vector
-    clock = _f1(b, E_CLOCK)
-    wanted = math.ceil(h / clock[K_INTERNAL_STEP] - 1e-9)
-    if not wanted <= ints[I_MAX_SUBSTEPS]:
+    clock = _v1(b[E_CLOCK])
+    # (ceil(q) <= max_substeps exactly when q <= max_substeps, an integer; tested
+    # on the float first: ceil of a huge q would not fit the integer)
+    q = h / clock[K_INTERNAL_STEP] - 1e-9
+    if not q <= ints[I_MAX_SUBSTEPS]:
         return FALLBACK_SUBSTEPS
-    n_sub = max(1, int(wanted))
-    state = _f1(b, E_STATE)
+    n_sub = max(1, int(math.ceil(q)))
+    state = _v1(b[E_STATE])
     code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], core_u,
                                         _step_data(b, ints, reals))
     if code != PROBLEM_NONE:
         return FALLBACK_CORE
     if abs(state[S_Y]) > reals[R_FLANGE_PASSED]:
         return FALLBACK_FLANGE
-    record = _f1(b, SD_RECORD)
-    accept_step(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], clock, _i1(b, E_RHS_COUNT),
-                _f1(b, E_BEFORE_CLIMB), _f1(b, E_CLIMB_TIME), _f1(b, E_CLIMB_RATIOS),
-                _f3(b, SD_CONTACT), _f1(b, SD_DERIVED), record)
-    y_new = _f1(b, E_Y_NEW)
-    fmu_outputs(record, _i1(b, E_RECORD_INDEX), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],
+    record = _v1(b[SD_RECORD])
+    accept_step(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], clock, _n1(b[E_RHS_COUNT]),
+                _v1(b[E_BEFORE_CLIMB]), _v1(b[E_CLIMB_TIME]), _v1(b[E_CLIMB_RATIOS]),
+                _v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), record)
+    y_new = _v1(b[E_Y_NEW])
+    fmu_outputs(record, _n1(b[E_RECORD_INDEX]), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],
                 REASON_NONE, y_new)
-    lo, hi = _f1(b, E_OUTPUT_LO), _f1(b, E_OUTPUT_HI)
+    lo, hi = _v1(b[E_OUTPUT_LO]), _v1(b[E_OUTPUT_HI])
     for k in range(y_new.size):
         if not (y_new[k] >= lo[k] and y_new[k] <= hi[k]):
             return FALLBACK_OUTPUT
     # accepted: commit what the Python step sets besides the model's arrays
     values[n_par + n_in:n_par + n_in + y_new.size] = y_new
-    u_core, u_before = _f1(b, E_U), _f1(b, E_U_BEFORE)
+    u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
     u_before[:] = u_core
     u_core[:] = core_u
     slave_time[0] = t + h

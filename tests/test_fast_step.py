@@ -45,14 +45,14 @@ def _log():
 
 
 class Instance:
-    def __init__(self, md, unzipped, name, monkeypatch, fast):
+    def __init__(self, md, unzipped, name, monkeypatch, fast, extra=None):
         log = _log()
         first = len(log.messages)
         self.s = s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
                                instanceName=name)
         s.instantiate(loggingOn=True, callbacks=log.callbacks)
         by = {v.name: v for v in md.modelVariables}
-        for key, value in REN_JIN.items():
+        for key, value in {**REN_JIN, **(extra or {})}.items():
             v = by[key]
             if v.type == "Real":
                 s.setReal([v.valueReference], [float(value)])
@@ -103,20 +103,36 @@ class Instance:
         self.s.freeInstance()
 
 
+def make_pair(md, unzipped, monkeypatch, extra=None):
+    return (Instance(md, unzipped, "fast", monkeypatch, fast=True, extra=extra),
+            Instance(md, unzipped, "python", monkeypatch, fast=False, extra=extra))
+
+
 @pytest.fixture()
 def pair(md, unzipped, monkeypatch):
-    fast = Instance(md, unzipped, "fast", monkeypatch, fast=True)
-    python = Instance(md, unzipped, "python", monkeypatch, fast=False)
-    yield fast, python
-    fast.free()
-    python.free()
+    instances = make_pair(md, unzipped, monkeypatch)
+    yield instances
+    for inst in instances:
+        inst.free()
 
 
-def test_fast_and_python_steps_are_bit_identical(pair):
+# contact.geometry 1 = "table": the shared, read-only contact table (fewer steps:
+# the same kernels, only the full contact search reads the table)
+@pytest.mark.parametrize("geometry, n_steps", [(0, N_STEPS), (1, 100)], ids=["online", "table"])
+def test_fast_and_python_steps_are_bit_identical(md, unzipped, monkeypatch, geometry, n_steps):
+    pair = make_pair(md, unzipped, monkeypatch, {"contact.geometry": geometry})
+    try:
+        check_identical(pair, n_steps)
+    finally:
+        for inst in pair:
+            inst.free()
+
+
+def check_identical(pair, n_steps):
     fast, python = pair
     first = len(fast.log.messages)
     assert np.array_equal(fast.outputs(), python.outputs())
-    for k in range(N_STEPS):
+    for k in range(n_steps):
         fast.step()
         python.step()
         a, b = fast.outputs(), python.outputs()
