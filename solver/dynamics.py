@@ -161,7 +161,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     intermediate stages of a step. table_search: a geometry_table.TableSearch;
     with a table in it (contact_geometry = "table") the full search reads the
     table instead of scanning the profiles (the same points); None or an empty
-    table (no tparams): the online search. reuse_geometry: the contact points in
+    table (no tparams): the online search (with an empty table, warm-started:
+    geometry_table.wheelset_warm_kernel, the seeds in table_search.scratch;
+    None: the full scan every time). reuse_geometry: the contact points in
     `search` are those of a full search at this very pose and rail motion (the
     caller knows it, solver.integrate compares them bit for bit): no search.
     """
@@ -199,7 +201,8 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             geometry_table.wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
                                                  epsilon, search, table_search.scratch)
         else:
-            geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
+            geometry_table.wheelset_warm_kernel(tables, pose, inputs.rail_motion, epsilon, search,
+                                                table_search.scratch)
     else:
         geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     cos_yaw = math.cos(yaw)     # the rolling direction of every contact point

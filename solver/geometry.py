@@ -526,24 +526,15 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     return n_min
 
 @njit(cache=True)
-def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
-    """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
-
-    The distance function is first sampled every COARSE_STRIDE grid points;
-    around each coarse minimum it is then evaluated on the full profile grid
-    (0.1 mm by default), where the minima are located and refined by a
-    parabola. `pose` is a WheelsetPose, `rail` the RailPose of the wheel's
-    rail (side-local); `work` is a (5, n_wheel) scratch array; `out` a (MAX_POINTS,
-    N_POINT_FIELDS) array that receives the points, deepest first. Returns the
-    number of contact points (>= 1 when the wheel is over the rail at all).
-    """
+def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
+    """The scan of wheel_distance_minima: the local minima of the left wheel's
+    distance function (side-local frame), deepest first, into min_pos
+    (fractional grid index) and min_gap (m), MAX_MINIMA each; windows a
+    (MAX_MINIMA,) int64 scratch. Returns (n_min, fallback): n_min = -1 if the
+    wheel is not over the rail (fewer than two coarse samples); fallback True
+    when there is no interior minimum and the smallest sample stands in."""
     params = tables.params
-    n_w = tables.wheel.shape[0]
-    gu = work[0]
     gg = work[1]
-    gx = work[2]
-    gy = work[3]
-    gz = work[4]
     stride = COARSE_STRIDE
     k0, k1 = wheel_distance_function(tables, pose, rail, work, stride)
     rail_frame = _rail_frame(params, rail)
@@ -554,7 +545,6 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     prev1 = np.inf
     kprev = -1
     n_windows = 0
-    windows = np.empty(MAX_MINIMA, dtype=np.int64)
     for k in range(k0, k1, stride):
         g = gg[k]
         if g != np.inf:
@@ -571,7 +561,7 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
         windows[n_windows] = kprev
         n_windows += 1
     if n_coarse < 2:
-        return 0
+        return -1, False
     for w in range(n_windows):
         lo = max(windows[w] - stride - 1, k0)
         hi = min(windows[w] + stride + 2, k1)
@@ -579,10 +569,9 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
             if gg[k] == np.inf:
                 _distance_at(k, tables, pose, rail_frame, axle, work)
     # 1. Local minima on the full grid inside the windows, refined by a parabola.
-    min_pos = np.empty(MAX_MINIMA)     # fractional grid index
-    min_gap = np.empty(MAX_MINIMA)
     n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
     # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
+    fallback = False
     if n_min == 0:
         best = -1
         for k in range(k0, k1):
@@ -591,6 +580,7 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
         min_pos[0] = best
         min_gap[0] = gg[best]
         n_min = 1
+        fallback = True
     # Sort minima by depth (insertion sort, n_min is small).
     for i in range(1, n_min):
         pg = min_gap[i]
@@ -602,6 +592,21 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
             m -= 1
         min_gap[m + 1] = pg
         min_pos[m + 1] = pp
+    return n_min, fallback
+
+
+@njit(cache=True)
+def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
+    """The multipoint selection of wheel_distance_minima on the minima of
+    scan_minima (deepest first; `work` as the scan left it): the contact points
+    into out, deepest first. Returns their number."""
+    params = tables.params
+    n_w = tables.wheel.shape[0]
+    gu = work[0]
+    gg = work[1]
+    gx = work[2]
+    gy = work[3]
+    gz = work[4]
     # Contact level: epsilon >= 0 is the static multipoint tolerance; epsilon < 0
     # selects the elastic (dynamic) mode, where every minimum that penetrates
     # (distance < 0) is a candidate.
@@ -664,6 +669,28 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
         _fill_point_row(out[n_acc], tables, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
         n_acc += 1
     return n_acc
+
+
+@njit(cache=True)
+def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
+    """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
+
+    The distance function is first sampled every COARSE_STRIDE grid points;
+    around each coarse minimum it is then evaluated on the full profile grid
+    (0.1 mm by default), where the minima are located and refined by a
+    parabola (scan_minima); then the multipoint selection (select_minima).
+    `pose` is a WheelsetPose, `rail` the RailPose of the wheel's
+    rail (side-local); `work` is a (5, n_wheel) scratch array; `out` a (MAX_POINTS,
+    N_POINT_FIELDS) array that receives the points, deepest first. Returns the
+    number of contact points (>= 1 when the wheel is over the rail at all).
+    """
+    windows = np.empty(MAX_MINIMA, dtype=np.int64)
+    min_pos = np.empty(MAX_MINIMA)     # fractional grid index
+    min_gap = np.empty(MAX_MINIMA)
+    n_min, fallback = scan_minima(tables, pose, rail, work, windows, min_pos, min_gap)
+    if n_min < 0:
+        return 0
+    return select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
 
 
 @njit(cache=True)

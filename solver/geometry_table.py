@@ -74,6 +74,18 @@ HUMP_DOUBT = 5e-5         # m: an interpolated intermediate maximum this close t
                           # threshold is sampled on the pose instead
 MAX_WALK = 60             # profile grid steps of the exact re-location of a branch
 
+# Warm start of the online search (wheelset_warm_kernel): per wheel, the pose
+# relative to the rail at its last full scan and the positions of the relevant
+# minima (seeds). The full scan is repeated when the pose has moved further than
+# a quarter of a table cell from it (WARM_*), so that no minimum can be born in
+# between where the table's own (four times coarser) cells would not see one.
+W_VALID, W_LAT, W_ROLL, W_YAW, W_COUNT = 0, 1, 2, 3, 4
+W_SEEDS = 5               # fractional wheel grid indices of the seeds
+N_WARM = W_SEEDS + MAX_BRANCHES
+WARM_LATERAL = 5e-5       # m   (TableGrid step 0.2 mm / 4)
+WARM_ROLL = 2.5e-4        # rad (1 mrad / 4)
+WARM_YAW = 7.5e-4         # rad (3 mrad / 4)
+
 # Fields of a branch in the node table.
 B_S, B_GAP, B_HUMP = 0, 1, 2   # wheel coordinate (m), distance (m), highest distance up to the next branch
 N_BRANCH_FIELDS = 3
@@ -101,10 +113,12 @@ class TableScratch(NamedTuple):
 
     rows: np.ndarray     # (MAX_SEEDS, N_SCRATCH) float
     index: np.ndarray    # (MAX_SEEDS + MAX_POINTS,) int64
+    warm: np.ndarray     # (2, N_WARM) the warm start of the online search per wheel (W_*)
 
 
 def table_scratch() -> "TableScratch":
-    return TableScratch(np.zeros((MAX_SEEDS, N_SCRATCH)), np.zeros(MAX_SEEDS + geo.MAX_POINTS, dtype=np.int64))
+    return TableScratch(np.zeros((MAX_SEEDS, N_SCRATCH)), np.zeros(MAX_SEEDS + geo.MAX_POINTS, dtype=np.int64),
+                        np.zeros((2, N_WARM)))
 
 
 def empty_table_arrays() -> TableArrays:
@@ -324,25 +338,12 @@ def _hump_online(tables, pose, rail, rail_frame, axle, pos_a, pos_b, work):
 
 
 @njit(cache=True)
-def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_scratch, out):
-    """Contact points of the left wheel (side-local frame) from the table.
-
-    As solver.geometry.wheel_distance_minima (same arguments, plus the table and
-    the scratch arrays of TableScratch; same output rows); returns the number
-    of points, or -1 when the pose is outside the table or a branch cannot be
-    re-located (the caller then runs the online search).
-
-    The table gives the relevant minima (branches) of the distance function near
-    this pose with their interpolated positions on the wheel; each is re-located
-    exactly on the profile grid by a short downhill walk and refined by the
-    parabola of the online search (_refine_branch), so that its position,
-    distance and curvatures are those of the online geometry. In a cell whose
-    nodes agree the intermediate maxima are interpolated too; elsewhere every
-    branch of the cell's eight nodes is re-located (duplicates merged) and the
-    intermediate maxima are sampled on the coarse grid of the online search."""
-    params = tables.params
-    # 1. the pose relative to the rail: undo the rail roll (a rotation about x of
-    #    wheelset and rail together), then rail-frame coordinates of the centre
+def _relative_pose(params, pose, rail):
+    """The pose of the wheelset relative to its rail (left wheel, side-local): undo
+    the rail roll (a rotation about x of wheelset and rail together), then the
+    rail-frame coordinates of the centre. Returns (lateral, zeta, roll, yaw):
+    along the rail's inclined lateral and vertical axes (m), roll and yaw of the
+    axle relative to the rail (rad)."""
     yc = params[geo.G_RAIL_CENTRE_Y] + rail.lateral
     theta0 = params[geo.G_INCLINATION]
     dY = pose.y - yc
@@ -362,8 +363,30 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
         yaw_rel = math.atan2(-ex, ey)
     ct0 = math.cos(theta0)
     st0 = math.sin(theta0)
-    lateral = ct0 * dY + st0 * dZ
-    shift = -st0 * dY + ct0 * dZ - table.tparams[TP_ZETA_REF]
+    return ct0 * dY + st0 * dZ, -st0 * dY + ct0 * dZ, roll_rel, yaw_rel
+
+
+@njit(cache=True)
+def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_scratch, out):
+    """Contact points of the left wheel (side-local frame) from the table.
+
+    As solver.geometry.wheel_distance_minima (same arguments, plus the table and
+    the scratch arrays of TableScratch; same output rows); returns the number
+    of points, or -1 when the pose is outside the table or a branch cannot be
+    re-located (the caller then runs the online search).
+
+    The table gives the relevant minima (branches) of the distance function near
+    this pose with their interpolated positions on the wheel; each is re-located
+    exactly on the profile grid by a short downhill walk and refined by the
+    parabola of the online search (_refine_branch), so that its position,
+    distance and curvatures are those of the online geometry. In a cell whose
+    nodes agree the intermediate maxima are interpolated too; elsewhere every
+    branch of the cell's eight nodes is re-located (duplicates merged) and the
+    intermediate maxima are sampled on the coarse grid of the online search."""
+    params = tables.params
+    # 1. the pose relative to the rail
+    lateral, zeta, roll_rel, yaw_rel = _relative_pose(params, pose, rail)
+    shift = zeta - table.tparams[TP_ZETA_REF]
     # 2. the cell and the weights
     tp = table.tparams
     fi = (lateral - tp[TP_LAT0]) / tp[TP_DLAT]
@@ -450,6 +473,21 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
         for b in range(n_b):
             scratch[b, R_HUMP] = np.nan
     # 4. the multipoint selection of solver.geometry.wheel_distance_minima
+    return _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
+                            rail_frame, axle, out)
+
+
+@njit(cache=True)
+def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
+                     rail_frame, axle, out):
+    """The multipoint selection of solver.geometry.select_minima on the n_b
+    re-located branches in scratch (in order along the wheel; their intermediate
+    maxima in R_HUMP when `agree`, else sampled on the pose): the points into
+    out, deepest first. Returns their number."""
+    params = tables.params
+    theta0 = params[geo.G_INCLINATION]
+    s0 = params[geo.G_WHEEL_S0]
+    ds = params[geo.G_WHEEL_DS]
     order = index_scratch
     for b in range(n_b):
         q = b
@@ -552,6 +590,110 @@ def wheelset_table_kernel(tables, table, pose, rail_motion, epsilon, buffers, ta
     for i in range(counts[1]):
         out[1, i, geo.P_Y] = -out[1, i, geo.P_Y]
     return online
+
+
+# ---------------------------------------------------------------------------
+# Warm-started online search (contact_geometry = "online" in the integrator)
+# ---------------------------------------------------------------------------
+
+@njit(cache=True)
+def _warm_points(tables, pose, rail, epsilon, work, scratch, index_scratch, warm, out):
+    """The points of the left wheel from the seeds of its last full scan: each seed
+    re-located exactly by _refine_branch (the online arithmetic), then the
+    multipoint selection with the intermediate maxima sampled on the pose.
+    Returns the number of points, or -1 when a seed finds no minimum or two seeds
+    fall into one (a minimum lost or merged: the caller scans)."""
+    params = tables.params
+    s0 = params[geo.G_WHEEL_S0]
+    ds = params[geo.G_WHEEL_DS]
+    rail_frame = geo._rail_frame(params, rail)
+    axle = geo._axle_frame(pose.roll, pose.yaw)
+    n_b = int(warm[W_COUNT])
+    for b in range(n_b):
+        if not _refine_branch(int(round(warm[W_SEEDS + b])), tables, pose, rail_frame, axle, work,
+                              scratch[b], MAX_WALK):
+            return -1
+        for q in range(b):
+            if abs(scratch[q, R_POS] - scratch[b, R_POS]) < 1.0:
+                return -1
+        scratch[b, R_HUMP] = np.nan
+    # in order along the wheel, as the table's branches
+    for b in range(1, n_b):
+        q = b
+        while q > 0 and scratch[q - 1, R_POS] > scratch[q, R_POS]:
+            for f in range(R_HUMP + 1):
+                scratch[q - 1, f], scratch[q, f] = scratch[q, f], scratch[q - 1, f]
+            q -= 1
+    for b in range(n_b):
+        warm[W_SEEDS + b] = scratch[b, R_POS]     # the next walk starts here
+    return _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, False,
+                            rail_frame, axle, out)
+
+
+@njit(cache=True)
+def warm_wheel_points(tables, pose, rail, epsilon, work, scratch, index_scratch, warm, out):
+    """Contact points of the left wheel (side-local frame), as
+    solver.geometry.wheel_distance_minima, warm-started: while the pose relative
+    to the rail (lateral, roll, yaw; the vertical does not change which minima
+    exist) stays within WARM_* of the pose of the last full scan, the relevant
+    minima of that scan (within RELEVANCE of the deepest, at most MAX_BRANCHES)
+    are re-located and selected (_warm_points: the same points as the scan, to
+    rounding, wherever both see the same minima; tests/test_geometry_table.py
+    holds it on recorded trajectories with flange contact onset and loss);
+    otherwise, or when a seed is lost, the full scan runs and its minima become
+    the seeds. `warm` the wheel's (N_WARM,) row W_*. Returns (number of points,
+    True if the full scan ran)."""
+    lateral, zeta, roll_rel, yaw_rel = _relative_pose(tables.params, pose, rail)
+    if (warm[W_VALID] == 1.0 and abs(lateral - warm[W_LAT]) <= WARM_LATERAL
+            and abs(roll_rel - warm[W_ROLL]) <= WARM_ROLL and abs(yaw_rel - warm[W_YAW]) <= WARM_YAW):
+        n = _warm_points(tables, pose, rail, epsilon, work, scratch, index_scratch, warm, out)
+        if n >= 0:
+            return n, False
+    windows = np.empty(geo.MAX_MINIMA, dtype=np.int64)
+    min_pos = np.empty(geo.MAX_MINIMA)
+    min_gap = np.empty(geo.MAX_MINIMA)
+    n_min, fallback = geo.scan_minima(tables, pose, rail, work, windows, min_pos, min_gap)
+    warm[W_VALID] = 0.0
+    if n_min < 0:
+        return 0, True
+    n_keep = 0
+    for m in range(n_min):        # deepest first
+        if min_gap[m] - min_gap[0] <= RELEVANCE:
+            n_keep += 1
+    if not fallback and n_keep <= MAX_BRANCHES:
+        warm[W_VALID] = 1.0
+        warm[W_LAT] = lateral
+        warm[W_ROLL] = roll_rel
+        warm[W_YAW] = yaw_rel
+        warm[W_COUNT] = n_keep
+        q = 0
+        for m in range(n_min):
+            if min_gap[m] - min_gap[0] <= RELEVANCE:
+                warm[W_SEEDS + q] = min_pos[m]
+                q += 1
+    return geo.select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out), True
+
+
+@njit(cache=True)
+def wheelset_warm_kernel(tables, pose, rail_motion, epsilon, buffers, table_scratch):
+    """Both wheels by warm_wheel_points, as solver.geometry.wheelset_contact_kernel
+    (same arguments plus a TableScratch, whose `warm` rows carry the seeds from
+    one evaluation to the next; same output in the track frame). Returns the
+    number of wheels whose profiles were scanned (0, 1 or 2)."""
+    out = buffers.points
+    counts = buffers.counts
+    scratch = table_scratch.rows
+    index_scratch = table_scratch.index
+    warm = table_scratch.warm
+    n, scanned_left = warm_wheel_points(tables, pose, geo._rail_pose(rail_motion, 0), epsilon,
+                                        buffers.work, scratch, index_scratch, warm[0], out[0])
+    counts[0] = n
+    n, scanned_right = warm_wheel_points(tables, geo._mirrored(pose), geo._rail_pose(rail_motion, 1),
+                                         epsilon, buffers.work, scratch, index_scratch, warm[1], out[1])
+    counts[1] = n
+    for i in range(counts[1]):
+        out[1, i, geo.P_Y] = -out[1, i, geo.P_Y]
+    return int(scanned_left) + int(scanned_right)
 
 
 # ---------------------------------------------------------------------------

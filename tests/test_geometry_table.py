@@ -183,3 +183,96 @@ def test_fmu_parameter_selects_the_table():
     assert variables.core_value(var, 0, wheelset) == "online"
     with pytest.raises(ValueError):
         variables.core_value(var, 2, wheelset)
+
+
+# ---------------------------------------------------------------------------
+# warm-started online search (geometry_table.wheelset_warm_kernel)
+# ---------------------------------------------------------------------------
+
+WARM_AGREEMENT = 1e-9   # m (and rad, 1/m): the issue's bound for the warm start against the full scan
+
+
+def _recorded_poses(push_steps, release_steps, push=2.0e4, h=0.001):
+    """The poses (y, z, roll, yaw) every 1 ms of the Ren & Jin R400 wheelset at the
+    start of the curve pushed by `push` N per axle box towards the left rail for
+    push_steps, then released: flange contact onset, then loss."""
+    from solver.scenarios import load_scenario
+    from solver.wheelset import WheelsetInputs, WheelsetModel
+    model = WheelsetModel(load_scenario("ren-jin-r400-100").params)
+    model.initialize()
+    force = np.array([[0.0, push, 0.0], [0.0, push, 0.0]])
+    poses = []
+    for step in range(push_steps + release_steps):
+        inputs = WheelsetInputs(axle_box_force=force if step < push_steps else np.zeros((2, 3)))
+        assert model.advance(h, inputs).status == "ok"
+        st = model.state
+        poses.append((st[1], st[2], st[3], st[4]))
+    return poses
+
+
+def _warm_against_scan(setup, poses, rail_motion=None):
+    motion = geo._rail_motion_array(rail_motion)
+    scan = setup.buffers()
+    warm = setup.buffers()
+    scratch = gt.table_scratch()
+    mismatch, worst, scanned = 0, 0.0, 0
+    counts = []
+    for y, z, roll, yaw in poses:
+        pose = geo.WheelsetPose(float(y), float(z), float(roll), float(yaw))
+        geo.wheelset_contact_kernel(setup.tables, pose, motion, -1.0, scan)
+        scanned += gt.wheelset_warm_kernel(setup.tables, pose, motion, -1.0, warm, scratch)
+        counts.append(tuple(int(c) for c in scan.counts))
+        if not np.array_equal(scan.counts, warm.counts):
+            mismatch += 1
+            continue
+        for side in range(2):
+            n = scan.counts[side]
+            if n:
+                worst = max(worst, float(np.abs(scan.points[side, :n] - warm.points[side, :n]).max()))
+    return mismatch, worst, scanned / (2.0 * len(poses)), counts
+
+
+def test_warm_start_equals_full_scan_on_recorded_trajectories():
+    # a recorded run with flange contact onset (the push) and loss (the release),
+    # forwards and backwards; the warm start must give the full scan's points
+    # and must actually run (most evaluations without a scan)
+    setup = _ren_jin_setup()
+    poses = _recorded_poses(300, 300)
+    for sequence in (poses, poses[::-1]):
+        mismatch, worst, scanned_share, counts = _warm_against_scan(setup, sequence)
+        left = [c[0] for c in counts]
+        assert max(left) >= 2 and min(left) == 1        # the flange touched and let go
+        assert mismatch == 0
+        assert worst < WARM_AGREEMENT
+        assert scanned_share < 0.5
+
+
+def test_warm_start_flange_onset_in_1_um_steps():
+    # the vertical lowering of test_flange_onset_and_loss_are_sharp: the vertical
+    # never triggers a scan, so the flange point must come from the seeds, at the
+    # same height as the scan, and leave again at the same height
+    setup = _ren_jin_setup()
+    y, yaw = 0.0095, 0.0
+    rigid = geo.static_contact(setup, y, yaw)
+    heights = rigid.z - np.concatenate([np.arange(0, 400e-6, 1e-6), np.arange(400e-6, 0, -1e-6)])
+    poses = [(y, z, rigid.roll, yaw) for z in heights]
+    mismatch, worst, scanned_share, counts = _warm_against_scan(setup, poses)
+    assert mismatch == 0 and worst < WARM_AGREEMENT
+    assert max(c[0] for c in counts) >= 2 and min(c[0] for c in counts) == 1
+    assert scanned_share < 0.01          # one scan per wheel at the start
+
+
+def test_warm_start_with_rail_motion_and_lateral_sweep():
+    # a slow lateral sweep over the flangeway and back (tread to flange contact on
+    # either wheel), yawed, with rail motion: scans only where the pose has moved
+    setup = _ren_jin_setup()
+    motion = np.array([[0.8e-3, -0.3e-3, 2.0e-3], [-0.5e-3, 0.2e-3, -1.5e-3]])
+    ys = np.concatenate([np.linspace(-0.0105, 0.0105, 1400), np.linspace(0.0105, -0.0105, 1400)])
+    poses = []
+    for y in ys:
+        rigid = geo.static_contact(setup, float(y), 2e-3, rail_motion=motion)
+        poses.append((y, rigid.z - 6e-5, rigid.roll, 2e-3))
+    mismatch, worst, scanned_share, counts = _warm_against_scan(setup, poses, rail_motion=motion)
+    assert mismatch == 0 and worst < WARM_AGREEMENT
+    assert max(c[0] for c in counts) >= 2 and max(c[1] for c in counts) >= 2
+    assert scanned_share < 0.5
