@@ -110,6 +110,7 @@ class CosimResult:
     window_shifts: int = 0
     wall_track_setup: float = 0.0        # s building the track (OpenSees matrices, factor, kernels)
     wall_fmu_setup: float = 0.0          # s loading, instantiating and initialising the FMU
+    wall_master_setup: float = 0.0       # s the master's tables and first calls before the loop
 
     @property
     def simulated(self) -> float:
@@ -438,7 +439,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     fmu_params = dict(o.fmu_parameters)
     t_wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    cpu = {"fmu": 0.0, "track": 0.0, "fmu_setup": 0.0, "track_setup": 0.0}
+    cpu = {"fmu": 0.0, "track": 0.0, "fmu_setup": 0.0, "track_setup": 0.0, "master_setup": 0.0}
 
     def stamp():
         return time.perf_counter(), time.process_time()
@@ -450,7 +451,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     t0 = stamp()
     fmu = WheelsetFMU(fmu_path, fmu_params, unzipped=unzipped)
     wall_fmu_setup = since(t0, "fmu_setup")
-    wall_fmu = wall_track = wall_track_setup = 0.0
+    wall_fmu = wall_track = wall_track_setup = wall_master_setup = 0.0
     no_torque = bool(os.environ.get("COSIM_NO_TORQUE"))
     try:
         track = None
@@ -473,6 +474,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
             if o.static_start:
                 track.static([(s, x0, RailLoad(*ld)) for s, ld in enumerate(loads_of(out))])
             wall_track_setup += since(t0, "track_setup")
+        t0 = stamp()                                   # the master's own set-up
         fast = isinstance(track, AssembledTrack)       # one compiled call per track step
         names = (["time", "distance", "x_track", "wheelset_y", "wheelset_z"]
                  + [f"{side}_{what}" for side in SIDES for what in
@@ -530,6 +532,8 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 return loads_now
             return loads_now + fraction * (loads_now - loads_prev)
 
+        wall_master_setup += since(t0, "master_setup")
+
         for n in range(n_steps):
             t = n * h
             if track is not None and o.engine == "assembled" and \
@@ -541,6 +545,9 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 shifts += 1
             if o.order == "fmu-first" or track is None:
                 rail_in = rail_now if o.extrapolation == "none" else rail_now + 0.5 * (rail_now - rail_prev)
+                # one clock reading at each boundary (a CPU clock costs a system
+                # call): FMU = inputs, doStep, outputs; track = the outputs'
+                # rail loads, the track step and the rail inputs from it
                 t0 = stamp()
                 if use_jacobian and n % o.jacobian_every == 0:
                     probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
@@ -553,12 +560,13 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 fmu.set_rail(rail_in)
                 fmu.do_step(t, h)
                 out = fmu.outputs()
-                wall_fmu += since(t0, "fmu")
+                t1 = stamp()
+                cpu["fmu"] += t1[1] - t0[1]
+                wall_fmu += t1[0] - t0[0]
                 x_new = x0 + out[i_distance]
                 loads_new = loads_of(out)
                 rail_new = rail_now
                 if track is not None:
-                    t0 = stamp()
                     if fast:
                         axis = track.step_wheelset(x_new, loads_new,
                                                    *(springs if use_jacobian else (None, None)))
@@ -566,7 +574,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                     else:
                         track.step([(s, x_new, RailLoad(*loads_new[s])) for s in range(2)])
                         rail_new = _rail_vector(track, x_new)
-                    wall_track += since(t0, "track")
+                    wall_track += since(t1, "track")
             else:
                 x_guess = x_now + (x_now - x_prev if n > 0 else h * float(fmu_params.get("wheelset.speed", 27.78)))
                 loads_in = extrapolated_loads(1.0)
@@ -598,10 +606,12 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     wall_total = time.perf_counter() - t_wall0
     columns = {name: data[:recorded, i].copy() for i, name in enumerate(names)}
     result = CosimResult(columns, wall_fmu, wall_track, wall_total, n_steps, o, shifts,
-                         wall_track_setup=wall_track_setup, wall_fmu_setup=wall_fmu_setup)
+                         wall_track_setup=wall_track_setup, wall_fmu_setup=wall_fmu_setup,
+                         wall_master_setup=wall_master_setup)
     result.jacobian_probes = probes
     result.cpu_fmu, result.cpu_track = cpu["fmu"], cpu["track"]
     result.cpu_fmu_setup, result.cpu_track_setup = cpu["fmu_setup"], cpu["track_setup"]
+    result.cpu_master_setup = cpu["master_setup"]
     result.cpu_total = time.process_time() - cpu0
     return result
 
