@@ -292,12 +292,14 @@ class WheelsetFMU:
         theta = h / max(d, 1e-3) if d else h
         columns[3] = ((-d * theta, 0, theta, 0, 0, 0), theta, 2, 0)
         loads = []
+        moved = False          # the FMU left the state at t (restored once per column)
         try:
             for pert_one, _, _, _ in columns:
                 pert = np.array(rail_in, dtype=float)
                 if pert_one is not None:
                     pert[:6] += pert_one
                     pert[6:] += pert_one
+                moved = True
                 self.set_rail(pert)
                 try:
                     self.slave.doStep(currentCommunicationPoint=t, communicationStepSize=probe_step)
@@ -305,8 +307,10 @@ class WheelsetFMU:
                     return None
                 loads.append(rail_load_array(self.outputs(), self.load_index, d))
                 self.slave.setFMUstate(state)
+                moved = False
         finally:
-            self.slave.setFMUstate(state)
+            if moved:          # left early: back to the state at t
+                self.slave.setFMUstate(state)
             self.slave.freeFMUstate(state)   # a state left allocated crashes the process at exit
         base = loads[0]
         stiffness = np.zeros((2, 3, 3))
