@@ -99,7 +99,8 @@ def test_engines_agree_and_static_equals_opensees():
         assert np.abs(hist[:, k] - hist[:, k + 1]).max() < 1e-8 * scale
 
 
-def test_assembled_step_with_contact_springs_satisfies_the_equations_of_motion():
+@pytest.mark.parametrize("fixed_sleepers", [False, True])
+def test_assembled_step_with_contact_springs_satisfies_the_equations_of_motion(fixed_sleepers):
     """The Woodbury update of the assembled engine (contact springs and dampers
     at the loaded points, element blocks of K_eff^-1 kept per element) against
     the equations it solves, checked on the returned state: the equilibrium
@@ -107,8 +108,9 @@ def test_assembled_step_with_contact_springs_satisfies_the_equations_of_motion()
     of each step, with Newmark's relations between u, v, a. Points: two in one
     element, one in another element of the same rail, one on the other rail
     (each coupling case of the update). Residual below 1e-9 of the load: the
-    solve is exact up to round-off (condition of K_eff ~ 1e6)."""
-    p = TrackParameters(rail=CHN60, bays=12)
+    solve is exact up to round-off (condition of K_eff ~ 1e6). Also with the
+    pads on rigid supports (no sleeper unknowns)."""
+    p = TrackParameters(rail=CHN60, bays=12, fixed_sleepers=fixed_sleepers)
     h = 1e-3
     track = make_track("assembled", p, h)
     rng = np.random.default_rng(1)
@@ -139,6 +141,24 @@ def test_assembled_step_with_contact_springs_satisfies_the_equations_of_motion()
         assert np.allclose(v, v0 + 0.5 * h * (a0 + a), rtol=0, atol=1e-12 * np.abs(v).max())
         assert np.allclose(u, u0 + h * v0 + 0.25 * h * h * (a0 + a), rtol=0,
                            atol=1e-12 * np.abs(u).max())
+
+
+def test_step_wheelset_is_step_points_at_one_position():
+    """The master's per-step call (buffers made once) gives exactly the
+    general step_points result for the two wheels at one track position."""
+    p = TrackParameters(rail=CHN60, bays=12)
+    one, other = make_track("assembled", p, 1e-3), make_track("assembled", p, 1e-3)
+    S = np.array([np.diag([1e8, 1.4e9, 2e5]), np.diag([1.2e8, 1.5e9, 1e5])])
+    D = 1e-5 * S
+    for n in range(20):
+        x = 3.0 + 27.78 * (n + 1) * 1e-3
+        f = np.array([[1e4, -1e5 - 1e3 * n, 200.0], [-1e4, -9e4, -50.0]])
+        a = one.step_wheelset(x, f, S, D).copy()
+        b = other.step_points((0, 1), (x, x), f, S, D)
+        assert np.array_equal(a, b)
+    assert np.array_equal(one.u, other.u)
+    with pytest.raises(TrackModelError, match="off the track"):
+        one.step_wheelset(-1.0, f)
 
 
 def test_window_shift_moves_every_node_state_by_whole_bays():
