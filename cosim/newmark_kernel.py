@@ -133,9 +133,17 @@ def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, 
     zero matrices: none); blocks (n_nodes - 1, 10, 10), have: the element
     blocks of K_eff^-1 (filled on first use); work (6 n1, 2): scratch. Writes
     into axis (m, 2, 3) the axis' (lateral, vertical, roll) and their rates at
-    the points after the step."""
+    the points after the step. Returns False (state untouched) when a load,
+    stiffness or damping value is not finite, else True."""
     n = u.shape[0]
     m = xs.shape[0]
+    for p in range(m):
+        for r in range(3):
+            if not np.isfinite(loads[p, r]):
+                return False
+            for q in range(3):
+                if not (np.isfinite(stiffness[p, r, q]) and np.isfinite(damping[p, r, q])):
+                    return False
     h, gamma = coefficients[0], coefficients[1]
     a0, a1, a2, a3, a4, a5 = (coefficients[2], coefficients[3], coefficients[4],
                               coefficients[5], coefficients[6], coefficients[7])
@@ -257,6 +265,7 @@ def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, 
                 sr += g[p, k, r] * v[d, c]
             axis[p, 0, r] = sd
             axis[p, 1, r] = sr
+    return True
 
 
 @njit(cache=True)

@@ -550,8 +550,9 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
             if o.order == "fmu-first" or track is None:
                 rail_in = rail_now if o.extrapolation == "none" else rail_now + 0.5 * (rail_now - rail_prev)
                 # one clock reading at each boundary (a CPU clock costs a system
-                # call): FMU = inputs, doStep, outputs; track = the outputs'
-                # rail loads, the track step and the rail inputs from it
+                # call): FMU = inputs, doStep, outputs (and their finiteness
+                # check); track = the outputs' rail loads, the track step and
+                # the rail inputs from it
                 t0 = stamp()
                 if use_jacobian and n % o.jacobian_every == 0:
                     probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
@@ -564,9 +565,12 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 fmu.set_rail(rail_in)
                 fmu.do_step(t, h)
                 out = fmu.outputs()
+                finite = np.all(np.isfinite(out))
                 t1 = stamp()
                 cpu["fmu"] += t1[1] - t0[1]
                 wall_fmu += t1[0] - t0[0]
+                if not finite:
+                    raise CosimError(f"non-finite FMU output at t = {t + h:.4f} s")
                 x_new = x0 + out[i_distance]
                 loads_new = loads_of(out)
                 rail_new = rail_now
@@ -594,10 +598,10 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 fmu.do_step(t, h)
                 out = fmu.outputs()
                 wall_fmu += since(t0, "fmu")
+                if not np.all(np.isfinite(out)):
+                    raise CosimError(f"non-finite FMU output at t = {t + h:.4f} s")
                 x_new = x0 + out[i_distance]
                 loads_new = loads_of(out)
-            if not np.all(np.isfinite(out)):
-                raise CosimError(f"non-finite FMU output at t = {t + h:.4f} s")
             rail_prev, rail_now = rail_now, rail_new
             loads_prev, loads_now = loads_now, loads_new
             x_prev, x_now = x_now, x_new

@@ -58,8 +58,8 @@ import ctypes
 import importlib.util
 import math
 import os
-from dataclasses import dataclass, field, replace
-from typing import Optional, Sequence
+from dataclasses import dataclass, replace
+from typing import Sequence
 
 import numpy as np
 
@@ -873,12 +873,19 @@ class AssembledTrack(TrackStepper):
         m = local.shape[0]
         forces = np.ascontiguousarray(forces, dtype=float).reshape(m, 3)
         zero = np.zeros((m, 3, 3)) if stiffness is None or damping is None else None
-        stiffness = zero if stiffness is None else np.ascontiguousarray(stiffness, dtype=float).reshape(m, 3, 3)
-        damping = zero if damping is None else np.ascontiguousarray(damping, dtype=float).reshape(m, 3, 3)
+        if stiffness is not None:
+            stiffness = np.ascontiguousarray(stiffness, dtype=float).reshape(m, 3, 3)
+        if damping is not None:
+            damping = np.ascontiguousarray(damping, dtype=float).reshape(m, 3, 3)
+        stiffness = zero if stiffness is None else stiffness
+        damping = zero if damping is None else damping
         axis = np.empty((m, 2, 3))
-        newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data, self.MC.indices,
-                     self.MC.indptr, self.lu.profile, self._element_dofs, *self._geometry, sides,
-                     local, forces, stiffness, damping, self._blocks, self._have, self._work, axis)
+        if not newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data,
+                            self.MC.indices, self.MC.indptr, self.lu.profile, self._element_dofs,
+                            *self._geometry, sides, local, forces, stiffness, damping,
+                            self._blocks, self._have, self._work, axis):
+            raise TrackModelError(f"non-finite wheel load or contact stiffness/damping at "
+                                  f"t = {self.time:g} s: loads {forces.tolist()}")
         self.time += self.time_step
         return axis
 
@@ -895,11 +902,18 @@ class AssembledTrack(TrackStepper):
         sides, local, zero, axis = buffers
         local[:] = self._model_x(x)
         forces = np.ascontiguousarray(forces, dtype=float).reshape(2, 3)
-        stiffness = zero if stiffness is None else np.ascontiguousarray(stiffness, dtype=float).reshape(2, 3, 3)
-        damping = zero if damping is None else np.ascontiguousarray(damping, dtype=float).reshape(2, 3, 3)
-        newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data, self.MC.indices,
-                     self.MC.indptr, self.lu.profile, self._element_dofs, *self._geometry, sides,
-                     local, forces, stiffness, damping, self._blocks, self._have, self._work, axis)
+        if stiffness is not None:
+            stiffness = np.ascontiguousarray(stiffness, dtype=float).reshape(2, 3, 3)
+        if damping is not None:
+            damping = np.ascontiguousarray(damping, dtype=float).reshape(2, 3, 3)
+        stiffness = zero if stiffness is None else stiffness
+        damping = zero if damping is None else damping
+        if not newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data,
+                            self.MC.indices, self.MC.indptr, self.lu.profile, self._element_dofs,
+                            *self._geometry, sides, local, forces, stiffness, damping,
+                            self._blocks, self._have, self._work, axis):
+            raise TrackModelError(f"non-finite wheel load or contact stiffness/damping at "
+                                  f"t = {self.time:g} s: loads {forces.tolist()}")
         self.time += self.time_step
         return axis
 

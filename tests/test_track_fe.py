@@ -159,6 +159,12 @@ def test_step_wheelset_is_step_points_at_one_position():
     assert np.array_equal(one.u, other.u)
     with pytest.raises(TrackModelError, match="off the track"):
         one.step_wheelset(-1.0, f)
+    before = one.u
+    with pytest.raises(TrackModelError, match="non-finite"):
+        one.step_wheelset(x, [[0.0, float("nan"), 0.0], [0.0, -1e5, 0.0]])
+    with pytest.raises(TrackModelError, match="non-finite"):
+        one.step_points((0, 1), (x, x), f, np.full((2, 3, 3), np.inf))
+    assert np.array_equal(one.u, before)            # the state is left as it was
 
 
 def test_window_shift_moves_every_node_state_by_whole_bays():
