@@ -23,8 +23,14 @@ their declaration order); ``fmi2SetReal`` writes the inputs into it,
 ``fmi2DoStep`` maps them to the core's input vector with one matrix product
 (plus the cross-level roll, which is not linear), calls
 ``WheelsetModel.advance_vector`` and copies the outputs from the core's record
-with one ``numpy.take``; ``fmi2GetReal/Integer/Boolean`` read the array through
-an index built once per list of value references.
+(``solver.fast_step.fmu_core_inputs`` and ``fmu_outputs``, numba);
+``fmi2GetReal/Integer/Boolean`` read the array through an index built once per
+list of value references. In the native front end (fmu_wheelset/native) the
+whole accepted step runs without Python: a numba ``cfunc``
+(solver/fast_step.py) on the same arrays, with the same numba functions, so
+``do_step`` here runs only for the steps it hands over (bad input, a discard,
+...), recomputing them from the unchanged state. The communication point
+(``_time``) lives in the array ``_slave_time`` for that reason.
 
 Variable names follow the FMI 2.0 "structured" convention: dots for the
 hierarchy, ``[i]`` (1-based) for the contact slots, ``left`` / ``right`` for the

@@ -107,12 +107,20 @@ def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
     rolled = c != 0.0 or dc != 0.0
     if rolled and not abs(c) < rail_distance:
         return False
+    # matrix @ u, column by column over the inputs that are not zero (most are,
+    # in most runs): each row still sums its terms in the order of j, and the
+    # terms left out are +-0, which change no sum (a sum that starts at +0.0 is
+    # never -0.0), so this is the row-by-row product to the bit
     n_core, n_u = matrix.shape
     for r in range(n_core):
-        s = 0.0
-        for j in range(n_u):
-            s += matrix[r, j] * u[j]
-        core[r] = s + offset[r]
+        core[r] = 0.0
+    for j in range(n_u):
+        x = u[j]
+        if x != 0.0:
+            for r in range(n_core):
+                core[r] += matrix[r, j] * x
+    for r in range(n_core):
+        core[r] += offset[r]
     if rolled:
         roll, rate = cross_level_roll_kernel(c, dc, rail_distance)
         for side in range(2):
