@@ -244,6 +244,24 @@ def pack_block(fmu: dict, step_data: tuple, ints, reals):
             raise BlockError(f"{name}: {value!r} is not a {kind.__name__}")
     if len(ints) != N_INTS or len(reals) != N_REALS:
         raise BlockError("ints/reals have the wrong length")
+    # what the cfunc copies into each other must have the same shapes
+    data = dict(zip(StepData._fields, step_data))
+    shape = {**{name: np.shape(a) for name, a in fmu.items()},
+             **{name: np.shape(a) for name, a in data.items()}}
+    same = (("state", "keep_state"), ("contact", "keep_contact"), ("summary", "keep_summary"),
+            ("record", "keep_record"), ("derived", "keep_derived"), ("clock", "keep_clock"),
+            ("rhs_count", "keep_rhs_count"), ("state", "saved_state"), ("u", "core_u"),
+            ("u", "u_before"), ("y_new", "output_lo"), ("y_new", "output_hi"),
+            ("input_lo", "input_hi"), ("climb_ratios", "climb_time"),
+            ("climb_ratios", "before_climb"))
+    for a, b in same:
+        if shape[a] != shape[b]:
+            raise BlockError(f"{a} {shape[a]} and {b} {shape[b]} differ in shape")
+    if (shape["clock"] != (N_CLOCK,) or shape["rhs_count"] != (N_RHS_COUNT,)
+            or shape["climb_ratios"] != (2,) or shape["keep_climb"] != (6,)
+            or shape["slave_time"] != (1,) or shape["matrix"] != shape["offset"] + shape["input_lo"]
+            or shape["offset"] != shape["u"]):
+        raise BlockError("the clock, climb or input-map arrays have the wrong shapes")
     return block, kept
 
 

@@ -222,3 +222,39 @@ def test_c_host_fast_and_python_paths_agree(host, wheelset_fmu_unzipped, md):
     # the fast step handed exactly the NaN step to Python (FALLBACK_INPUT = 3)
     handed = [line for line in fast.stderr.splitlines() if HANDED in line]
     assert len(handed) == 1 and "(code 3," in handed[0], handed
+
+
+def test_pack_block_refuses_a_layout_it_was_not_written_for():
+    # the bridge turns this into one warning and the Python step for every
+    # doStep (never a crash): a view the cfunc could not address as C-contiguous,
+    # a wrong dtype
+    from solver import fast_step
+    from solver.wheelset import WheelsetModel
+    model = WheelsetModel()
+    data = list(model._step_data)
+    arrays = {name: np.zeros(3 if ndim == 1 else (3,) * ndim,
+                             dtype=dtype) for name, dtype, ndim in fast_step.FMU_ARRAYS}
+    arrays.update(state=model.state, keep_state=np.zeros_like(model.state),
+                  keep_contact=np.zeros_like(model._contact), keep_summary=np.zeros_like(model._summary),
+                  keep_record=np.zeros_like(model.record), keep_derived=np.zeros_like(model._derived),
+                  clock=model._clock, keep_clock=np.zeros_like(model._clock),
+                  rhs_count=model._rhs_count, keep_rhs_count=np.zeros_like(model._rhs_count),
+                  climb_ratios=np.zeros(2), climb_time=np.zeros(2), before_climb=np.zeros(2),
+                  keep_climb=np.zeros(6), slave_time=np.zeros(1), matrix=np.zeros((33, 3)),
+                  offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33))
+    ints = np.zeros(fast_step.N_INTS, dtype=np.int64)
+    reals = np.zeros(fast_step.N_REALS)
+    block, kept = fast_step.pack_block(arrays, tuple(data), ints, reals)
+    assert block.shape == (fast_step.N_ENTRIES, fast_step.ENTRY)
+    assert block[fast_step.E_STATE, 0] == arrays["state"].ctypes.data
+    assert tuple(block[fast_step.SD_CONTACT, 1:4]) == model._contact.shape
+    strided = dict(arrays, state=np.zeros(2 * model.state.size)[::2])
+    with pytest.raises(fast_step.BlockError, match="state"):
+        fast_step.pack_block(strided, tuple(data), ints, reals)
+    wrong = list(data)
+    wrong[fast_step.SD_RECORD - fast_step.E_STEP_DATA] = model.record.astype(np.float32)
+    with pytest.raises(fast_step.BlockError, match="record"):
+        fast_step.pack_block(arrays, tuple(wrong), ints, reals)
+    short = dict(arrays, keep_record=np.zeros(model.record.size - 1))
+    with pytest.raises(fast_step.BlockError, match="keep_record"):
+        fast_step.pack_block(short, tuple(data), ints, reals)
