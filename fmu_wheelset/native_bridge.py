@@ -97,7 +97,7 @@ class Instance:
         self.fast_step_address = 0       # the fast doStep (module docstring), 0: none
         self.fast_block_address = 0
         self._fast = None                # what the block points to, kept alive here
-        self._fast_noted = False         # its availability logged (once per instance)
+        self._fast_noted = set()         # what was logged about it (each kind once per instance)
         self._new_slave()
 
     def _new_slave(self):
@@ -194,9 +194,9 @@ class Instance:
         self.fast_block_address = 0
         self._fast = None
 
-    def _note_fast_step(self, message: str, status):
-        if not self._fast_noted:
-            self._fast_noted = True
+    def _note_fast_step(self, kind: str, message: str, status):
+        if kind not in self._fast_noted:
+            self._fast_noted.add(kind)
             self.slave.log(f"{self.instance_name}: {message}", status)
 
     def _attach_fast_step(self):
@@ -209,8 +209,8 @@ class Instance:
             return
         Fmi2Status = slave_module.Fmi2Status
         if os.environ.get(FAST_STEP_SWITCH, "").strip() == "0":
-            self._note_fast_step(f"fast doStep off ({FAST_STEP_SWITCH}=0): every fmi2DoStep runs "
-                                 "the Python step", Fmi2Status.ok)
+            self._note_fast_step("off", f"fast doStep off ({FAST_STEP_SWITCH}=0): every "
+                                 "fmi2DoStep runs the Python step", Fmi2Status.ok)
             return
         try:
             wheelset = slave._core[0]
@@ -262,13 +262,14 @@ class Instance:
                 raise fast.BlockError("the FMU's input/output layout is not the fast step's")
             block, kept = fast.pack_block(arrays, step_data, ints, reals)
         except Exception as exc:  # noqa: BLE001 - the Python step still works
-            self._note_fast_step(f"fast doStep unavailable, every fmi2DoStep runs the Python step: "
-                                 f"{type(exc).__name__}: {exc}", Fmi2Status.warning)
+            self._note_fast_step("unavailable", "fast doStep unavailable, every fmi2DoStep runs "
+                                 f"the Python step: {type(exc).__name__}: {exc}",
+                                 Fmi2Status.warning)
             return
         self._fast = (entry, block, kept, step_data)
         self.fast_step_address = int(entry.address)
         self.fast_block_address = int(block.ctypes.data)
-        self._note_fast_step("fast doStep on (numba cfunc called from C; a step it does not "
+        self._note_fast_step("on", "fast doStep on (numba cfunc called from C; a step it does not "
                              "accept runs the Python step)", Fmi2Status.ok)
 
     # -- FMU state (the slave's format and checks: fmu_wheelset/fmu_state.py) -----
