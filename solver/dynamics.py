@@ -161,9 +161,8 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     intermediate stages of a step. table_search: a geometry_table.TableSearch;
     with a table in it (contact_geometry = "table") the full search reads the
     table instead of scanning the profiles (the same points); None or an empty
-    table (no tparams): the online search (with an empty table, warm-started:
-    geometry_table.wheelset_warm_kernel, the seeds in table_search.scratch;
-    None: the full scan every time). reuse_geometry: the contact points in
+    table (no tparams) or None: the online search, a full scan every time.
+    reuse_geometry: the contact points in
     `search` are those of a full search at this very pose and rail motion (the
     caller knows it, solver.integrate compares them bit for bit): no search.
     """
@@ -201,8 +200,11 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             geometry_table.wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
                                                  epsilon, search, table_search.scratch)
         else:
-            geometry_table.wheelset_warm_kernel(tables, pose, inputs.rail_motion, epsilon, search,
-                                                table_search.scratch)
+            # the full scan: the warm start (geometry_table.wheelset_warm_kernel) is not
+            # used, since it gives another point than the scan on a recorded trajectory
+            # (single point, flange impact with wheel lift: tests/test_fmi_hosts.py's
+            # every-parameter run, 1e-6 m apart from step 627 on)
+            geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     else:
         geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     cos_yaw = math.cos(yaw)     # the rolling direction of every contact point
