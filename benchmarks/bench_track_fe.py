@@ -15,7 +15,13 @@ Times: wall clock and the process' CPU time (time.process_time; the FMU runs
 in this process), which waiting for a shared core does not inflate; each
 figure is the minimum over ``--repeat`` runs.
 
+The contact Jacobian (the implicit coupling's contact stiffness and damping) is
+probed every ``--jacobian-every`` steps, by ``--jacobian-method``: the FMU's
+fmi2GetDirectionalDerivative (default) or perturbed short doSteps from a saved
+FMU state; its CPU time per probe and per step is printed.
+
 usage: python benchmarks/bench_track_fe.py [--fmu dist/Wheelset.fmu] [--duration 10] [--repeat 3]
+       [--jacobian-every 10] [--jacobian-method derivative|step]
 """
 from __future__ import annotations
 
@@ -62,6 +68,10 @@ def main(argv=None):
     ap.add_argument("--fmu", default=str(ROOT / "dist" / "Wheelset.fmu"))
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jacobian-every", type=int, default=10 ** 9,
+                    help="steps between two contact-Jacobian probes (default: once)")
+    ap.add_argument("--jacobian-method", choices=("derivative", "step"), default="derivative",
+                    help="fmi2GetDirectionalDerivative, or perturbed doSteps from a saved state")
     args = ap.parse_args(argv)
     if not Path(args.fmu).is_file():
         from fmu_wheelset.build import build_fmu
@@ -71,11 +81,14 @@ def main(argv=None):
           f"{track.elements_per_bay} {track.beam} elements per bay")
 
     o = CosimOptions(duration=args.duration, step=1e-3, fmu_parameters=PARAMS, track=track,
-                     start_position=15.0, window_margin=20.0, jacobian_every=10 ** 9)
+                     start_position=15.0, window_margin=20.0, jacobian_every=args.jacobian_every,
+                     jacobian_method=args.jacobian_method)
     runs = []
+    probe_costs = []
     for k in range(max(args.repeat, 1)):
         r = run_track_cosim(args.fmu, o)
         runs.append(figures(r))
+        probe_costs.append(r.cpu_probe / max(r.jacobian_probes, 1))
         f = runs[-1]
         print(f"  run {k + 1}: {f['wall_total']:.2f} s wall, {f['cpu_total']:.2f} s CPU; set-up CPU "
               f"FMU {f['setup_fmu']:.2f} s, track {f['setup_track']:.2f} s; per step CPU FMU "
@@ -95,6 +108,9 @@ def main(argv=None):
     for name, key in (("FMU", "fmu"), ("OpenSees track", "track"), ("master loop", "master")):
         print(f"    {name:15s} {b['cpu_' + key]:6.0f} us ({100 * b['cpu_' + key] / step_cpu:4.1f} %; "
               f"wall {b['wall_' + key]:.0f} us)")
+    print(f"  contact-Jacobian probes ({args.jacobian_method}, every {args.jacobian_every} steps, "
+          f"{r.jacobian_probes} per run): {1e6 * min(probe_costs):.0f} us CPU per probe, "
+          f"{1e6 * min(probe_costs) * r.jacobian_probes / r.steps:.0f} us per step (in the FMU's share)")
 
     rigid_runs = []
     for _ in range(max(args.repeat, 1)):

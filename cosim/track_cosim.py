@@ -36,10 +36,14 @@ settling by the static track deflection (the figures are taken after it).
 
 Plain Gauss-Seidel is unstable at a 1 ms step: the rail's local mass on the
 stiff Hertz spring (~1.5e9 N/m) oscillates far above 1/h. With
-``interface_jacobian`` (default) the master probes the FMU's one-step
-sensitivity of the wheel forces to the rail displacement inputs (finite
-differences from a saved FMU state, FMI 2 get/set FMUstate, every
-``jacobian_every`` steps) and the track step solves the contact linearised
+``interface_jacobian`` (default) the master probes the FMU's sensitivity of
+the wheel forces to the rail inputs every ``jacobian_every`` steps: with
+``jacobian_method="derivative"`` (default) the FMU's
+fmi2GetDirectionalDerivative at the current state (the direct feedthrough,
+central differences inside the FMU, no step); with ``"step"`` finite
+differences of short perturbed doSteps from a saved FMU state (FMI 2 get/set
+FMUstate), the older probe. Both agree within the step probe's forward-
+difference error (tests/test_directional_derivative.py) and the track step solves the contact linearised
 about the FMU's forces implicitly: load = F_FMU + J (w_new - w_FMU), w the
 rail displacement under the wheel (a Jacobian-corrected, "linearly
 implicit" coupling; only the assembled engine supports it).
@@ -84,13 +88,17 @@ class CosimOptions:
     interface_jacobian: bool = True     # implicit contact linearisation in the track step
     jacobian_every: int = 10            # steps between two probes of the FMU's sensitivity
     jacobian_perturbation: float = 1e-6  # m
-    jacobian_probe_step: float = 1e-6   # s, the short step of the probes
+    jacobian_probe_step: float = 1e-6   # s, the short step of the probes ("step" method)
+    jacobian_method: str = "derivative"  # fmi2GetDirectionalDerivative; "step": perturbed doSteps
     output_every: int = 1               # record every n-th step
     static_start: bool = False          # True: the track starts statically deflected
 
     def __post_init__(self):
         if self.order not in ("fmu-first", "track-first"):
             raise ValueError(f"order must be 'fmu-first' or 'track-first', got {self.order!r}")
+        if self.jacobian_method not in ("derivative", "step"):
+            raise ValueError(f"jacobian_method must be 'derivative' or 'step', got "
+                             f"{self.jacobian_method!r}")
         if self.extrapolation not in ("none", "linear"):
             raise ValueError(f"extrapolation must be 'none' or 'linear', got {self.extrapolation!r}")
         if not (math.isfinite(self.step) and self.step > 0):
@@ -324,6 +332,41 @@ class WheelsetFMU:
 
     rate_perturbation = 1e-4
 
+    def probe_derivative(self, crown_above_centroid):
+        """The same (stiffness, damping) as ``probe``, from the FMU's
+        fmi2GetDirectionalDerivative at the current state and inputs (no step,
+        no state saved or restored): one call per column of RAIL_INPUTS seeded
+        on both sides at once (a wheel's outputs depend only on its own rail's
+        inputs: ModelStructure), giving d(outputs)/d(input); the rail loads'
+        change is the central difference of rail_load_array along it (the torque
+        is a smooth function of the contact points' outputs), step
+        ``perturbation`` (m) per unit input. None if the FMU refuses."""
+        from fmpy.fmi1 import FMICallException
+        d = crown_above_centroid
+        out = self.outputs()
+        h = self.perturbation
+        # seed of one side's six inputs (RAIL_INPUTS), column, kind (0 stiffness, 1 damping)
+        columns = [((1, 0, 0, 0, 0, 0), 0, 0), ((0, 1, 0, 0, 0, 0), 1, 0),
+                   ((-d, 0, 1, 0, 0, 0), 2, 0),       # roll about the rail axis
+                   ((0, 0, 0, 1, 0, 0), 0, 1), ((0, 0, 0, 0, 1, 0), 1, 1)]
+        stiffness = np.zeros((2, 3, 3))
+        damping = np.zeros((2, 3, 3))
+        for seed_one, col, kind in columns:
+            seed = list(seed_one) * 2
+            try:
+                dout = np.array(self.slave.getDirectionalDerivative(
+                    self.output_refs, self.input_refs, seed))
+            except FMICallException:
+                return None
+            if not np.isfinite(dout).all():
+                return None
+            plus = rail_load_array(out + h * dout, self.load_index, d)
+            minus = rail_load_array(out - h * dout, self.load_index, d)
+            target = stiffness if kind == 0 else damping
+            target[:, :, col] = (plus - minus) / (2.0 * h)
+        damping[:, :, 2] = -d * damping[:, :, 0]
+        return stiffness, damping
+
     def forces(self, out):
         return [(out[self.index[f"wheel.{side}.force_on_rail.y"]],
                  out[self.index[f"wheel.{side}.force_on_rail.z"]]) for side in SIDES]
@@ -443,7 +486,8 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     fmu_params = dict(o.fmu_parameters)
     t_wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    cpu = {"fmu": 0.0, "track": 0.0, "fmu_setup": 0.0, "track_setup": 0.0, "master_setup": 0.0}
+    cpu = {"fmu": 0.0, "track": 0.0, "fmu_setup": 0.0, "track_setup": 0.0, "master_setup": 0.0,
+           "probe": 0.0}
 
     def stamp():
         return time.perf_counter(), time.process_time()
@@ -555,7 +599,13 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                 # the rail inputs from it
                 t0 = stamp()
                 if use_jacobian and n % o.jacobian_every == 0:
-                    probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
+                    p0 = time.process_time()
+                    if o.jacobian_method == "derivative":
+                        fmu.set_rail(rail_in)        # the derivative at the step's inputs
+                        probed = fmu.probe_derivative(d)
+                    else:
+                        probed = fmu.probe(t, rail_in, o.jacobian_probe_step, d)
+                    cpu["probe"] += time.process_time() - p0
                     if probed is not None:
                         jacobian = probed
                         springs = (-jacobian[0], -jacobian[1])
@@ -617,6 +667,7 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
                          wall_track_setup=wall_track_setup, wall_fmu_setup=wall_fmu_setup,
                          wall_master_setup=wall_master_setup)
     result.jacobian_probes = probes
+    result.cpu_probe = cpu["probe"]          # CPU s in the probes (part of cpu_fmu)
     result.cpu_fmu, result.cpu_track = cpu["fmu"], cpu["track"]
     result.cpu_fmu_setup, result.cpu_track_setup = cpu["fmu_setup"], cpu["track_setup"]
     result.cpu_master_setup = cpu["master_setup"]

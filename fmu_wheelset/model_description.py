@@ -20,7 +20,9 @@ order); `complete_model_description` adds what it does not write:
   ``variables.direct_inputs`` (``""``: none) and ``InitialUnknowns`` depending
   on every parameter and input (the static equilibrium at
   fmi2ExitInitializationMode uses them all);
-* a ``DefaultExperiment`` (0 .. 1 s, 1 ms).
+* a ``DefaultExperiment`` (0 .. 1 s, 1 ms);
+* ``providesDirectionalDerivative="true"`` on CoSimulation (the native front
+  end's fmi2GetDirectionalDerivative: the direct feedthrough, section 2.1.9).
 
 The result passes ``fmpy.validation.validate_fmu`` without a problem.
 """
@@ -83,6 +85,8 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
         el.tail = None
     children = list(root)
     cosim_index = [c.tag for c in children].index("CoSimulation")
+    # the native front end's fmi2GetDirectionalDerivative (slave.directional_derivative)
+    children[cosim_index].set("providesDirectionalDerivative", "true")
 
     units = used_units()
     units_el = ET.Element("UnitDefinitions")

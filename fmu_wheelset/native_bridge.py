@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import weakref
 
 import numpy as np
 
@@ -272,13 +273,36 @@ class Instance:
         self._note_fast_step("on", "fast doStep on (numba cfunc called from C; a step it does not "
                              "accept runs the Python step)", Fmi2Status.ok)
 
+    def directional_derivative(self, unknowns, knowns, seed):
+        """fmi2GetDirectionalDerivative: (status word, dz tuple) for the output
+        value references `unknowns`, input value references `knowns` and the
+        seed (slave.directional_derivative; C has checked the lengths)."""
+        dz = self.slave.directional_derivative(unknowns, knowns, seed)
+        if dz is None:
+            return self._status(ERROR), ()
+        return self._status(OK), tuple(dz)
+
     # -- FMU state (the slave's format and checks: fmu_wheelset/fmu_state.py) -----
     def get_state(self):
-        return self.slave._get_fmu_state()
+        """An in-memory state (fmi2GetFMUstate): the slave's full snapshot and
+        the instance, model and model array it was taken from."""
+        slave = self.slave
+        return MemoryState(slave._get_fmu_state(), slave, slave._model)
 
     def set_state(self, state) -> int:
         slave = self.slave
         slave.last_refusal = None
+        if isinstance(state, MemoryState):
+            if state.is_own(slave):
+                # this instance's own state, not seen outside the process: its
+                # arrays copied back, no parse or checks (those are for states from
+                # outside, fmi2DeSerializeFMUstate). Same model, same parameters,
+                # same model array: the fast step's block (the same arrays) stays
+                slave._restore_own_state(state.snapshot)
+                if self._fast is None:
+                    self._attach_fast_step()
+                return self._status(OK)
+            state = state.snapshot
         slave._set_fmu_state(state)
         if slave.last_refusal is not None:
             return self._status(ERROR)
@@ -290,12 +314,37 @@ class Instance:
         return float(self.slave._time)
 
     def serialize(self, state) -> bytes:
+        if isinstance(state, MemoryState):
+            state = state.snapshot
         return self.slave._fmu_state_to_bytes(state)
 
     def deserialize(self, blob: bytes):
         """The checked snapshot, or a rejection that set_state reports (never
         executed: JSON parsed and checked field by field)."""
         return self.slave._fmu_state_from_bytes(bytes(blob))
+
+
+class MemoryState:
+    """What fmi2GetFMUstate keeps: the slave's snapshot (a dict of copies, the
+    format of fmu_state.py) and weak references to the slave and core model it
+    was taken from. Restored into that same slave and model, with the model's
+    parameter array unchanged, it needs no checks: nothing outside the process
+    has seen or changed it."""
+
+    __slots__ = ("snapshot", "_slave", "_model", "__weakref__")
+
+    def __init__(self, snapshot, slave, model):
+        self.snapshot = snapshot
+        self._slave = weakref.ref(slave)
+        self._model = weakref.ref(model) if model is not None else None
+
+    def is_own(self, slave) -> bool:
+        snap = self.snapshot
+        model = slave._model
+        return (self._slave() is slave and model is not None and self._model is not None
+                and self._model() is model and snap["initialized"] and snap["model"] is not None
+                and slave._initialized
+                and np.array_equal(snap["model"]["model"], model.model))
 
 
 def create(instance_name: str, resources: str) -> Instance:

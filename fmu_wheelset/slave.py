@@ -390,6 +390,96 @@ class Wheelset(Fmi2Slave):
         self._store_outputs()
         return True
 
+    def _feedthrough_scratch(self):
+        """Every array update_feedthrough_outputs writes (the core's contact search
+        and results, the record, the core's inputs, the Nadal-ratio memory and the
+        FMU outputs): what directional_derivative saves and puts back bit for bit."""
+        model = self._model
+        arrays = [model._u, model._work, model._points, model._counts, model._contact,
+                  model._summary, model._deriv, model._search_key, model.record, model._derived,
+                  model._climb_ratios, model._climb_time, self._y]
+        if model._table_search is not None:
+            arrays.extend(model._table_search.scratch)
+        return arrays
+
+    def directional_derivative(self, unknowns, knowns, seed):
+        """FMI 2.0 fmi2GetDirectionalDerivative (section 2.1.9) for co-simulation:
+        dz = (d outputs / d inputs) . seed at the current state and inputs, the
+        outputs `unknowns` and the inputs `knowns` given as value references.
+        Only the direct feedthrough counts (variables.direct_inputs, the
+        ModelStructure dependencies): an output that depends on none of the seeded
+        inputs directly has derivative 0; the others are central differences of
+        update_feedthrough_outputs along the seed, the step scaled so that no
+        input moves by more than its _FD_STEP (a fraction of the contact's
+        penetration / creepage: second-order error ~(step/penetration)^2 ~ 1e-4
+        relative for Hertz). Nothing of the state changes: every array the
+        evaluation writes is put back bit for bit. Returns the list dz, or None
+        with the reason logged (fmi2Error)."""
+        name = "fmi2GetDirectionalDerivative"
+        if self._model is None or not self._initialized:
+            self._refuse(f"{name}: the instance is {self._phase}; the wheelset model is built in "
+                         "fmi2ExitInitializationMode, no derivative before it")
+            return None
+        out_slots, in_slots = [], []
+        for vr in unknowns:
+            entry = self._io_slot.get(vr)
+            if entry is None or entry[0] != "Real" or entry[1] < _N_INPUTS:
+                self._refuse(f"{name}: value reference {vr} is not a Real output (the unknowns "
+                             "of a co-simulation FMU are its outputs)")
+                return None
+            out_slots.append(entry[1] - _N_INPUTS)
+        for vr in knowns:
+            entry = self._io_slot.get(vr)
+            if entry is None or entry[0] != "Real" or entry[1] >= _N_INPUTS:
+                self._refuse(f"{name}: value reference {vr} is not a Real input (the knowns of a "
+                             "co-simulation FMU are its inputs)")
+                return None
+            in_slots.append(entry[1])
+        seed = np.array(seed, dtype=float)
+        if seed.shape != (len(in_slots),) or not np.isfinite(seed).all():
+            self._refuse(f"{name}: the seed dvKnown must be {len(in_slots)} finite numbers")
+            return None
+        u = self._u
+        if not np.isfinite(u).all():
+            bad = [INPUT_NAMES[j] for j in np.flatnonzero(~np.isfinite(u))]
+            self._refuse(f"{name}: input(s) {', '.join(bad)} not finite: no derivative")
+            return None
+        out_index = np.array(out_slots, dtype=np.intp)
+        in_index = np.array(in_slots, dtype=np.intp)
+        seeded = in_index[seed != 0.0]
+        # outputs fed directly by a seeded input; all others: 0 by the ModelStructure
+        fed = _FEEDTHROUGH[np.ix_(out_index, seeded)].any(axis=1) if len(seeded) else \
+            np.zeros(len(out_index), dtype=bool)
+        dz = np.zeros(len(out_index))
+        if not fed.any():
+            return dz.tolist()
+        ratio = float(np.max(np.abs(seed) / _FD_STEP[in_index]))
+        eps = 1.0 / ratio
+        saved = [a.copy() for a in self._feedthrough_scratch()]
+        u_saved = u.copy()
+        values = []
+        try:
+            for sign in (1.0, -1.0):
+                u[:] = u_saved
+                np.add.at(u, in_index, sign * eps * seed)
+                if not self.update_feedthrough_outputs():
+                    raise ValueError("the perturbed inputs are not finite")
+                values.append(self._y[out_index].copy())
+        except Exception as exc:  # noqa: BLE001 - reported, state put back below
+            self._refuse(f"{name}: the outputs could not be evaluated about the current state: "
+                         f"{type(exc).__name__}: {exc}")
+            return None
+        finally:
+            u[:] = u_saved
+            for array, copy in zip(self._feedthrough_scratch(), saved):
+                array[...] = copy
+        dz[fed] = ((values[0] - values[1]) / (2.0 * eps))[fed]
+        if not np.isfinite(dz).all():
+            self._refuse(f"{name}: a derivative is not finite (contact search failed about the "
+                         "current state)")
+            return None
+        return dz.tolist()
+
     # -- helpers -----------------------------------------------------------
     def _error(self, message: str, status: Fmi2Status = Fmi2Status.error):
         self.log(message, status)
@@ -758,6 +848,18 @@ class Wheelset(Fmi2Slave):
         self._phase = "initialized"
         self._time = float(state["time"])
 
+    def _restore_own_state(self, state):
+        """_restore_state without the checks, for a state this instance took of
+        its current model (native_bridge.MemoryState.is_own): the same
+        assignments in the same order, so the rollback is the same bit for bit."""
+        self._model.set_state(state["model"])
+        self._io[:] = state["io"]
+        self._initialized = True
+        self._terminated = False
+        self.terminate_requested = False
+        self._phase = "initialized"
+        self._time = float(state["time"])
+
     @staticmethod
     def _fmu_state_to_bytes(state: Dict[str, Any]) -> bytes:
         return fmu_state.encode(state, guid=state.get("guid", ""), fmu_version=FMU_VERSION,
@@ -901,6 +1003,17 @@ _IO_LO = np.array([-INF if v.min is None else float(v.min) for v in VARIABLES_IO
 _IO_HI = np.array([INF if v.max is None else float(v.max) for v in VARIABLES_IO])
 _IN_LO, _IN_HI = _IO_LO[:_N_INPUTS].copy(), _IO_HI[:_N_INPUTS].copy()
 _OUT_LO, _OUT_HI = _IO_LO[_N_INPUTS:].copy(), _IO_HI[_N_INPUTS:].copy()
+
+
+# direct feedthrough (variables.direct_inputs, the ModelStructure): [output slot, input slot]
+_FEEDTHROUGH = np.array([[name in fmu_variables.direct_inputs(out) for name in INPUT_NAMES]
+                         for out in OUTPUT_NAMES], dtype=bool)
+# finite-difference step of each input for directional_derivative, by unit: 1 um of
+# rail motion is ~1 % of the Hertz penetration at a static wheel load (~0.1 mm:
+# error of the central difference ~(h/delta)^2 / 24 ~ 4e-6 relative), 1e-4 m/s a
+# creepage change of ~4e-6 at 25 m/s (linear creep range); curvature 1e-7 1/m
+_FD_STEP = np.array([{"m": 1e-6, "rad": 1e-6, "m/s": 1e-4, "rad/s": 1e-4, "1/m": 1e-7}.get(
+    v.unit, 1.0) for v in VARIABLES_IO[:_N_INPUTS]])
 
 
 def _is_number(x) -> bool:

@@ -993,13 +993,88 @@ fmi2Status fmi2GetRealOutputDerivatives(fmi2Component component, const fmi2Value
     ERROR_RETURN(c, "fmi2GetRealOutputDerivatives: not supported (maxOutputDerivativeOrder=0)");
 }
 
-fmi2Status fmi2GetDirectionalDerivative(fmi2Component component, const fmi2ValueReference u[], size_t nu,
-                                        const fmi2ValueReference z[], size_t nz, const fmi2Real dv[],
+/* value reference vr is a Real of the causality wanted (the table's columns) */
+static int real_of_causality(Component *c, fmi2ValueReference vr, int causality) {
+    if ((size_t)vr >= c->n_variables) return 0;
+    const int *row = c->table + TABLE_COLUMNS * (size_t)vr;
+    return row[0] == KIND_REAL && row[1] == causality;
+}
+
+/* A tuple of n Python ints (vr) or floats (values); NULL on failure. GIL held. */
+static PyObject *tuple_of(const fmi2ValueReference *vr, const fmi2Real *values, size_t n) {
+    PyObject *t = py.TupleNew((py_ssize_t)n);
+    if (t == NULL) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *item = vr ? py.LongFromUnsignedLong((unsigned long)vr[i]) : py.FloatFromDouble(values[i]);
+        if (item == NULL || py.TupleSetItem(t, (py_ssize_t)i, item) != 0) { py.DecRef(t); return NULL; }
+    }
+    return t;
+}
+
+/* FMI 2.0 section 2.1.9 (co-simulation: the unknowns z are outputs, the knowns u
+ * inputs; allowed where fmi2GetReal is, table of section 4.2.4). The derivative of
+ * the directly fed-through outputs at the current state, by the slave
+ * (slave.directional_derivative: central differences of the feedthrough outputs,
+ * the state and the values put back bit for bit). */
+fmi2Status fmi2GetDirectionalDerivative(fmi2Component component, const fmi2ValueReference z[], size_t nz,
+                                        const fmi2ValueReference u[], size_t nu, const fmi2Real dv[],
                                         fmi2Real dz[]) {
+    /* z = vUnknown_ref (nUnknown), u = vKnown_ref (nKnown), dv = dvKnown, dz = dvUnknown */
+    static const char *name = "fmi2GetDirectionalDerivative";
     Component *c = (Component *)component;
-    (void)u; (void)nu; (void)z; (void)nz; (void)dv; (void)dz;
     if (c == NULL) return fmi2Error;
-    ERROR_RETURN(c, "fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)");
+    if (!allowed(c, GET_STATES, name)) return fmi2Error;
+    if ((nu > 0 && (u == NULL || dv == NULL)) || (nz > 0 && (z == NULL || dz == NULL)))
+        ERROR_RETURN(c, "%s: NULL array argument", name);
+    for (size_t i = 0; i < nu; i++)
+        if (!real_of_causality(c, u[i], CAUSALITY_INPUT))
+            ERROR_RETURN(c, "%s: vKnown_ref[%zu] = %u is not a Real input", name, i,
+                         (unsigned)u[i]);
+    for (size_t i = 0; i < nz; i++)
+        if (!real_of_causality(c, z[i], CAUSALITY_OUTPUT))
+            ERROR_RETURN(c, "%s: vUnknown_ref[%zu] = %u is not a Real output", name, i, (unsigned)z[i]);
+    for (size_t i = 0; i < nu; i++)
+        if (!isfinite(dv[i])) ERROR_RETURN(c, "%s: dvKnown[%zu] is not finite", name, i);
+    if (nz == 0) return fmi2OK;
+    int gil = python_enter();
+    PyObject *zt = tuple_of(z, NULL, nz), *ut = tuple_of(u, NULL, nu), *dt = tuple_of(NULL, dv, nu);
+    PyObject *f = py.GetAttrString(c->instance, "directional_derivative");
+    PyObject *result = (zt && ut && dt && f) ? py.CallFunctionObjArgs(f, zt, ut, dt, NULL) : NULL;
+    if (zt) py.DecRef(zt);
+    if (ut) py.DecRef(ut);
+    if (dt) py.DecRef(dt);
+    if (f) py.DecRef(f);
+    if (result == NULL) {
+        char reason[MESSAGE_SIZE - 128];
+        python_error_text(reason, sizeof reason);
+        python_leave(gil);
+        ERROR_RETURN(c, "%s: %s", name, reason);
+    }
+    /* (status word, tuple of nz floats) */
+    long word = fmi2Error;
+    PyObject *values = NULL;
+    if (py.TupleSize(result) == 2) {
+        PyObject *w = py.TupleGetItem(result, 0);          /* borrowed */
+        word = w ? py.LongAsLong(w) : fmi2Error;
+        values = py.TupleGetItem(result, 1);
+    }
+    if (py.ErrOccurred()) { py.ErrClear(); word = fmi2Error; values = NULL; }
+    if (word & BRIDGE_MESSAGES) drain_messages(c);
+    fmi2Status status = (fmi2Status)(word & BRIDGE_STATUS_MASK);
+    int ok = status <= fmi2Warning && values != NULL && py.TupleSize(values) == (py_ssize_t)nz;
+    for (size_t i = 0; ok && i < nz; i++) {
+        double x = py.FloatAsDouble(py.TupleGetItem(values, (py_ssize_t)i));
+        if (py.ErrOccurred() || !isfinite(x)) { py.ErrClear(); ok = 0; break; }
+        dz[i] = x;
+    }
+    py.DecRef(result);
+    python_leave(gil);
+    if (!ok) {
+        if (status <= fmi2Warning)
+            ERROR_RETURN(c, "%s: the Python side returned no derivative", name);
+        return fmi2Error;     /* the reason was logged by the slave */
+    }
+    return status;
 }
 
 /* ----------------------------------------------------------- FMU states */

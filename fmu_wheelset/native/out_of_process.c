@@ -499,7 +499,7 @@ fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReferenc
                                         fmi2Real dz[]) {
     UNWRAP(c, h);
     if (!h->remote) return IN(fmi2GetDirectionalDerivative)(h->inner, u, nu, z, nz, dv, dz);
-    host_log(h, fmi2Error, "fmi2GetDirectionalDerivative: not supported (providesDirectionalDerivative=false)");
+    host_log(h, fmi2Error, "fmi2GetDirectionalDerivative: not available out of process (WHEELSET_FMU_OUT_OF_PROCESS); run the FMU in process for directional derivatives");
     return fmi2Error;
 }
 
