@@ -95,8 +95,10 @@ forces within the step, small against the suspension forces for the modes
 above: the slip time constant of the creep forces, 0.2-0.8 ms, is shorter than
 h, so within a step the wheelset rolls like the rolling mass of the model),
 and the scheme needs one doStep per FMU per communication step, no rollback
-(fmi2GetFMUstate) and no directional derivatives (which the FMU does not
-provide: providesDirectionalDerivative=false): it works with every FMI 2.0 co-simulation host.
+(fmi2GetFMUstate) and no directional derivatives (the FMU provides them now,
+fmi2GetDirectionalDerivative, but only for the direct feedthrough of the rail
+inputs to the contact outputs; the axle-box forces act through the step): it
+works with every FMI 2.0 co-simulation host.
 """
 from __future__ import annotations
 

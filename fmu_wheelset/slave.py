@@ -402,6 +402,28 @@ class Wheelset(Fmi2Slave):
             arrays.extend(model._table_search.scratch)
         return arrays
 
+    def _derivative_indices(self, name, unknowns, knowns):
+        """(output slots, input slots, feedthrough matrix) of value references
+        that are all Real outputs / Real inputs, else None with the reason logged."""
+        out_slots, in_slots = [], []
+        for vr in unknowns:
+            entry = self._io_slot.get(vr)
+            if entry is None or entry[0] != "Real" or entry[1] < _N_INPUTS:
+                self._refuse(f"{name}: value reference {vr} is not a Real output (the unknowns "
+                             "of a co-simulation FMU are its outputs)")
+                return None
+            out_slots.append(entry[1] - _N_INPUTS)
+        for vr in knowns:
+            entry = self._io_slot.get(vr)
+            if entry is None or entry[0] != "Real" or entry[1] >= _N_INPUTS:
+                self._refuse(f"{name}: value reference {vr} is not a Real input (the knowns of a "
+                             "co-simulation FMU are its inputs)")
+                return None
+            in_slots.append(entry[1])
+        out_index = np.array(out_slots, dtype=np.intp)
+        in_index = np.array(in_slots, dtype=np.intp)
+        return out_index, in_index, _FEEDTHROUGH[np.ix_(out_index, in_index)]
+
     def directional_derivative(self, unknowns, knowns, seed):
         """FMI 2.0 fmi2GetDirectionalDerivative (section 2.1.9) for co-simulation:
         dz = (d outputs / d inputs) . seed at the current state and inputs, the
@@ -420,42 +442,33 @@ class Wheelset(Fmi2Slave):
             self._refuse(f"{name}: the instance is {self._phase}; the wheelset model is built in "
                          "fmi2ExitInitializationMode, no derivative before it")
             return None
-        out_slots, in_slots = [], []
-        for vr in unknowns:
-            entry = self._io_slot.get(vr)
-            if entry is None or entry[0] != "Real" or entry[1] < _N_INPUTS:
-                self._refuse(f"{name}: value reference {vr} is not a Real output (the unknowns "
-                             "of a co-simulation FMU are its outputs)")
+        key = ("derivative", tuple(unknowns), tuple(knowns))
+        indices = self._index_cache.get(key)
+        if indices is None:
+            indices = self._derivative_indices(name, key[1], key[2])
+            if indices is None:
                 return None
-            out_slots.append(entry[1] - _N_INPUTS)
-        for vr in knowns:
-            entry = self._io_slot.get(vr)
-            if entry is None or entry[0] != "Real" or entry[1] >= _N_INPUTS:
-                self._refuse(f"{name}: value reference {vr} is not a Real input (the knowns of a "
-                             "co-simulation FMU are its inputs)")
-                return None
-            in_slots.append(entry[1])
+            if len(self._index_cache) < 256:      # hosts use a handful of lists
+                self._index_cache[key] = indices
+        out_index, in_index, feeds = indices
         seed = np.array(seed, dtype=float)
-        if seed.shape != (len(in_slots),) or not np.isfinite(seed).all():
-            self._refuse(f"{name}: the seed dvKnown must be {len(in_slots)} finite numbers")
+        if seed.shape != (len(in_index),) or not np.isfinite(seed).all():
+            self._refuse(f"{name}: the seed dvKnown must be {len(in_index)} finite numbers")
             return None
         u = self._u
         if not np.isfinite(u).all():
             bad = [INPUT_NAMES[j] for j in np.flatnonzero(~np.isfinite(u))]
             self._refuse(f"{name}: input(s) {', '.join(bad)} not finite: no derivative")
             return None
-        out_index = np.array(out_slots, dtype=np.intp)
-        in_index = np.array(in_slots, dtype=np.intp)
-        seeded = in_index[seed != 0.0]
         # outputs fed directly by a seeded input; all others: 0 by the ModelStructure
-        fed = _FEEDTHROUGH[np.ix_(out_index, seeded)].any(axis=1) if len(seeded) else \
-            np.zeros(len(out_index), dtype=bool)
+        fed = feeds[:, seed != 0.0].any(axis=1)
         dz = np.zeros(len(out_index))
         if not fed.any():
             return dz.tolist()
         ratio = float(np.max(np.abs(seed) / _FD_STEP[in_index]))
         eps = 1.0 / ratio
-        saved = [a.copy() for a in self._feedthrough_scratch()]
+        arrays = self._feedthrough_scratch()
+        saved = [a.copy() for a in arrays]
         u_saved = u.copy()
         values = []
         try:
@@ -471,8 +484,8 @@ class Wheelset(Fmi2Slave):
             return None
         finally:
             u[:] = u_saved
-            for array, copy in zip(self._feedthrough_scratch(), saved):
-                array[...] = copy
+            for array, copy in zip(arrays, saved):
+                np.copyto(array, copy)
         dz[fed] = ((values[0] - values[1]) / (2.0 * eps))[fed]
         if not np.isfinite(dz).all():
             self._refuse(f"{name}: a derivative is not finite (contact search failed about the "
