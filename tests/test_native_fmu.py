@@ -323,3 +323,37 @@ def test_direct_feedthrough_of_rail_motion(md, wheelset_fmu_unzipped):
     assert moved[1:] == before[1:]                      # right wheel and the state: unchanged
     # the same inputs give the record of the step again (same kernel, same state)
     assert back == pytest.approx(before, rel=1e-12, abs=1e-9)
+
+
+def test_c_host_directional_derivative_equals_fmpy(host, wheelset_fmu_unzipped, md, vr):
+    """fmi2GetDirectionalDerivative from a plain C host (embedded interpreter)
+    after 3 steps equals FMPy's at the same state bit for bit (the same
+    deterministic evaluation); in the out-of-process mode it is fmi2Error with
+    the reason logged, not a wrong number."""
+    from fmpy.fmi2 import FMU2Slave
+    z, u = vr["wheel.left.force_on_rail.z"], vr["rail.left.vertical_displacement"]
+    proc = run_host(host, wheelset_fmu_unzipped, md.guid, [f"o:{z}"],
+                    options=("--derivative", f"{z}:{u}"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    line = [x for x in proc.stdout.splitlines() if x.startswith("derivative ")]
+    c_value = float(line[0].split()[1])
+    s = FMU2Slave(guid=md.guid, unzipDirectory=wheelset_fmu_unzipped, modelIdentifier="Wheelset",
+                  instanceName="fmpy_derivative")
+    s.instantiate()
+    try:
+        s.setupExperiment(startTime=0.0)
+        s.enterInitializationMode()
+        s.exitInitializationMode()
+        for k in range(3):
+            s.doStep(currentCommunicationPoint=k * H, communicationStepSize=H)
+        fmpy_value = s.getDirectionalDerivative([z], [u], [1.0])[0]
+    finally:
+        s.terminate()
+        s.freeInstance()
+    assert c_value == fmpy_value
+    assert c_value < -1e8                 # N/m: rail down, less load (Hertz)
+    remote = run_host(host, wheelset_fmu_unzipped, md.guid, [f"o:{z}"],
+                      options=("--derivative", f"{z}:{u}"),
+                      env=clean_environment(WHEELSET_FMU_OUT_OF_PROCESS="1"))
+    assert remote.returncode == 2
+    assert "not available out of process" in remote.stderr

@@ -21,6 +21,9 @@
  *   --nan-test VR     after the steps: take the FMU state, set input VR to NaN,
  *                     expect fmi2Discard with fmi2Terminated false, restore the
  *                     state, set VR back, expect fmi2OK and fmi2Terminated false
+ *   --derivative Z:U  after the steps: print "derivative <value>", the
+ *                     fmi2GetDirectionalDerivative of Real output Z with respect
+ *                     to Real input U (seed 1)
  *   --timing          print no rows; report on stderr the wall and process CPU
  *                     time of the stepping loop (doStep + reading every listed output)
  * Exit status: 0 ok, 2 a call failed (its status is printed on stderr),
@@ -85,13 +88,18 @@ static void uri_of(const char *dir, const char *form, char *out, size_t size) {
 
 int main(int argc, char **argv) {
     const char *name = "c_host", *uri_form = "triple";
-    long nan_vr = -1;
+    long nan_vr = -1, derivative_z = -1, derivative_u = -1;
     int first = 1, timing = 0;
     if (argc > 1 && strcmp(argv[1], "--timing") == 0) { timing = 1; argv[1] = argv[0]; argv++; argc--; }
     while (first < argc && strncmp(argv[first], "--", 2) == 0 && first + 1 < argc) {
         if (strcmp(argv[first], "--name") == 0) name = argv[first + 1];
         else if (strcmp(argv[first], "--uri") == 0) uri_form = argv[first + 1];
         else if (strcmp(argv[first], "--nan-test") == 0) nan_vr = atol(argv[first + 1]);
+        else if (strcmp(argv[first], "--derivative") == 0) {
+            if (sscanf(argv[first + 1], "%ld:%ld", &derivative_z, &derivative_u) != 2) {
+                fprintf(stderr, "bad --derivative %s (Z:U)\n", argv[first + 1]); return 1;
+            }
+        }
         else { fprintf(stderr, "unknown option %s\n", argv[first]); return 1; }
         first += 2;
     }
@@ -237,6 +245,14 @@ int main(int argc, char **argv) {
         printf("%.17g", t);
         for (size_t i = 0; i < n_out; i++) printf(" %.17g", values[i]);
         printf("\n");
+    }
+    if (derivative_z >= 0) {
+        fmi2GetDirectionalDerivativeTYPE *derivative =
+            (fmi2GetDirectionalDerivativeTYPE *)sym(lib, "fmi2GetDirectionalDerivative");
+        fmi2ValueReference z = (fmi2ValueReference)derivative_z, u = (fmi2ValueReference)derivative_u;
+        fmi2Real seed = 1.0, dz = NAN;
+        CHECK(derivative(c, &z, 1, &u, 1, &seed, &dz), "fmi2GetDirectionalDerivative");
+        printf("derivative %.17g\n", dz);
     }
     CHECK(terminate(c), "fmi2Terminate");
     free_instance(c);
