@@ -8,8 +8,8 @@ RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
     communication step: every advance ends with the evaluation for the outputs);
   - in the curve (t = 9 s, outer wheel in two-point flange contact): the cost
     of one right-hand side with the contact search of the first RK4 stage (as
-    the integrator runs it: online warm-started, or the table; online also the
-    full scan of the profiles it replaces), of one with the contact update (the
+    the integrator runs it: online the full scan of the profiles, or the table;
+    online also the full scan called directly), of one with the contact update (the
     other three stages), and their mean per RHS as the integrator calls them
     (1 search + 3 updates per step);
   - the build time and size of the table;
@@ -153,10 +153,10 @@ def main():
         full_min, full_med = _min_median(full)
         upd_min, upd_med = _min_median(update)
         mean = (full_min + 3 * upd_min) / 4
-        what = "warm-started search" if geometry == "online" else "table search"
+        what = "full search" if geometry == "online" else "table search"
         print(f"  in the curve (points per wheel {counts}): RHS with the {what} {full_min:.2f} / {full_med:.2f} us, "
               f"with update {upd_min:.2f} / {upd_med:.2f} us, mean per RHS (1 + 3) {mean:.2f} us"
-              + (f"; with the full scan of the profiles {min(scan):.2f} / {statistics.median(scan):.2f} us"
+              + (f"; the full scan called directly {min(scan):.2f} / {statistics.median(scan):.2f} us"
                  if geometry == "online" else ""))
         print(f"    target <= {TARGET_RHS_US[geometry]:g} us: search RHS / target = "
               f"{full_min / TARGET_RHS_US[geometry]:.2f}, mean RHS / target = {mean / TARGET_RHS_US[geometry]:.2f}")
