@@ -868,7 +868,6 @@ class AssembledTrack(TrackStepper):
         vertical, roll at the point), solved implicitly. Returns (m, 2, 3): the
         axis' (lateral, vertical, roll) and their rates at the points after
         the step. One compiled call (cosim.newmark_kernel.newmark_step)."""
-        from cosim.newmark_kernel import newmark_step
         sides, local = self._points(sides, xs)
         m = local.shape[0]
         forces = np.ascontiguousarray(forces, dtype=float).reshape(m, 3)
@@ -880,6 +879,13 @@ class AssembledTrack(TrackStepper):
         stiffness = zero if stiffness is None else stiffness
         damping = zero if damping is None else damping
         axis = np.empty((m, 2, 3))
+        return self._newmark_step(sides, local, forces, stiffness, damping, axis)
+
+    def _newmark_step(self, sides, local, forces, stiffness, damping, axis):
+        """One Newmark step of both rails in the compiled kernel (the common end
+        of step_points and step_wheelset); refuses non-finite loads with the
+        state left as it was. Returns axis, filled."""
+        from cosim.newmark_kernel import newmark_step
         if not newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data,
                             self.MC.indices, self.MC.indptr, self.lu.profile, self._element_dofs,
                             *self._geometry, sides, local, forces, stiffness, damping,
@@ -894,7 +900,6 @@ class AssembledTrack(TrackStepper):
         (left rail, right rail; forces (2, 3)), with the buffers made once:
         the master's per-step call. Returns (2, 2, 3) as step_points (a view of
         a buffer the next call overwrites)."""
-        from cosim.newmark_kernel import newmark_step
         buffers = self.__dict__.get("_wheelset_buffers")
         if buffers is None:
             buffers = self._wheelset_buffers = (np.array([0, 1], dtype=np.int64), np.zeros(2),
@@ -908,14 +913,7 @@ class AssembledTrack(TrackStepper):
             damping = np.ascontiguousarray(damping, dtype=float).reshape(2, 3, 3)
         stiffness = zero if stiffness is None else stiffness
         damping = zero if damping is None else damping
-        if not newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data,
-                            self.MC.indices, self.MC.indptr, self.lu.profile, self._element_dofs,
-                            *self._geometry, sides, local, forces, stiffness, damping,
-                            self._blocks, self._have, self._work, axis):
-            raise TrackModelError(f"non-finite wheel load or contact stiffness/damping at "
-                                  f"t = {self.time:g} s: loads {forces.tolist()}")
-        self.time += self.time_step
-        return axis
+        return self._newmark_step(sides, local, forces, stiffness, damping, axis)
 
     def axis_at(self, sides, xs):
         """(m, 2, 3): the axis' (lateral, vertical, roll) and their rates at the
