@@ -68,8 +68,10 @@ import json
 import math
 import os
 import random
+import signal
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 import traceback
@@ -548,7 +550,6 @@ def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_work
     """Run `cases` (list of case dicts) on Dask; returns the rows (one per case,
     in the order of `cases`). Cases whose result is in ``out/cases`` are skipped.
     `runner`: "fmu" (needs `fmu_path`, an .fmu file) or "core"."""
-    from distributed import Client, LocalCluster, as_completed
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     keys = [case_key(c) for c in cases]
@@ -559,55 +560,10 @@ def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_work
             todo[k] = c
     stats = {"total": len(set(keys)), "skipped": len(set(keys)) - len(todo), "ran": 0, "failed": 0}
     if todo:
-        own_cluster = None
-        if client is None:
-            if scheduler:
-                client = Client(scheduler)
-            else:
-                from fmu_wheelset.sweep_plan import check_workers
-                n = check_workers(n_workers) or os.cpu_count() or 1
-                own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                           dashboard_address=None)
-                client = Client(own_cluster)
-            own_client = True
-        else:
-            own_client = False
-        try:
-            blob = None
-            if runner == "fmu":
-                if fmu_path is None:
-                    raise ValueError("runner 'fmu' needs an FMU file")
-                data = Path(fmu_path).read_bytes()
-                blob = client.scatter((hashlib.sha256(data).hexdigest(), data), broadcast=True, hash=False)
-            futures = [client.submit(dask_task, blob, c, histories, key=f"case-{k}", pure=False)
-                       for k, c in todo.items()]
-            bar = None
-            if progress:
-                from tqdm import tqdm
-                bar = tqdm(total=len(futures), desc="sweep", unit="case")
-            for fut in as_completed(futures):
-                try:
-                    row = fut.result()
-                except Exception as exc:  # noqa: BLE001 - worker died, etc.
-                    k = fut.key[5:] if isinstance(fut.key, str) else str(fut.key)
-                    row = {"key": k, "status": "failed", "message": f"task error: {type(exc).__name__}: {exc}",
-                           "runner": runner}
-                    row.update({f"case.{p}": v for p, v in sorted(todo[k]["params"].items())})
-                _write_case(out, row, histories)
-                stats["ran"] += 1
-                stats["failed"] += row["status"] != "ok"
-                done[row["key"]] = row
-                if bar is not None:
-                    bar.update(1)
-                    if row["status"] != "ok":
-                        bar.write(f"case {row['key']} failed: {row['message'][:200]}")
-            if bar is not None:
-                bar.close()
-        finally:
-            if own_client:
-                client.close()
-            if own_cluster is not None:
-                own_cluster.close()
+        with _ctrl_c_recorded() as interrupted:
+            _run_todo(todo, out, done, stats, fmu_path=fmu_path, runner=runner, scheduler=scheduler,
+                      n_workers=n_workers, histories=histories, progress=progress, client=client,
+                      interrupted=interrupted)
     rows = [done[k] for k in keys]
     write_summary(rows, out / "summary.csv")
     if plot:
@@ -617,6 +573,105 @@ def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_work
             print(f"heat map failed: {exc}", file=sys.stderr)
     run_sweep.last_stats = stats
     return rows
+
+
+
+@contextlib.contextmanager
+def _ctrl_c_recorded():
+    """Ctrl-C during a sweep: the first SIGINT sets the returned event (and
+    raises KeyboardInterrupt as usual). The wait loop also polls the event, so
+    the interrupt is not lost when the exception lands in library code that
+    swallows it (a finaliser run by the garbage collector, a BaseException
+    handler of the cluster start-up). Outside the main thread nothing changes."""
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+
+    def on_sigint(signum, frame):
+        first = not interrupted.is_set()
+        interrupted.set()
+        if first:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield interrupted
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _completed_unless_interrupted(futures, interrupted, poll=0.2):
+    """The futures in the order they finish, like distributed.as_completed, but
+    checking `interrupted` every `poll` seconds (KeyboardInterrupt when set)."""
+    from distributed import wait
+    pending = set(futures)
+    while pending:
+        if interrupted.is_set():
+            raise KeyboardInterrupt
+        try:
+            finished, pending = wait(pending, timeout=poll, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            continue
+        yield from finished
+
+
+def _run_todo(todo, out, done, stats, *, fmu_path, runner, scheduler, n_workers, histories,
+              progress, client, interrupted):
+    """Run the cases of `todo` (key -> case) on Dask, writing each result to
+    ``out/cases`` and into `done` as it finishes."""
+    from distributed import Client, LocalCluster
+    own_cluster = None
+    if client is None:
+        if scheduler:
+            client = Client(scheduler)
+        else:
+            from fmu_wheelset.sweep_plan import check_workers
+            n = check_workers(n_workers) or os.cpu_count() or 1
+            own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+            client = Client(own_cluster)
+        own_client = True
+    else:
+        own_client = False
+    try:
+        blob = None
+        if runner == "fmu":
+            if fmu_path is None:
+                raise ValueError("runner 'fmu' needs an FMU file")
+            data = Path(fmu_path).read_bytes()
+            blob = client.scatter((hashlib.sha256(data).hexdigest(), data), broadcast=True, hash=False)
+        futures = [client.submit(dask_task, blob, c, histories, key=f"case-{k}", pure=False)
+                   for k, c in todo.items()]
+        bar = None
+        if progress:
+            from tqdm import tqdm
+            bar = tqdm(total=len(futures), desc="sweep", unit="case")
+        for fut in _completed_unless_interrupted(futures, interrupted):
+            try:
+                row = fut.result()
+            except Exception as exc:  # noqa: BLE001 - worker died, etc.
+                k = fut.key[5:] if isinstance(fut.key, str) else str(fut.key)
+                row = {"key": k, "status": "failed", "message": f"task error: {type(exc).__name__}: {exc}",
+                       "runner": runner}
+                row.update({f"case.{p}": v for p, v in sorted(todo[k]["params"].items())})
+            _write_case(out, row, histories)
+            stats["ran"] += 1
+            stats["failed"] += row["status"] != "ok"
+            done[row["key"]] = row
+            if bar is not None:
+                bar.update(1)
+                if row["status"] != "ok":
+                    bar.write(f"case {row['key']} failed: {row['message'][:200]}")
+        if bar is not None:
+            bar.close()
+    finally:
+        if own_client:
+            client.close()
+        if own_cluster is not None:
+            own_cluster.close()
 
 
 def write_summary(rows, path):

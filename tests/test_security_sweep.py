@@ -188,3 +188,21 @@ def test_no_temporary_folders_left_after_ctrl_c(tmp_path, wheelset_fmu):
     assert proc.returncode == 130, (proc.returncode, out, err)
     assert "interrupted" in err and "Traceback" not in err, err
     assert _leftovers(tmp) == []
+
+
+def test_ctrl_c_swallowed_by_library_code_still_stops_the_sweep():
+    """A KeyboardInterrupt raised inside code that swallows it (a finaliser run by
+    the garbage collector prints "Exception ignored" and goes on) must still stop
+    the sweep: the handler records the Ctrl-C and the wait loop polls it."""
+    from fmu_wheelset.sweep import _completed_unless_interrupted, _ctrl_c_recorded
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        with _ctrl_c_recorded() as interrupted:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.5)  # the handler runs at the next bytecode boundary
+            except KeyboardInterrupt:
+                pass  # swallowed, as a finaliser would
+            assert interrupted.is_set()
+            next(_completed_unless_interrupted([object()], interrupted))
+    assert signal.getsignal(signal.SIGINT) is before  # the handler is put back
