@@ -578,21 +578,21 @@ def run_sweep(cases, out, *, fmu_path=None, runner="fmu", scheduler=None, n_work
 
 @contextlib.contextmanager
 def _ctrl_c_recorded():
-    """Ctrl-C during a sweep: the first SIGINT sets the returned event (and
-    raises KeyboardInterrupt as usual). The wait loop also polls the event, so
-    the interrupt is not lost when the exception lands in library code that
-    swallows it (a finaliser run by the garbage collector, a BaseException
-    handler of the cluster start-up). Outside the main thread nothing changes."""
+    """Ctrl-C during a sweep: the first SIGINT sets the returned event and
+    raises KeyboardInterrupt as usual (a second one finds the previous handler).
+    The wait loop also polls the event, so the interrupt is not lost when the
+    exception lands in library code that swallows it (a finaliser run by the
+    garbage collector, a BaseException handler of the cluster start-up).
+    Outside the main thread nothing changes."""
     interrupted = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield interrupted
         return
 
     def on_sigint(signum, frame):
-        first = not interrupted.is_set()
         interrupted.set()
-        if first:
-            raise KeyboardInterrupt
+        signal.signal(signal.SIGINT, previous)  # a second Ctrl-C acts as before
+        raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     try:
