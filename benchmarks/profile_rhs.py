@@ -42,12 +42,6 @@ def _table_loop(n, tables, table, pose, motion, buffers, scratch):
 
 
 @njit
-def _warm_loop(n, tables, pose, motion, buffers, scratch):
-    for _ in range(n):
-        geometry_table.wheelset_warm_kernel(tables, pose, motion, -1.0, buffers, scratch)
-
-
-@njit
 def _update_loop(n, tables, pose, motion, buffers):
     for _ in range(n):
         geo.wheelset_contact_update(tables, pose, motion, buffers)
@@ -153,22 +147,20 @@ def main():
                    arr(C_B), arr(C_NORMAL), m[M_FRICTION], shear, nu, m[M_SPEED], m[M_CP1], m[M_CP2],
                    m[M_CP3], m[M_CP4], m[M_CP5], n=n, repeats=repeats)
     t_rhs_full = _cpu(_rhs_loop, *full_args, False, None, n=n, repeats=repeats)
-    t_rhs_warm = _cpu(_rhs_loop, *full_args, False, online_search, n=n, repeats=repeats)
-    t_warm = _cpu(_warm_loop, su.tables, pose, motion, buffers, online_search.scratch, n=n, repeats=repeats)
     t_rhs_table = _cpu(_rhs_loop, *full_args, False, model._table_search, n=n, repeats=repeats)
     model.rhs(st)
     t_rhs_upd = _cpu(_rhs_loop, *full_args, True, online_search, n=n, repeats=repeats)
     physics = t_fit + t_creep     # the RHS uses the fitted Hertz
-    print(f"  geometry: online full scan (both wheels) {t_full:.2f} us, warm-started online search "
-          f"{t_warm:.2f} us, table search {t_table:.2f} us, update of the points {t_upd:.2f} us")
+    print(f"  geometry: online full scan (both wheels) {t_full:.2f} us, "
+          f"table search {t_table:.2f} us, update of the points {t_upd:.2f} us")
     print(f"  Hertz ({len(pens)} points): AGM/Newton {t_hertz:.2f} us ({t_hertz / max(len(pens), 1):.2f} per point), "
           f"fitted shape terms (the RHS's) {t_fit:.2f} us ({t_fit / max(len(pens), 1):.2f} per point)")
     print(f"  "
           f"creep ({n_pts} points) {t_creep:.2f} us ({t_creep / max(n_pts, 1):.2f} per point)")
-    print(f"  whole RHS: online full scan {t_rhs_full:.2f} us, online warm-started {t_rhs_warm:.2f} us, "
+    print(f"  whole RHS: online full scan {t_rhs_full:.2f} us, "
           f"table {t_rhs_table:.2f} us, update {t_rhs_upd:.2f} us")
     print(f"  rest of an RHS (frames, creepages, assembly, call): online full scan "
-          f"{t_rhs_full - t_full - physics:.2f} us, warm {t_rhs_warm - t_warm - physics:.2f} us, "
+          f"{t_rhs_full - t_full - physics:.2f} us, "
           f"table {t_rhs_table - t_table - physics:.2f} us, update {t_rhs_upd - t_upd - physics:.2f} us")
 
 

@@ -200,10 +200,6 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             geometry_table.wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
                                                  epsilon, search, table_search.scratch)
         else:
-            # the full scan: the warm start (geometry_table.wheelset_warm_kernel) is not
-            # used, since it gives another point than the scan on a recorded trajectory
-            # (single point, flange impact with wheel lift: tests/test_fmi_hosts.py's
-            # every-parameter run, 1e-6 m apart from step 627 on)
             geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
     else:
         geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)

@@ -533,13 +533,39 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     (MAX_MINIMA,) int64 scratch. Returns (n_min, fallback): n_min = -1 if the
     wheel is not over the rail (fewer than two coarse samples); fallback True
     when there is no interior minimum and the smallest sample stands in."""
-    params = tables.params
     gg = work[1]
     stride = COARSE_STRIDE
     k0, k1 = wheel_distance_function(tables, pose, rail, work, stride)
-    rail_frame = _rail_frame(params, rail)
-    axle = _axle_frame(pose.roll, pose.yaw)
     # Coarse minima (maxima rejected), then the full grid around each.
+    n_windows, n_coarse = coarse_minima(gg, k0, k1, windows)
+    if n_coarse < 2:
+        return -1, False
+    fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1)
+    # 1. Local minima on the full grid inside the windows, refined by a parabola.
+    n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
+    # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
+    fallback = False
+    if n_min == 0:
+        best = -1
+        for k in range(k0, k1):
+            if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
+                best = k
+        min_pos[0] = best
+        min_gap[0] = gg[best]
+        n_min = 1
+        fallback = True
+    sort_minima(min_pos, min_gap, n_min)
+    return n_min, fallback
+
+
+@njit(cache=True)
+def coarse_minima(gg, k0, k1, windows):
+    """The local minima of the coarse samples gg[k0::COARSE_STRIDE] below k1 (a
+    sample lower than the one before and not higher than the one after; a
+    missing neighbour or one off the rail counts as +inf): their grid indices
+    into windows (at most MAX_MINIMA). Returns (their number, the number of
+    coarse samples over the rail)."""
+    stride = COARSE_STRIDE
     n_coarse = 0
     prev2 = np.inf
     prev1 = np.inf
@@ -560,28 +586,29 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     if kprev >= 0 and prev1 != np.inf and prev1 < prev2 and n_windows < MAX_MINIMA:
         windows[n_windows] = kprev
         n_windows += 1
-    if n_coarse < 2:
-        return -1, False
+    return n_windows, n_coarse
+
+
+@njit(cache=True)
+def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
+    """The distance function on the full grid inside the search windows of
+    scan_minima: COARSE_STRIDE + 1 samples either side of each coarse minimum,
+    within k0..k1, where not sampled yet (+inf)."""
+    stride = COARSE_STRIDE
+    gg = work[1]
+    rail_frame = _rail_frame(tables.params, rail)
+    axle = _axle_frame(pose.roll, pose.yaw)
     for w in range(n_windows):
         lo = max(windows[w] - stride - 1, k0)
         hi = min(windows[w] + stride + 2, k1)
         for k in range(lo, hi):
             if gg[k] == np.inf:
                 _distance_at(k, tables, pose, rail_frame, axle, work)
-    # 1. Local minima on the full grid inside the windows, refined by a parabola.
-    n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
-    # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
-    fallback = False
-    if n_min == 0:
-        best = -1
-        for k in range(k0, k1):
-            if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
-                best = k
-        min_pos[0] = best
-        min_gap[0] = gg[best]
-        n_min = 1
-        fallback = True
-    # Sort minima by depth (insertion sort, n_min is small).
+
+
+@njit(cache=True)
+def sort_minima(min_pos, min_gap, n_min):
+    """Sort the first n_min minima by depth, deepest first (insertion sort, n_min is small)."""
     for i in range(1, n_min):
         pg = min_gap[i]
         pp = min_pos[i]
@@ -592,7 +619,6 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
             m -= 1
         min_gap[m + 1] = pg
         min_pos[m + 1] = pp
-    return n_min, fallback
 
 
 @njit(cache=True)

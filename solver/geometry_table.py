@@ -74,18 +74,6 @@ HUMP_DOUBT = 5e-5         # m: an interpolated intermediate maximum this close t
                           # threshold is sampled on the pose instead
 MAX_WALK = 60             # profile grid steps of the exact re-location of a branch
 
-# Warm start of the online search (wheelset_warm_kernel): per wheel, the pose
-# relative to the rail at its last full scan and the positions of the relevant
-# minima (seeds). The full scan is repeated when the pose has moved further than
-# a quarter of a table cell from it (WARM_*), so that no minimum can be born in
-# between where the table's own (four times coarser) cells would not see one.
-W_VALID, W_LAT, W_ROLL, W_YAW, W_COUNT = 0, 1, 2, 3, 4
-W_SEEDS = 5               # fractional wheel grid indices of the seeds
-N_WARM = W_SEEDS + MAX_BRANCHES
-WARM_LATERAL = 5e-5       # m   (TableGrid step 0.2 mm / 4)
-WARM_ROLL = 2.5e-4        # rad (1 mrad / 4)
-WARM_YAW = 7.5e-4         # rad (3 mrad / 4)
-
 # Fields of a branch in the node table.
 B_S, B_GAP, B_HUMP = 0, 1, 2   # wheel coordinate (m), distance (m), highest distance up to the next branch
 N_BRANCH_FIELDS = 3
@@ -113,12 +101,10 @@ class TableScratch(NamedTuple):
 
     rows: np.ndarray     # (MAX_SEEDS, N_SCRATCH) float
     index: np.ndarray    # (MAX_SEEDS + MAX_POINTS,) int64
-    warm: np.ndarray     # (2, N_WARM) the warm start of the online search per wheel (W_*)
 
 
 def table_scratch() -> "TableScratch":
-    return TableScratch(np.zeros((MAX_SEEDS, N_SCRATCH)), np.zeros(MAX_SEEDS + geo.MAX_POINTS, dtype=np.int64),
-                        np.zeros((2, N_WARM)))
+    return TableScratch(np.zeros((MAX_SEEDS, N_SCRATCH)), np.zeros(MAX_SEEDS + geo.MAX_POINTS, dtype=np.int64))
 
 
 def empty_table_arrays() -> TableArrays:
@@ -153,36 +139,11 @@ def _node_minima(tables, pose, work, branches):
     stride = geo.COARSE_STRIDE
     rail = geo.RailPose(0.0, 0.0, 0.0)
     k0, k1 = geo.wheel_distance_function(tables, pose, rail, work, stride)
-    rail_frame = geo._rail_frame(tables.params, rail)
-    axle = geo._axle_frame(pose.roll, pose.yaw)
-    n_coarse = 0
-    prev2 = np.inf
-    prev1 = np.inf
-    kprev = -1
-    n_windows = 0
     windows = np.empty(geo.MAX_MINIMA, dtype=np.int64)
-    for k in range(k0, k1, stride):
-        g = gg[k]
-        if g != np.inf:
-            n_coarse += 1
-        if kprev >= 0 and prev1 != np.inf and prev1 < prev2 and prev1 <= g:
-            if n_windows < geo.MAX_MINIMA:
-                windows[n_windows] = kprev
-                n_windows += 1
-        prev2 = prev1
-        prev1 = g
-        kprev = k
-    if kprev >= 0 and prev1 != np.inf and prev1 < prev2 and n_windows < geo.MAX_MINIMA:
-        windows[n_windows] = kprev
-        n_windows += 1
+    n_windows, n_coarse = geo.coarse_minima(gg, k0, k1, windows)
     if n_coarse < 2:
         return -1
-    for w in range(n_windows):
-        lo = max(windows[w] - stride - 1, k0)
-        hi = min(windows[w] + stride + 2, k1)
-        for k in range(lo, hi):
-            if gg[k] == np.inf:
-                geo._distance_at(k, tables, pose, rail_frame, axle, work)
+    geo.fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1)
     min_pos = np.empty(geo.MAX_MINIMA)
     min_gap = np.empty(geo.MAX_MINIMA)
     n_min = geo._window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
@@ -590,110 +551,6 @@ def wheelset_table_kernel(tables, table, pose, rail_motion, epsilon, buffers, ta
     for i in range(counts[1]):
         out[1, i, geo.P_Y] = -out[1, i, geo.P_Y]
     return online
-
-
-# ---------------------------------------------------------------------------
-# Warm-started online search (contact_geometry = "online" in the integrator)
-# ---------------------------------------------------------------------------
-
-@njit(cache=True)
-def _warm_points(tables, pose, rail, epsilon, work, scratch, index_scratch, warm, out):
-    """The points of the left wheel from the seeds of its last full scan: each seed
-    re-located exactly by _refine_branch (the online arithmetic), then the
-    multipoint selection with the intermediate maxima sampled on the pose.
-    Returns the number of points, or -1 when a seed finds no minimum or two seeds
-    fall into one (a minimum lost or merged: the caller scans)."""
-    params = tables.params
-    s0 = params[geo.G_WHEEL_S0]
-    ds = params[geo.G_WHEEL_DS]
-    rail_frame = geo._rail_frame(params, rail)
-    axle = geo._axle_frame(pose.roll, pose.yaw)
-    n_b = int(warm[W_COUNT])
-    for b in range(n_b):
-        if not _refine_branch(int(round(warm[W_SEEDS + b])), tables, pose, rail_frame, axle, work,
-                              scratch[b], MAX_WALK):
-            return -1
-        for q in range(b):
-            if abs(scratch[q, R_POS] - scratch[b, R_POS]) < 1.0:
-                return -1
-        scratch[b, R_HUMP] = np.nan
-    # in order along the wheel, as the table's branches
-    for b in range(1, n_b):
-        q = b
-        while q > 0 and scratch[q - 1, R_POS] > scratch[q, R_POS]:
-            for f in range(R_HUMP + 1):
-                scratch[q - 1, f], scratch[q, f] = scratch[q, f], scratch[q - 1, f]
-            q -= 1
-    for b in range(n_b):
-        warm[W_SEEDS + b] = scratch[b, R_POS]     # the next walk starts here
-    return _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, False,
-                            rail_frame, axle, out)
-
-
-@njit(cache=True)
-def warm_wheel_points(tables, pose, rail, epsilon, work, scratch, index_scratch, warm, out):
-    """Contact points of the left wheel (side-local frame), as
-    solver.geometry.wheel_distance_minima, warm-started: while the pose relative
-    to the rail (lateral, roll, yaw; the vertical does not change which minima
-    exist) stays within WARM_* of the pose of the last full scan, the relevant
-    minima of that scan (within RELEVANCE of the deepest, at most MAX_BRANCHES)
-    are re-located and selected (_warm_points: the same points as the scan, to
-    rounding, wherever both see the same minima; tests/test_geometry_table.py
-    holds it on recorded trajectories with flange contact onset and loss);
-    otherwise, or when a seed is lost, the full scan runs and its minima become
-    the seeds. `warm` the wheel's (N_WARM,) row W_*. Returns (number of points,
-    True if the full scan ran)."""
-    lateral, zeta, roll_rel, yaw_rel = _relative_pose(tables.params, pose, rail)
-    if (warm[W_VALID] == 1.0 and abs(lateral - warm[W_LAT]) <= WARM_LATERAL
-            and abs(roll_rel - warm[W_ROLL]) <= WARM_ROLL and abs(yaw_rel - warm[W_YAW]) <= WARM_YAW):
-        n = _warm_points(tables, pose, rail, epsilon, work, scratch, index_scratch, warm, out)
-        if n >= 0:
-            return n, False
-    windows = np.empty(geo.MAX_MINIMA, dtype=np.int64)
-    min_pos = np.empty(geo.MAX_MINIMA)
-    min_gap = np.empty(geo.MAX_MINIMA)
-    n_min, fallback = geo.scan_minima(tables, pose, rail, work, windows, min_pos, min_gap)
-    warm[W_VALID] = 0.0
-    if n_min < 0:
-        return 0, True
-    n_keep = 0
-    for m in range(n_min):        # deepest first
-        if min_gap[m] - min_gap[0] <= RELEVANCE:
-            n_keep += 1
-    if not fallback and n_keep <= MAX_BRANCHES:
-        warm[W_VALID] = 1.0
-        warm[W_LAT] = lateral
-        warm[W_ROLL] = roll_rel
-        warm[W_YAW] = yaw_rel
-        warm[W_COUNT] = n_keep
-        q = 0
-        for m in range(n_min):
-            if min_gap[m] - min_gap[0] <= RELEVANCE:
-                warm[W_SEEDS + q] = min_pos[m]
-                q += 1
-    return geo.select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out), True
-
-
-@njit(cache=True)
-def wheelset_warm_kernel(tables, pose, rail_motion, epsilon, buffers, table_scratch):
-    """Both wheels by warm_wheel_points, as solver.geometry.wheelset_contact_kernel
-    (same arguments plus a TableScratch, whose `warm` rows carry the seeds from
-    one evaluation to the next; same output in the track frame). Returns the
-    number of wheels whose profiles were scanned (0, 1 or 2)."""
-    out = buffers.points
-    counts = buffers.counts
-    scratch = table_scratch.rows
-    index_scratch = table_scratch.index
-    warm = table_scratch.warm
-    n, scanned_left = warm_wheel_points(tables, pose, geo._rail_pose(rail_motion, 0), epsilon,
-                                        buffers.work, scratch, index_scratch, warm[0], out[0])
-    counts[0] = n
-    n, scanned_right = warm_wheel_points(tables, geo._mirrored(pose), geo._rail_pose(rail_motion, 1),
-                                         epsilon, buffers.work, scratch, index_scratch, warm[1], out[1])
-    counts[1] = n
-    for i in range(counts[1]):
-        out[1, i, geo.P_Y] = -out[1, i, geo.P_Y]
-    return int(scanned_left) + int(scanned_right)
 
 
 # ---------------------------------------------------------------------------

@@ -97,7 +97,6 @@ class StepData(NamedTuple):
     table_nodes: np.ndarray
     table_rows: np.ndarray        # geometry_table.TableScratch fields
     table_index: np.ndarray
-    table_warm: np.ndarray        # TableScratch.warm: the online search's warm start (geometry_table.W_*)
     search_key: np.ndarray        # (N_SEARCH_KEY,) K_*: pose and rail motion of the points in `points`
 
 
@@ -262,7 +261,7 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     search = ContactBuffers(data.work, data.points, data.counts)
     results = ContactResults(data.contact, data.summary)
     table_search = TableSearch(TableArrays(data.table_params, data.table_flags, data.table_nodes),
-                               TableScratch(data.table_rows, data.table_index, data.table_warm))
+                               TableScratch(data.table_rows, data.table_index))
     model = data.model
     dt = h / n_sub
     samples = TrackSamples(np.empty(n_sub), np.empty(n_sub), np.empty(n_sub))
