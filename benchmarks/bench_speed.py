@@ -18,6 +18,8 @@ RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
     handed to the online scan (a zero difference is expected: the table only
     chooses the minima, each point is re-located with the online arithmetic,
     solver/geometry_table.py);
+the same runs with the adaptive RK23 integrator; the accuracy of the
+fixed-step RK4 and of RK23 against a converged run (RK45, tolerance 1e-10);
 and the ratios to the issue's targets (RHS <= 2 us online, <= 1 us table;
 >= 150x / >= 300x real time). The machine may be shared: the CPU-time figures
 are the ones to compare; min and median both printed. Measured figures only,
@@ -117,6 +119,31 @@ def _rhs_costs(params, repeats, n=20000):
     return full, update, scan, [int(c) for c in model._counts]
 
 
+def _accuracy(rk4_columns):
+    """The largest difference of a few outputs from a converged run (adaptive RK45,
+    tolerance 1e-10, steps <= 0.25 ms), as a share of each output's range over the
+    run: the fixed-step RK4 of the scenario and the adaptive RK23 at its default
+    tolerance (what the speed figures above buy)."""
+    reference = simulate(load_scenario(SCENARIO, integrator="rk45", tolerance=1e-10,
+                                       internal_step=2.5e-4)).columns
+    runs = {"RK4 1 ms": rk4_columns,
+            "RK23 1e-6": simulate(load_scenario(SCENARIO, integrator="rk23")).columns}
+    names = ("wheelset.y", "wheelset.yaw", "wheel.right.Q", "wheel.right.Y")
+    print("accuracy against a converged run (RK45, tolerance 1e-10, steps <= 0.25 ms): largest "
+          "difference / the output's range over the run")
+    for label, columns in runs.items():
+        parts = []
+        for name in names:
+            ref = np.asarray(reference[name])
+            diff = np.max(np.abs(np.asarray(columns[name]) - ref)) / (ref.max() - ref.min())
+            parts.append(f"{name} {diff:.1e}")
+        q = np.asarray(columns["wheel.right.Q"])
+        i = int(np.argmax(np.asarray(reference["wheel.right.Q"])))
+        parts.append(f"right Q at the flange-root impact ({reference['time'][i]:.2f} s) "
+                     f"{q[i] / 1e3:.1f} kN (converged {reference['wheel.right.Q'][i] / 1e3:.1f} kN)")
+        print(f"  {label}: " + ", ".join(parts))
+
+
 def main():
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     base = load_scenario(SCENARIO)
@@ -160,10 +187,21 @@ def main():
                  if geometry == "online" else ""))
         print(f"    target <= {TARGET_RHS_US[geometry]:g} us: search RHS / target = "
               f"{full_min / TARGET_RHS_US[geometry]:.2f}, mean RHS / target = {mean / TARGET_RHS_US[geometry]:.2f}")
+        adaptive = load_scenario(SCENARIO, contact_geometry=geometry, integrator="rk23")
+        simulate(load_scenario(SCENARIO, contact_geometry=geometry, integrator="rk23", duration=0.05))
+        for interval in (adaptive.output_interval, 0.001):
+            walls, cpus, n_rhs = _core_runs(adaptive.params, adaptive.duration, interval, repeats)
+            cpu_min, cpu_med = _min_median(cpus)
+            print(f"  core alone, adaptive RK23 (tolerance {adaptive.params.tolerance:g}, steps <= "
+                  f"{adaptive.params.internal_step * 1e3:g} ms), {interval * 1e3:g} ms advances: CPU "
+                  f"{cpu_min:.3f} / {cpu_med:.3f} s; real-time factor (CPU) "
+                  f"{adaptive.duration / cpu_min:.1f}x, {n_rhs} RHS: measured / target = "
+                  f"{adaptive.duration / cpu_min / TARGET_RTF[geometry]:.2f}")
         if geometry == "table":
             online, total = _table_fallbacks(scenario.params, scenario.duration, scenario.output_interval)
             print(f"  the table in use: at the {total // 2} recorded states {online} of {total} wheels "
                   "were handed to the online scan")
+    _accuracy(columns["online"])
     worst, worst_name = 0.0, ""
     for name, online in columns["online"].items():
         diff = float(np.max(np.abs(np.asarray(online) - np.asarray(columns["table"][name]))))

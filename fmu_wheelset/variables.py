@@ -103,7 +103,9 @@ ENUMERATIONS = (
                            "(solver.geometry_table), the same points")}),
     EnumerationType("Integrator", "INTEGRATOR_NAMES", {
         "rk4": ("RK4", "classical Runge-Kutta, 4th order"),
-        "semi-implicit": ("SemiImplicit", "semi-implicit (symplectic) Euler")}),
+        "semi-implicit": ("SemiImplicit", "semi-implicit (symplectic) Euler"),
+        "rk23": ("RK23Adaptive", "adaptive Bogacki-Shampine 3(2) under solver.tolerance"),
+        "rk45": ("RK45Adaptive", "adaptive Dormand-Prince 5(4) under solver.tolerance")}),
 )
 ENUMERATION_BY_NAME = {e.name: e for e in ENUMERATIONS}
 
@@ -206,15 +208,22 @@ def _parameters() -> List[ScalarVariable]:
         p("solver.internal_step", "Real",
           "largest internal integration step; a communication step is split into equal "
           "sub-steps no longer than this, and no longer than half the creep-damping "
-          "stability limit at the initial contact (about 0.5 ms at 5 m/s)", "s", 1.0e-7, 0.01,
+          "stability limit at the initial contact (about 0.5 ms at 5 m/s); the adaptive "
+          "integrators' largest step", "s", 1.0e-7, 0.01,
           core="internal_step"),
         p("solver.max_substeps", "Integer",
           "most internal steps one doStep may take; a longer communication step is "
           "discarded before it starts (fmi2Discard, reason logged)", None, 1, 10 ** 9,
           core="max_substeps"),
         p("solver.integrator", "Enumeration",
-          "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler",
+          "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler (fixed "
+          "steps), 2 Bogacki-Shampine 3(2), 3 Dormand-Prince 5(4) (adaptive steps of at most "
+          "solver.internal_step under solver.tolerance: for hard flange contact and impacts)",
           core="integrator", declared_type="Integrator"),
+        p("solver.tolerance", "Real",
+          "adaptive integrators: local error tolerance per step, relative to 1 mm, 1 mrad, "
+          "0.1 m/s and 0.1 rad/s (and to each state entry's own size)", "1", 1.0e-12, 0.1,
+          core="tolerance"),
         p("wheelset.initial_lateral", "Real",
           "lateral displacement at t = 0 (static equilibrium is found there)", "m", -0.05, 0.05,
           core="initial_lateral"),

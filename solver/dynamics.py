@@ -74,7 +74,12 @@ M_GRAVITY = 26
 M_F11, M_F22, M_F23, M_F33 = 27, 28, 29, 30
 M_ROLL_RATE_CREEPAGE = 31
 M_GYROSCOPIC = 32
-N_MODEL = 33
+# adaptive integrators (solver.integrate, "rk23" / "rk45"): the local error
+# tolerance (relative, see integrate.ERROR_SCALE) and the most steps, accepted
+# or rejected, one host step may take
+M_TOLERANCE = 33
+M_MAX_STEPS = 34
+N_MODEL = 35
 
 # Per-contact-point result fields (numba side): array (2, MAX_POINTS, N_CONTACT).
 C_ACTIVE = 0
@@ -424,6 +429,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
 
 PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_PENETRATION, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT = 0, 1, 2, 3, 4
 PROBLEM_BAD_INPUT = 5    # a non-finite entry in the input vector (checked before integrating)
+PROBLEM_STEP_SIZE = 6    # the adaptive integrator could not meet its tolerance (step too small
+                         # or too many steps)
+N_RHS_STEP_SIZE = -2     # the RHS count an integrator returns for PROBLEM_STEP_SIZE
 CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the wheel climbs
 
 
@@ -449,15 +457,18 @@ def state_is_finite(state):
 def step_problem(state, n_rhs, results, limits):
     """Why a step cannot be accepted: (PROBLEM_* code, side). `results` the
     ContactResults at the end of the step, `limits` the StepLimits. Checked in
-    this order: non-finite state, penetration above limits.max_penetration, both
-    wheels further than limits.lift_tolerance off the rails, a loaded contact
-    point within CLIMB_MARGIN of the flange tip (derailment: the wheel is
-    climbing over the rail)."""
+    this order: the adaptive integrator failing its tolerance, non-finite
+    state, penetration above limits.max_penetration, both wheels further than
+    limits.lift_tolerance off the rails, a loaded contact point within
+    CLIMB_MARGIN of the flange tip (derailment: the wheel is climbing over the
+    rail)."""
     summary = results.summary
     contact = results.contact
     max_penetration = limits.max_penetration
     lift_tolerance = limits.lift_tolerance
     flange_tip = limits.flange_tip
+    if n_rhs == N_RHS_STEP_SIZE:
+        return PROBLEM_STEP_SIZE, -1
     if n_rhs < 0 or not state_is_finite(state):
         return PROBLEM_NON_FINITE, -1
     if summary[O_MAX_PENETRATION] > max_penetration:

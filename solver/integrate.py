@@ -20,8 +20,22 @@ entries, S_*); the kernels update it in place.
 - `integrate_semi_implicit`: semi-implicit (symplectic) Euler, velocities
   first, then positions with the new velocities; one RHS per substep, for
   stiff flange contact at small steps.
-Both return the number of RHS evaluations, or -1 if the state became
-non-finite (the caller restores the state and reports a discarded step).
+- `integrate_embedded` with the tableau RK23 (Bogacki & Shampine 1989) or
+  RK45 (Dormand & Prince 1980): adaptive steps under a local error tolerance
+  (model M_TOLERANCE), the internal step being the largest step. For hard
+  flange contact, impacts and low speeds (stiff creep damping), where a fixed
+  step must be cut for the worst moment of a run, and for long smooth stretches,
+  where it may grow. The first stage of every step reuses the last stage of the
+  step before (first same as last), which is evaluated at the step's end with
+  the full contact search: a contact point born within the step enters that
+  stage and its error estimate, so a step over a contact onset is repeated
+  shorter until the onset's force jump is within the tolerance. Each host step
+  starts with the largest step (nothing of the step-size history is carried
+  over, so a host step depends on the state and the inputs only, as with the
+  fixed-step integrators, and the FMU state needs nothing more).
+The fixed-step kernels return the number of RHS evaluations, or -1 if the
+state became non-finite; the adaptive one -2 (N_RHS_STEP_SIZE) if it cannot
+meet its tolerance (the caller restores the state and reports a discarded step).
 
 `advance_kernel` is the whole host step in one numba call: the input check,
 the track's curvature and cant at each substep (solver.track.track_state_kernel),
@@ -35,8 +49,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .dynamics import (M_BOX_SEMI_SPACING, M_SPEED, N_STATE, PROBLEM_BAD_INPUT, PROBLEM_NONE,
-                       S_ROLL, S_Y, S_YAW, S_Z,
+from .dynamics import (M_BOX_SEMI_SPACING, M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_RHS_STEP_SIZE,
+                       N_STATE, PROBLEM_BAD_INPUT, PROBLEM_NONE, S_ROLL, S_Y, S_YAW, S_Z,
                        U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
@@ -44,7 +58,78 @@ from .geometry import ContactBuffers, ContactTables
 from .geometry_table import TableArrays, TableScratch, TableSearch
 from .track import track_state_kernel
 
-INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1}
+INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1, "rk23": 2, "rk45": 3}
+ADAPTIVE_INTEGRATORS = ("rk23", "rk45")
+
+
+# Embedded explicit Runge-Kutta pairs, coefficients as data: a (s, s) stage
+# coefficients, b (s,) weights of the solution, b_hat (s,) weights of the
+# embedded lower-order solution, c (s,) stage times as fractions of the step.
+# Both pairs are "first same as last": the last row of a is b, so the last
+# stage is evaluated at the new state.
+class Tableau(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+    error: np.ndarray     # b - b_hat: the local error estimate is dt * sum(error_i k_i)
+    c: np.ndarray
+    exponent: float       # 1 / (order of the embedded solution + 1), for the step-size rule
+
+
+def _tableau(a, b, b_hat, c, embedded_order):
+    a = np.array(a, dtype=np.float64)
+    b = np.array(b, dtype=np.float64)
+    if not np.array_equal(a[-1], b):
+        raise ValueError("the adaptive kernel needs a first-same-as-last tableau")
+    return Tableau(a, b, b - np.array(b_hat, dtype=np.float64), np.array(c, dtype=np.float64),
+                   1.0 / (embedded_order + 1))
+
+
+# Bogacki & Shampine (1989), A 3(2) pair of Runge-Kutta formulas, Appl. Math.
+# Lett. 2(4) 321-325: third order, second-order estimate.
+RK23 = _tableau(
+    a=[[0, 0, 0, 0],
+       [1 / 2, 0, 0, 0],
+       [0, 3 / 4, 0, 0],
+       [2 / 9, 1 / 3, 4 / 9, 0]],
+    b=[2 / 9, 1 / 3, 4 / 9, 0],
+    b_hat=[7 / 24, 1 / 4, 1 / 3, 1 / 8],
+    c=[0, 1 / 2, 3 / 4, 1], embedded_order=2)
+
+# Dormand & Prince (1980), A family of embedded Runge-Kutta formulae, J. Comput.
+# Appl. Math. 6(1) 19-26 (RK5(4)7M): fifth order, fourth-order estimate.
+RK45 = _tableau(
+    a=[[0, 0, 0, 0, 0, 0, 0],
+       [1 / 5, 0, 0, 0, 0, 0, 0],
+       [3 / 40, 9 / 40, 0, 0, 0, 0, 0],
+       [44 / 45, -56 / 15, 32 / 9, 0, 0, 0, 0],
+       [19372 / 6561, -25360 / 2187, 64448 / 6561, -212 / 729, 0, 0, 0],
+       [9017 / 3168, -355 / 33, 46732 / 5247, 49 / 176, -5103 / 18656, 0, 0],
+       [35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0]],
+    b=[35 / 384, 0, 500 / 1113, 125 / 192, -2187 / 6784, 11 / 84, 0],
+    b_hat=[5179 / 57600, 0, 7571 / 16695, 393 / 640, -92097 / 339200, 187 / 2100, 1 / 40],
+    c=[0, 1 / 5, 3 / 10, 4 / 5, 8 / 9, 1, 1], embedded_order=4)
+
+# Scale of each state entry in the error test of the adaptive integrators: an
+# entry's local error is held to tolerance * (ERROR_SCALE + |entry|), i.e. a
+# tolerance of 1e-6 allows 1 nm and 1 nrad on the positions and angles, 1e-7
+# m/s and rad/s on the velocities (plus 1e-6 of the entry itself: the spin rate,
+# the travelled spin angle).
+ERROR_SCALE = np.array([1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,
+                        1e-1, 1e-1, 1e-1, 1e-1, 1e-1, 1e-1])
+# The shortest adaptive step, as a fraction of the largest: a step of this
+# length is accepted whatever its error estimate. The contact model has
+# discontinuities the error test cannot resolve by shrinking the step: the
+# multipoint selection takes or drops a point, or moves the contact from one
+# minimum of the distance function to another within one patch (a jump of the
+# contact angle), and the wheelset may chatter on such a boundary; there a step
+# this short locates the switch to within it (about the step RK4 needs to
+# converge under hard flange contact, tests/test_integrate.py).
+MIN_STEP_FRACTION = 1.0 / 64.0
+STEP_GROWTH_MAX = 5.0        # the step-size rule of Hairer, Norsett & Wanner (Solving ODE I,
+STEP_SHRINK_MAX = 0.2        # II.4): dt * min(5, max(0.2, 0.9 err^(-exponent)))
+STEP_SAFETY = 0.9
+# rows of StepData.stages: the fixed-step kernels use 5, the adaptive one s + 1
+N_STAGE_ROWS = RK45.b.shape[0] + 1
 
 # The search key (StepData.search_key): the pose and rail motion of the full
 # contact search whose points are in the contact buffers, so that the next full
@@ -86,7 +171,7 @@ class StepData(NamedTuple):
     counts: np.ndarray
     contact: np.ndarray           # dynamics.ContactResults fields
     summary: np.ndarray
-    stages: np.ndarray            # (5, N_STATE): RK4 stages k1..k4 and the stage state
+    stages: np.ndarray            # (N_STAGE_ROWS, N_STATE): the stages k1.. and the stage state
     saved_state: np.ndarray       # the state, contact rows and summary before the step
     saved_contact: np.ndarray
     saved_summary: np.ndarray
@@ -220,6 +305,110 @@ def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, se
 
 
 @njit(cache=True)
+def _track_at(data, s, inputs):
+    """The TrackPoint at travelled distance s: the track's layout, or the host's
+    curvature and cant where the inputs give them (finite)."""
+    curvature, curvature_rate, cant = track_state_kernel(data.track_table, data.rail_distance,
+                                                         data.track_length, s)
+    if math.isfinite(inputs[U_CURVATURE]):
+        curvature = inputs[U_CURVATURE]
+        curvature_rate = 0.0
+    if math.isfinite(inputs[U_CANT]):
+        cant = inputs[U_CANT]
+    return TrackPoint(curvature, curvature_rate, cant)
+
+
+@njit(cache=True)
+def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables, step_inputs,
+                       search, results, table_search, key):
+    """Adaptive steps of an embedded first-same-as-last pair (`tableau`, a
+    Tableau) over the host step h, none longer than dt_max (see the module
+    docstring). The track is evaluated at each stage's distance; data the
+    StepData, inputs the flat input vector (U_*).
+
+    Returns the number of RHS evaluations (rejected steps included), -1 if a
+    step of the shortest length (MIN_STEP_FRACTION * dt_max) gave a non-finite
+    state, or N_RHS_STEP_SIZE if more than model[M_MAX_STEPS] steps were
+    needed; the state is then partly advanced (the caller restores it)."""
+    model = data.model
+    a = tableau.a
+    weights_error = tableau.error
+    c = tableau.c
+    n_stage = c.shape[0]
+    k = data.stages[:n_stage]
+    y_new = data.stages[n_stage]
+    speed = model[M_SPEED]
+    tolerance = model[M_TOLERANCE]
+    max_steps = int(model[M_MAX_STEPS])
+    points = search.points
+    counts = search.counts
+    # the contact points of the full search at the current step's start, put back
+    # after a rejected step (its stages moved them)
+    _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
+              results, k[0], table_search, key)
+    n_rhs = 1
+    start_points = points.copy()
+    start_counts = counts.copy()
+    start_key = key.copy()
+    t = 0.0
+    dt = dt_max
+    dt_min = dt_max * MIN_STEP_FRACTION
+    n_steps = 0
+    while True:
+        if n_steps >= max_steps:
+            return N_RHS_STEP_SIZE
+        n_steps += 1
+        last = t + dt * (1.0 + 1e-9) >= h
+        if last:
+            dt = h - t
+        for i in range(1, n_stage):
+            for j in range(N_STATE):
+                acc = 0.0
+                for m in range(i):
+                    acc += a[i, m] * k[m, j]
+                y_new[j] = state[j] + dt * acc
+            track = _track_at(data, distance + speed * (t + c[i] * dt), inputs)
+            if i < n_stage - 1:
+                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key)
+            else:       # the new state: the full search (a point born in the step enters here)
+                _full_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
+                          table_search, key)
+        n_rhs += n_stage - 1
+        err = 0.0
+        for j in range(N_STATE):
+            e = 0.0
+            for m in range(n_stage):
+                e += weights_error[m] * k[m, j]
+            r = dt * e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
+            err += r * r
+        err = math.sqrt(err / N_STATE)
+        shortest = dt <= dt_min * (1.0 + 1e-9)
+        if shortest and not math.isfinite(err):
+            return -1
+        if err <= 1.0 or shortest:          # (a NaN fails the test)
+            state[:] = y_new
+            k[0][:] = k[n_stage - 1]
+            if last:
+                return n_rhs
+            t += dt
+            start_points[:] = points
+            start_counts[:] = counts
+            start_key[:] = key
+            factor = STEP_GROWTH_MAX
+            if err > 0.0:
+                factor = min(STEP_GROWTH_MAX, max(STEP_SHRINK_MAX,
+                                                  STEP_SAFETY * err ** (-tableau.exponent)))
+        else:
+            points[:] = start_points
+            counts[:] = start_counts
+            key[:] = start_key
+            factor = STEP_SHRINK_MAX
+            if math.isfinite(err):
+                factor = max(STEP_SHRINK_MAX, STEP_SAFETY * err ** (-tableau.exponent))
+        dt = min(max(dt * factor, dt_min), dt_max)
+
+
+@njit(cache=True)
 def _step_inputs(inputs):
     """The StepInputs of the flat input vector (U_*)."""
     rail_motion = np.empty((2, 3))
@@ -238,7 +427,8 @@ def _step_inputs(inputs):
 
 @njit(cache=True)
 def advance_kernel(state, h, n_sub, distance, inputs, step_data):
-    """Advance the state by h in n_sub equal substeps (see the module docstring).
+    """Advance the state by h in n_sub equal substeps (the adaptive integrators:
+    in steps of at most h / n_sub; see the module docstring).
 
     inputs: the input vector of solver.dynamics (U_*); step_data: the plain
     tuple of a StepData (numba types a plain tuple from its fast fingerprint,
@@ -264,25 +454,26 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
                                TableScratch(data.table_rows, data.table_index))
     model = data.model
     dt = h / n_sub
-    samples = TrackSamples(np.empty(n_sub), np.empty(n_sub), np.empty(n_sub))
     speed = model[M_SPEED]
-    for i in range(n_sub):
-        samples.curvature[i], samples.curvature_rate[i], samples.cant[i] = track_state_kernel(
-            data.track_table, data.rail_distance, data.track_length, distance + speed * dt * i)
-        if math.isfinite(inputs[U_CURVATURE]):
-            samples.curvature[i] = inputs[U_CURVATURE]
-            samples.curvature_rate[i] = 0.0
-        if math.isfinite(inputs[U_CANT]):
-            samples.cant[i] = inputs[U_CANT]
     data.saved_state[:] = state
     data.saved_contact[:] = data.contact
     data.saved_summary[:] = data.summary
-    if data.integrator_id == 0:
-        n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
-                              results, data.stages, table_search, data.search_key)
+    if data.integrator_id >= 2:         # adaptive: dt is the largest step
+        tableau = RK23 if data.integrator_id == 2 else RK45
+        n_rhs = integrate_embedded(state, h, dt, tableau, distance, data, inputs, tables,
+                                   step_inputs, search, results, table_search, data.search_key)
     else:
-        n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
-                                        search, results, data.stages, table_search, data.search_key)
+        samples = TrackSamples(np.empty(n_sub), np.empty(n_sub), np.empty(n_sub))
+        for i in range(n_sub):
+            samples.curvature[i], samples.curvature_rate[i], samples.cant[i] = _track_at(
+                data, distance + speed * dt * i, inputs)
+        if data.integrator_id == 0:
+            n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
+                                  results, data.stages, table_search, data.search_key)
+        else:
+            n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
+                                            search, results, data.stages, table_search,
+                                            data.search_key)
     limits = StepLimits(data.max_penetration, data.lift_tolerance, data.flange_tip)
     code, side = step_problem(state, n_rhs, results, limits)
     if code != PROBLEM_NONE:

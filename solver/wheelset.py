@@ -26,11 +26,11 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
     C_SPIN, C_SPIN_MOMENT, C_U_RAIL, C_X, C_XI, C_Y, C_Z, D_BOX_POS, D_BOX_VEL, D_ENERGY,
     D_PQ, D_PY, D_PYQ, D_Q, D_WEAR, D_WHEEL_RAIL, D_Y, D_YQ, GRAVITY, INPUT_VECTOR_NAMES,
     M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CP1, M_CP5, M_CREEP_MODEL,
-    M_CX, M_CZ, M_F11, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_ROLL_RATE_CREEPAGE, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MULTIPOINT,
-    M_POISSON, M_SPEED, M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, N_DERIVED, N_INPUT, N_MODEL,
+    M_CX, M_CZ, M_F11, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_ROLL_RATE_CREEPAGE, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MAX_STEPS, M_MULTIPOINT,
+    M_POISSON, M_SPEED, M_SUSPENDED_MASS, M_TOLERANCE, M_YOUNG, N_CONTACT, N_DERIVED, N_INPUT, N_MODEL,
     N_RECORD, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT, O_LIFT_LEFT, O_LIFT_RIGHT,
     O_MAX_PENETRATION, PROBLEM_BAD_INPUT, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT,
-    PROBLEM_NON_FINITE, PROBLEM_NONE, PROBLEM_PENETRATION, R_CONTACT, R_COUNT, R_DERIVED,
+    PROBLEM_NON_FINITE, PROBLEM_NONE, PROBLEM_PENETRATION, PROBLEM_STEP_SIZE, R_CONTACT, R_COUNT, R_DERIVED,
     R_CLIMB, R_DISTANCE, R_LIFT, R_STATE, R_TIME, R_WEAR, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
     S_SPIN_RATE,
     S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, U_BOX_FORCE, U_BOX_MOMENT, U_CANT,
@@ -39,7 +39,8 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from . import derailment
 from .errors import WheelsetError
 from . import fast_step
-from .integrate import INTEGRATOR_IDS, N_SEARCH_KEY, StepData, advance_kernel
+from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, N_SEARCH_KEY, N_STAGE_ROWS,
+                        StepData, advance_kernel)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
 from .track_excitation import RailMotion
@@ -128,6 +129,9 @@ class WheelsetParameters:
     search) or "table" (solver.geometry_table: contact point sets precomputed
     at initialisation, the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
+    `integrator`: "rk4" (fixed steps of at most internal_step, the default),
+    "semi-implicit", or the adaptive "rk23" / "rk45" (steps of at most
+    internal_step under the local error `tolerance`; solver.integrate).
     `bogie`: True for the built-in spring-damper to a frame following the
     track centreline (stand-alone runs); False when the host supplies the
     axle-box forces. `suspended_mass`: the share of the vehicle mass carried by
@@ -159,6 +163,10 @@ class WheelsetParameters:
     speed: float = 27.78
     internal_step: float = 1e-3
     integrator: str = "rk4"
+    # the adaptive integrators ("rk23", "rk45"): local error tolerance, relative
+    # to the scales of solver.integrate.ERROR_SCALE (1 mm, 1 mrad, 0.1 m/s, 0.1 rad/s);
+    # internal_step is then their largest step
+    tolerance: float = 1e-6
     track: object = "straight"
     axle_box_semi_spacing: float = 1.0
     bogie: bool = False
@@ -211,6 +219,8 @@ class WheelsetParameters:
             raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
         if self.integrator not in INTEGRATOR_NAMES:
             raise WheelsetError(f"integrator must be one of {INTEGRATOR_NAMES}, got {self.integrator!r}")
+        if not (isinstance(self.tolerance, (int, float)) and 1e-12 <= self.tolerance <= 0.1):
+            raise WheelsetError(f"tolerance must be a number in [1e-12, 0.1], got {self.tolerance!r}")
         if self.internal_step > 0.01:
             raise WheelsetError(f"internal_step {self.internal_step} s is too large (<= 0.01 s)")
         if (not isinstance(self.max_substeps, int) or isinstance(self.max_substeps, bool)
@@ -310,7 +320,8 @@ class StepResult:
     message: str = ""
     rhs_evaluations: int = 0
     reason: str = ""     # for a discard: "non_finite", "excessive_penetration",
-                         # "contact_lost", "derailment" or "too_many_substeps"
+                         # "contact_lost", "derailment", "too_many_substeps" or
+                         # "step_size" (an adaptive integrator failing its tolerance)
 
 
 @dataclass
@@ -398,6 +409,8 @@ class WheelsetModel:
         m[M_F11:M_F33 + 1] = params.creep_coefficients
         m[M_ROLL_RATE_CREEPAGE] = 1.0 if params.roll_rate_creepage else 0.0
         m[M_GYROSCOPIC] = 1.0 if params.gyroscopic else 0.0
+        m[M_TOLERANCE] = params.tolerance
+        m[M_MAX_STEPS] = params.max_substeps
         self.model = m
         self._track_table = self.track.segment_table()
         self._search = self.setup.buffers()          # the contact search's scratch and points
@@ -432,7 +445,8 @@ class WheelsetModel:
             max_penetration=params.max_penetration, lift_tolerance=params.lift_tolerance,
             flange_tip=float(self.setup.wheel_table[0, geo.T_LAT]),
             work=self._work, points=self._points, counts=self._counts,
-            contact=self._contact, summary=self._summary, stages=np.zeros((5, N_STATE)),
+            contact=self._contact, summary=self._summary,
+            stages=np.zeros((N_STAGE_ROWS, N_STATE)),
             saved_state=saved_state, saved_contact=saved_contact, saved_summary=saved_summary,
             derived=self._derived, record=self.record, table_params=table_arrays.tparams,
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
@@ -763,13 +777,19 @@ class WheelsetModel:
         the explicit stability limit of the creep damping at the initial contact
         (STABILITY_LIMIT[integrator] * creep_time_constant(), e.g. 0.986 ms for
         the S1002/UIC60 wheelset at 5 m/s with RK4) times STABILITY_SAFETY is
-        smaller (low speeds: the time constant is proportional to V)."""
+        smaller (low speeds: the time constant is proportional to V). With an
+        adaptive integrator ("rk23", "rk45") params.internal_step, their largest
+        step: the error test keeps every step within the stability limit."""
+        if self.params.integrator in ADAPTIVE_INTEGRATORS:
+            return self.params.internal_step     # the largest step; the error test does the rest
         limit = self.STABILITY_LIMIT[self.params.integrator] * self.creep_time_constant()
         return min(self.params.internal_step, self.STABILITY_SAFETY * limit)
 
     def _stability_hint(self, dt: float) -> str:
         """A sentence for a discarded step when the internal step is above the
         explicit stability limit of the creep damping (else empty)."""
+        if self.params.integrator in ADAPTIVE_INTEGRATORS:
+            return ""
         tau = self.creep_time_constant()
         limit = self.STABILITY_LIMIT[self.params.integrator] * tau
         if not dt > limit:
@@ -781,6 +801,11 @@ class WheelsetModel:
 
     def _problem_message(self, code, side):
         """(reason, message) of a step that cannot be accepted (PROBLEM_* code)."""
+        if code == PROBLEM_STEP_SIZE:
+            return ("step_size", f"the {self.params.integrator} integrator needed more than "
+                    f"{self.params.max_substeps} steps (max_substeps) in this communication "
+                    f"step to meet its tolerance {self.params.tolerance:g} (an impact or an "
+                    "instability; raise solver.tolerance or split the communication step)")
         if code == PROBLEM_NON_FINITE:
             return ("non_finite", "the wheelset state became non-finite (numerical instability: "
                     "reduce the internal step)")

@@ -117,10 +117,14 @@ def pair(md, unzipped, monkeypatch):
 
 
 # contact.geometry 1 = "table": the shared, read-only contact table (fewer steps:
-# the same kernels, only the full contact search reads the table)
-@pytest.mark.parametrize("geometry, n_steps", [(0, N_STEPS), (1, 100)], ids=["online", "table"])
-def test_fast_and_python_steps_are_bit_identical(md, unzipped, monkeypatch, geometry, n_steps):
-    pair = make_pair(md, unzipped, monkeypatch, {"contact.geometry": geometry})
+# the same kernels, only the full contact search reads the table); solver.integrator
+# 2 = adaptive RK23 (its own kernel, the step history restarted at every doStep)
+@pytest.mark.parametrize("extra, n_steps", [({"contact.geometry": 0}, N_STEPS),
+                                            ({"contact.geometry": 1}, 100),
+                                            ({"solver.integrator": 2}, 100)],
+                         ids=["online", "table", "adaptive"])
+def test_fast_and_python_steps_are_bit_identical(md, unzipped, monkeypatch, extra, n_steps):
+    pair = make_pair(md, unzipped, monkeypatch, extra)
     try:
         check_identical(pair, n_steps)
     finally:

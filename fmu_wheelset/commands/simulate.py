@@ -16,6 +16,14 @@ def register(subparsers):
     p.add_argument("--contact-geometry", choices=("online", "table"),
                    help="contact geometry: online (profiles scanned at every search) or table "
                         "(precomputed at initialisation, the same points); default: the scenario's")
+    p.add_argument("--integrator", choices=("rk4", "semi-implicit", "rk23", "rk45"),
+                   help="internal integrator: rk4 or semi-implicit (fixed steps of at most "
+                        "--internal-step), rk23 or rk45 (adaptive steps of at most "
+                        "--internal-step under --tolerance); default: the scenario's")
+    p.add_argument("--internal-step", type=number(1e-7, 0.01, unit="s"),
+                   help="largest internal step (s; default: the scenario's)")
+    p.add_argument("--tolerance", type=number(1e-12, 0.1),
+                   help="local error tolerance of the adaptive integrators (default 1e-6)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
@@ -25,8 +33,9 @@ def run(args) -> int:
     overrides = {}
     if args.duration is not None:        # 0 is refused by the type, never "the default"
         overrides["duration"] = args.duration
-    if getattr(args, "contact_geometry", None):
-        overrides["contact_geometry"] = args.contact_geometry
+    for key in ("contact_geometry", "integrator", "internal_step", "tolerance"):
+        if getattr(args, key, None) is not None:
+            overrides[key] = getattr(args, key)
     scenario = load_scenario(args.scenario, **overrides)
     result = simulate(scenario, progress=not args.no_progress)
     result.write_csv(args.out)
