@@ -14,9 +14,13 @@ entries, S_*); the kernels update it in place.
   when its penetration is still nil). The default internal step of 1 ms was chosen by
   measurement on the Ren & Jin R400 and Kang R320 scenarios: lateral
   displacement, outer-wheel Q, Y and flange force are the same to 4-5
-  significant digits for 0.25, 0.5, 1 and 1.25 ms, while 2 ms is unstable
-  (the stiff flange contact makes the wheelset bounce off the rails); 1 ms
-  keeps a factor 2 from that limit.
+  significant digits for 0.25, 0.5, 1 and 1.25 ms in the steady curve, while
+  2 ms is unstable (the stiff flange contact makes the wheelset bounce off the
+  rails); 1 ms keeps a factor 2 from that limit. At a contact onset the late
+  entry makes RK4 first order: the Ren & Jin flange-root impact peak (5.8 s) is
+  73.3 kN at 1 ms and 81.2 / 82.2 / 82.7 kN at 0.25 / 0.125 / 0.0625 ms
+  against 83.1 kN converged (tests/test_adaptive_integrator.py; the adaptive
+  pairs below resolve it at 1 ms).
 - `integrate_semi_implicit`: semi-implicit (symplectic) Euler, velocities
   first, then positions with the new velocities; one RHS per substep, for
   stiff flange contact at small steps.
