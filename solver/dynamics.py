@@ -429,8 +429,8 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
 
 PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_PENETRATION, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT = 0, 1, 2, 3, 4
 PROBLEM_BAD_INPUT = 5    # a non-finite entry in the input vector (checked before integrating)
-PROBLEM_STEP_SIZE = 6    # the adaptive integrator could not meet its tolerance (step too small
-                         # or too many steps)
+PROBLEM_STEP_SIZE = 6    # the adaptive integrator needed more than M_MAX_STEPS steps (accepted
+                         # or rejected) in one host step
 N_RHS_STEP_SIZE = -2     # the RHS count an integrator returns for PROBLEM_STEP_SIZE
 CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the wheel climbs
 
@@ -457,7 +457,7 @@ def state_is_finite(state):
 def step_problem(state, n_rhs, results, limits):
     """Why a step cannot be accepted: (PROBLEM_* code, side). `results` the
     ContactResults at the end of the step, `limits` the StepLimits. Checked in
-    this order: the adaptive integrator failing its tolerance, non-finite
+    this order: the adaptive integrator out of steps, non-finite
     state, penetration above limits.max_penetration, both wheels further than
     limits.lift_tolerance off the rails, a loaded contact point within
     CLIMB_MARGIN of the flange tip (derailment: the wheel is climbing over the

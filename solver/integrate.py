@@ -38,8 +38,9 @@ entries, S_*); the kernels update it in place.
   over, so a host step depends on the state and the inputs only, as with the
   fixed-step integrators, and the FMU state needs nothing more).
 The fixed-step kernels return the number of RHS evaluations, or -1 if the
-state became non-finite; the adaptive one -2 (N_RHS_STEP_SIZE) if it cannot
-meet its tolerance (the caller restores the state and reports a discarded step).
+state became non-finite; the adaptive one also -2 (N_RHS_STEP_SIZE) if it
+needed more than model[M_MAX_STEPS] steps (the caller restores the state and
+reports a discarded step).
 
 `advance_kernel` is the whole host step in one numba call: the input check,
 the track's curvature and cant at each substep (solver.track.track_state_kernel),

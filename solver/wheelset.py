@@ -321,7 +321,8 @@ class StepResult:
     rhs_evaluations: int = 0
     reason: str = ""     # for a discard: "non_finite", "excessive_penetration",
                          # "contact_lost", "derailment", "too_many_substeps" or
-                         # "step_size" (an adaptive integrator failing its tolerance)
+                         # "step_size" (an adaptive integrator needing more than
+                         # max_substeps steps)
 
 
 @dataclass

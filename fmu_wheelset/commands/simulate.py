@@ -23,7 +23,7 @@ def register(subparsers):
     p.add_argument("--internal-step", type=number(1e-7, 0.01, unit="s"),
                    help="largest internal step (s; default: the scenario's)")
     p.add_argument("--tolerance", type=number(1e-12, 0.1),
-                   help="local error tolerance of the adaptive integrators (default 1e-6)")
+                   help="local error tolerance of the adaptive integrators (default: the scenario's)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
