@@ -18,8 +18,11 @@ RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
     handed to the online scan (a zero difference is expected: the table only
     chooses the minima, each point is re-located with the online arithmetic,
     solver/geometry_table.py);
-the same runs with the adaptive RK23 integrator; the accuracy of the
-fixed-step RK4 and of RK23 against a converged run (RK45, tolerance 1e-10);
+the same runs with the adaptive RK23 integrator and with the linearly implicit
+Rosenbrock W-method (steps of at most 10 ms, tolerances 1e-4 and 1e-3: the
+configurations that reach the issue's real-time targets); the accuracy of the
+fixed-step RK4, of RK23 and of the Rosenbrock runs against a converged run
+(RK45, tolerance 1e-10), i.e. what each speed figure buys;
 and the ratios to the issue's targets (RHS <= 2 us online, <= 1 us table;
 >= 150x / >= 300x real time). The machine may be shared: the CPU-time figures
 are the ones to compare; min and median both printed. Measured figures only,
@@ -41,6 +44,8 @@ from solver.scenarios import load_scenario, simulate
 from solver.wheelset import WheelsetModel
 
 SCENARIO = "ren-jin-r400-100"
+# the Rosenbrock configurations measured: (largest step s, tolerance)
+ROSENBROCK_RUNS = ((1e-2, 1e-4), (1e-2, 1e-3))
 TARGET_RHS_US = {"online": 2.0, "table": 1.0}
 TARGET_RTF = {"online": 150.0, "table": 300.0}
 
@@ -128,6 +133,9 @@ def _accuracy(rk4_columns):
                                        internal_step=2.5e-4)).columns
     runs = {"RK4 1 ms": rk4_columns,
             "RK23 1e-6": simulate(load_scenario(SCENARIO, integrator="rk23")).columns}
+    for step, tolerance in ROSENBROCK_RUNS:
+        runs[f"Rosenbrock {tolerance:g}, <= {step * 1e3:g} ms"] = simulate(load_scenario(
+            SCENARIO, integrator="rosenbrock", internal_step=step, tolerance=tolerance)).columns
     names = ("wheelset.y", "wheelset.yaw", "wheel.right.Q", "wheel.right.Y")
     print("accuracy against a converged run (RK45, tolerance 1e-10, steps <= 0.25 ms): largest "
           "difference / the output's range over the run")
@@ -197,6 +205,19 @@ def main():
                   f"{cpu_min:.3f} / {cpu_med:.3f} s; real-time factor (CPU) "
                   f"{adaptive.duration / cpu_min:.1f}x, {n_rhs} RHS: measured / target = "
                   f"{adaptive.duration / cpu_min / TARGET_RTF[geometry]:.2f}")
+        for step, tolerance in ROSENBROCK_RUNS:
+            implicit = load_scenario(SCENARIO, contact_geometry=geometry, integrator="rosenbrock",
+                                     internal_step=step, tolerance=tolerance)
+            simulate(load_scenario(SCENARIO, contact_geometry=geometry, integrator="rosenbrock",
+                                   internal_step=step, tolerance=tolerance, duration=0.05))
+            for interval in (implicit.output_interval, 0.001):
+                walls, cpus, n_rhs = _core_runs(implicit.params, implicit.duration, interval, repeats)
+                cpu_min, cpu_med = _min_median(cpus)
+                print(f"  core alone, Rosenbrock (tolerance {tolerance:g}, steps <= {step * 1e3:g} ms), "
+                      f"{interval * 1e3:g} ms advances: CPU {cpu_min:.3f} / {cpu_med:.3f} s; real-time "
+                      f"factor (CPU) {implicit.duration / cpu_min:.1f}x / {implicit.duration / cpu_med:.1f}x, "
+                      f"{n_rhs} RHS: measured / target = "
+                      f"{implicit.duration / cpu_min / TARGET_RTF[geometry]:.2f}")
         if geometry == "table":
             online, total = _table_fallbacks(scenario.params, scenario.duration, scenario.output_interval)
             print(f"  the table in use: at the {total // 2} recorded states {online} of {total} wheels "

@@ -39,7 +39,7 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from . import derailment
 from .errors import WheelsetError
 from . import fast_step
-from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, N_SEARCH_KEY, N_STAGE_ROWS,
+from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_SEARCH_KEY, N_STAGE_ROWS,
                         StepData, advance_kernel)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
@@ -130,8 +130,11 @@ class WheelsetParameters:
     at initialisation, the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
     `integrator`: "rk4" (fixed steps of at most internal_step, the default),
-    "semi-implicit", or the adaptive "rk23" / "rk45" (steps of at most
-    internal_step under the local error `tolerance`; solver.integrate).
+    "semi-implicit", the adaptive explicit "rk23" / "rk45", or the adaptive
+    linearly implicit "rosenbrock" (a W-method with a kept Jacobian: the stiff
+    contact and creep modes set it no step limit; the fastest at tolerances
+    1e-4 ... 1e-3 with internal_step 10 ms); the adaptive ones take steps of at
+    most internal_step under the local error `tolerance` (solver.integrate).
     `bogie`: True for the built-in spring-damper to a frame following the
     track centreline (stand-alone runs); False when the host supplies the
     axle-box forces. `suspended_mass`: the share of the vehicle mass carried by
@@ -163,7 +166,7 @@ class WheelsetParameters:
     speed: float = 27.78
     internal_step: float = 1e-3
     integrator: str = "rk4"
-    # the adaptive integrators ("rk23", "rk45"): local error tolerance, relative
+    # the adaptive integrators ("rk23", "rk45", "rosenbrock"): local error tolerance, relative
     # to the scales of solver.integrate.ERROR_SCALE (1 mm, 1 mrad, 0.1 m/s, 0.1 rad/s);
     # internal_step is then their largest step
     tolerance: float = 1e-6
@@ -423,6 +426,8 @@ class WheelsetModel:
         self._derived = np.zeros(N_DERIVED)
         # pose and rail motion of the points in self._search (integrate.K_*; 0 = none)
         self._search_key = np.zeros(N_SEARCH_KEY)
+        # the Rosenbrock integrator's Jacobian, kept from step to step (integrate.JAC_*)
+        self._jacobian = self._no_jacobian()
         # tabulated contact geometry: built here, shared by the models of one set-up
         self.contact_table = None
         self._table_search = None
@@ -452,7 +457,7 @@ class WheelsetModel:
             derived=self._derived, record=self.record, table_params=table_arrays.tparams,
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=table_scratch.rows, table_index=table_scratch.index,
-            search_key=self._search_key))
+            search_key=self._search_key, jacobian=self._jacobian))
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/fast_step.py) updates from numba as the Python step does:
         # time, distance, internal step and what undo_step restores
@@ -504,13 +509,20 @@ class WheelsetModel:
         self._clock[fast_step.K_INTERNAL_STEP] = value
 
     # -- state ---------------------------------------------------------------
+    @staticmethod
+    def _no_jacobian() -> np.ndarray:
+        """A kept-Jacobian array (integrate.JAC_*) that holds none."""
+        jacobian = np.zeros(N_JACOBIAN)
+        jacobian[JAC_AGE] = -1.0
+        return jacobian
+
     def get_state(self) -> dict:
         """A deep, picklable snapshot of everything that evolves."""
         return {"state": self.state.copy(), "time": self.time, "distance": self.distance,
                 "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
                 "summary": self._summary.copy(), "inputs": self._u.copy(),
                 "initialized": self._initialized, "model": self.model.copy(),
-                "climb_time": self._climb_time.copy()}
+                "climb_time": self._climb_time.copy(), "jacobian": self._jacobian.copy()}
 
     def set_state(self, snapshot: dict):
         self._clock[fast_step.K_BEFORE_VALID] = 0.0
@@ -524,6 +536,8 @@ class WheelsetModel:
         self._initialized = bool(snapshot["initialized"])
         self.model[:] = snapshot["model"]
         self._climb_time[:] = snapshot.get("climb_time", NEVER)
+        # the Rosenbrock integrator's kept Jacobian; without one the next step computes it
+        self._jacobian[:] = snapshot.get("jacobian", self._no_jacobian())
         self._update_record()
 
     # -- track and inputs ------------------------------------------------------
@@ -779,7 +793,7 @@ class WheelsetModel:
         (STABILITY_LIMIT[integrator] * creep_time_constant(), e.g. 0.986 ms for
         the S1002/UIC60 wheelset at 5 m/s with RK4) times STABILITY_SAFETY is
         smaller (low speeds: the time constant is proportional to V). With an
-        adaptive integrator ("rk23", "rk45") params.internal_step, their largest
+        adaptive integrator ("rk23", "rk45", "rosenbrock") params.internal_step, their largest
         step: the error test keeps every step within the stability limit."""
         if self.params.integrator in ADAPTIVE_INTEGRATORS:
             return self.params.internal_step     # the largest step; the error test does the rest

@@ -118,11 +118,16 @@ def pair(md, unzipped, monkeypatch):
 
 # contact.geometry 1 = "table": the shared, read-only contact table (fewer steps:
 # the same kernels, only the full contact search reads the table); solver.integrator
-# 2 = adaptive RK23 (its own kernel, the step history restarted at every doStep)
+# 2 = adaptive RK23 (its own kernel, the step history restarted at every doStep);
+# 4 = Rosenbrock (its Jacobian kept from doStep to doStep in the model's state)
+ROSENBROCK = {"solver.integrator": 4, "solver.internal_step": 0.01, "solver.tolerance": 1e-4}
+
+
 @pytest.mark.parametrize("extra, n_steps", [({"contact.geometry": 0}, N_STEPS),
                                             ({"contact.geometry": 1}, 100),
-                                            ({"solver.integrator": 2}, 100)],
-                         ids=["online", "table", "adaptive"])
+                                            ({"solver.integrator": 2}, 100),
+                                            (ROSENBROCK, 100)],
+                         ids=["online", "table", "adaptive", "rosenbrock"])
 def test_fast_and_python_steps_are_bit_identical(md, unzipped, monkeypatch, extra, n_steps):
     pair = make_pair(md, unzipped, monkeypatch, extra)
     try:
@@ -151,6 +156,21 @@ def check_identical(pair, n_steps):
 
 
 def test_rollback_after_fast_steps_repeats_bit_for_bit(pair):
+    check_rollback(pair)
+
+
+def test_rollback_with_the_kept_jacobian_repeats_bit_for_bit(md, unzipped, monkeypatch):
+    # the Rosenbrock integrator's Jacobian, computed at one doStep and used by the
+    # next ones, travels in the FMU state (plain and serialized)
+    pair = make_pair(md, unzipped, monkeypatch, ROSENBROCK)
+    try:
+        check_rollback(pair)
+    finally:
+        for inst in pair:
+            inst.free()
+
+
+def check_rollback(pair):
     fast, _ = pair
     for _ in range(100):
         fast.step()

@@ -288,10 +288,10 @@ def test_model_description_for_a_cosimulation_master(md):
     names = {v.name for v in md.modelVariables}
     assert "benchmark.skip_core" not in names
     # the model choices are Integer parameters (libcosim and Ecos ignore Enumerations):
-    # 5 creep models (Kalker, SHE, Polach, FASTSIM, FaStrip), 2 contact models, 4 integrators
-    # (RK4, semi-implicit Euler, adaptive RK23 and RK45)
+    # 5 creep models (Kalker, SHE, Polach, FASTSIM, FaStrip), 2 contact models, 5 integrators
+    # (RK4, semi-implicit Euler, adaptive RK23, RK45 and Rosenbrock)
     by = {v.name: v for v in md.modelVariables}
-    for name, n in (("contact.creep_model", 5), ("contact.model", 2), ("solver.integrator", 4)):
+    for name, n in (("contact.creep_model", 5), ("contact.model", 2), ("solver.integrator", 5)):
         assert by[name].type == "Integer" and (int(by[name].min), int(by[name].max)) == (0, n - 1)
     assert all(v.type != "Enumeration" for v in md.modelVariables)
 
