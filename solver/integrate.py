@@ -493,6 +493,11 @@ JACOBIAN_MAX_AGE = 0.2
 JACOBIAN_STIFFNESS_CHANGE = 0.1
 JACOBIAN_ANGLE_CHANGE = 0.05
 JACOBIAN_TRACTION_CHANGE = 0.03
+# The largest entry a kept Jacobian may have (a restored FMU state is checked
+# for finite numbers only): the stiffest entry of the wheelset's is the Hertz
+# contact stiffness over the mass, ~1e9 N/m / 1e3 kg = 1e6 1/s^2; a kept one
+# beyond 1e12 is not used (computed anew)
+JACOBIAN_BOUND = 1e12
 LOAD_NORMAL, LOAD_ANGLE, LOAD_TRACTION = 0, 1, 2     # N (N), angle (rad), |creep force| / N
 N_LOAD = 3
 
@@ -634,6 +639,9 @@ def _jacobian_usable(jac_state, state, counts, loads):
         return False
     if not _continues(jac_state, state):
         return False
+    for j in range(JAC_MATRIX, N_JACOBIAN):
+        if not abs(jac_state[j]) <= JACOBIAN_BOUND:
+            return False
     if jac_state[JAC_COUNTS] != counts[0] or jac_state[JAC_COUNTS + 1] != counts[1]:
         return False
     return not _contact_moved(jac_state, loads)

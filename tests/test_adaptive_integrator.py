@@ -212,3 +212,30 @@ def test_too_many_adaptive_steps_discard_with_the_reason():
     assert result.reason == "step_size"
     assert "more than 3 steps" in result.message and "tolerance 1e-06" in result.message
     assert np.array_equal(model.state, before)              # the step was not taken
+
+
+def test_an_absurd_kept_jacobian_is_computed_anew():
+    # A restored FMU state is checked for finite numbers only; a kept Jacobian
+    # with entries beyond integrate.JACOBIAN_BOUND (here 1e300: W^-1 ~ 0 would
+    # freeze the wheelset while the error estimate, which trusts W, sees
+    # nothing) is not used: the next host step computes its own, and runs as
+    # from a state whose Jacobian is due (age -1; the step history kept).
+    scenario = load_scenario("ren-jin-r400-100", integrator="rosenbrock", internal_step=1e-2,
+                             tolerance=1e-4)
+    runs = []
+    for tamper in (None, 1e300):
+        model = WheelsetModel(scenario.params)
+        model.initialize()
+        for _ in range(50):
+            assert model.advance(1e-2).status == "ok"
+        snapshot = model.get_state()
+        if tamper is None:
+            snapshot["jacobian"][integrate.JAC_AGE] = -1.0
+        else:
+            snapshot["jacobian"][integrate.JAC_MATRIX:] = tamper
+        model.set_state(snapshot)
+        for _ in range(20):
+            assert model.advance(1e-2).status == "ok"
+        runs.append(model.state.copy())
+    # bit for bit: both computed the Jacobian anew at the same state
+    assert np.array_equal(runs[0], runs[1])
