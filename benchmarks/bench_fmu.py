@@ -17,8 +17,10 @@
   fast doStep (the numba cfunc the front end calls, solver/fast_step.py) and
   the Python step (WHEELSET_FMU_FAST_STEP=0); its per-step cost against the
   core's own step (goal <= 1.15x) and its real-time factor (goal >= 30x), both
-  issue 16. Wall and CPU time (process time) are printed: on a loaded machine
-  the CPU figures are the ones to compare.
+  issue 16; then the same C host with the Rosenbrock integrator as the core's
+  speed figures run it (solver.integrator 4, internal step 10 ms, tolerance
+  1e-4) at 10 ms communication steps (issue 19). Wall and CPU time (process
+  time) are printed: on a loaded machine the CPU figures are the ones to compare.
 
 usage: python benchmarks/bench_fmu.py [--fmu dist/Wheelset.fmu] [--duration 10]
        [--no-instantiation] [--c-host-only]
@@ -145,11 +147,16 @@ def core_run(duration: float):
     return time.perf_counter() - t0, time.process_time() - c0, model
 
 
-def c_host_args(md) -> list:
-    """host.c arguments setting REN_JIN and reading every output each step."""
+# the Rosenbrock integrator as benchmarks/bench_speed.py measures the core with it
+ROSENBROCK = {"solver.integrator": 4, "solver.internal_step": 0.01, "solver.tolerance": 1e-4}
+ROSENBROCK_STEP = 0.01
+
+
+def c_host_args(md, values=None) -> list:
+    """host.c arguments setting REN_JIN (or `values`) and reading every output each step."""
     by = {v.name: v for v in md.modelVariables}
     args = []
-    for name, value in REN_JIN.items():
+    for name, value in (REN_JIN if values is None else values).items():
         v = by[name]
         code = {"Real": "r", "Integer": "I", "Boolean": "B", "String": "s"}[v.type]
         value = int(value) if v.type in ("Integer", "Boolean") else value
@@ -212,6 +219,18 @@ def c_host_section(fmu: str, duration: float, core_wall: float, core_cpu: float,
                   f"{factor:.1f}x real time (goal >= {GOAL_REAL_TIME:g}: "
                   f"{'met' if factor >= GOAL_REAL_TIME else 'NOT met'})")
         print(f"      ({what})")
+    n = int(round(duration / ROSENBROCK_STEP))
+    proc = subprocess.run([str(exe), "--timing", str(unzipped), md.guid, repr(ROSENBROCK_STEP),
+                           str(n), *c_host_args(md, {**REN_JIN, **ROSENBROCK})],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"C host failed: {proc.stderr[-2000:]}")
+    line = next(l for l in proc.stderr.splitlines() if l.startswith("stepping"))
+    wall = float(re.search(r"([0-9.]+) s wall", line).group(1))
+    cpu = float(re.search(r"([0-9.]+) s CPU", line).group(1))
+    print(f"  plain C host, fast doStep, Rosenbrock ({ROSENBROCK}), {n} communication steps of "
+          f"{ROSENBROCK_STEP * 1e3:g} ms, all outputs read every step: {duration / wall:.1f}x real "
+          f"time wall, {duration / cpu:.1f}x CPU")
 
 
 def _core_parameters():
