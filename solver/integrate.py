@@ -494,10 +494,11 @@ JACOBIAN_STIFFNESS_CHANGE = 0.1
 JACOBIAN_ANGLE_CHANGE = 0.05
 JACOBIAN_TRACTION_CHANGE = 0.03
 # The largest entry a kept Jacobian may have (a restored FMU state is checked
-# for finite numbers only): the stiffest entry of the wheelset's is the Hertz
-# contact stiffness over the mass, ~1e9 N/m / 1e3 kg = 1e6 1/s^2; a kept one
-# beyond 1e12 is not used (computed anew)
-JACOBIAN_BOUND = 1e12
+# for finite numbers only): the stiffest entries are the Hertz contact
+# stiffness over the mass and inertia, measured at most 2.3e6 on Ren & Jin and
+# 2.7e7 under the hard flange contact of the tests; a kept one beyond 1e10 is
+# not used (computed anew)
+JACOBIAN_BOUND = 1e10
 LOAD_NORMAL, LOAD_ANGLE, LOAD_TRACTION = 0, 1, 2     # N (N), angle (rad), |creep force| / N
 N_LOAD = 3
 
