@@ -337,6 +337,18 @@ def _track_at(data, s, inputs):
 
 
 @njit(cache=True)
+def _step_factor(err, exponent):
+    """The next step over this one, from the error `err` of this one (relative
+    to the tolerance; accepted or not): dt * min(5, max(0.2, 0.9 err^(-exponent))),
+    the largest growth for no error, the largest cut for a non-finite one."""
+    if err == 0.0:
+        return STEP_GROWTH_MAX
+    if not math.isfinite(err):
+        return STEP_SHRINK_MAX
+    return min(STEP_GROWTH_MAX, max(STEP_SHRINK_MAX, STEP_SAFETY * err ** (-exponent)))
+
+
+@njit(cache=True)
 def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables, step_inputs,
                        search, results, table_search, key):
     """Adaptive steps of an embedded first-same-as-last pair (`tableau`, a
@@ -412,17 +424,12 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
             start_points[:] = points
             start_counts[:] = counts
             start_key[:] = key
-            factor = STEP_GROWTH_MAX
-            if err > 0.0:
-                factor = min(STEP_GROWTH_MAX, max(STEP_SHRINK_MAX,
-                                                  STEP_SAFETY * err ** (-tableau.exponent)))
+            factor = _step_factor(err, tableau.exponent)
         else:
             points[:] = start_points
             counts[:] = start_counts
             key[:] = start_key
-            factor = STEP_SHRINK_MAX
-            if math.isfinite(err):
-                factor = max(STEP_SHRINK_MAX, STEP_SAFETY * err ** (-tableau.exponent))
+            factor = _step_factor(err, tableau.exponent)
         dt = min(max(dt * factor, dt_min), dt_max)
 
 
@@ -755,10 +762,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             state[:] = y_new
             f0[:] = f2
             age += dt
-            factor = STEP_GROWTH_MAX
-            if err > 0.0:
-                factor = min(STEP_GROWTH_MAX, max(STEP_SHRINK_MAX,
-                                                  STEP_SAFETY * err ** (-ROS_EXPONENT)))
+            factor = _step_factor(err, ROS_EXPONENT)
             _copy_contact_loads(results.contact, loads)     # of f2: the new state's
             refresh = (age >= JACOBIAN_MAX_AGE or factor < 1.0
                        or jac_state[JAC_COUNTS] != counts[0]
@@ -782,9 +786,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             points[:] = start_points
             counts[:] = start_counts
             key[:] = start_key
-            factor = STEP_SHRINK_MAX
-            if math.isfinite(err):
-                factor = max(STEP_SHRINK_MAX, STEP_SAFETY * err ** (-ROS_EXPONENT))
+            factor = _step_factor(err, ROS_EXPONENT)
             refresh = not fresh
         dt = min(max(dt * factor, dt_min), dt_max)
 
