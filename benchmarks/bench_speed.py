@@ -124,6 +124,23 @@ def _rhs_costs(params, repeats, n=20000):
     return full, update, scan, [int(c) for c in model._counts]
 
 
+def _integrator_rows(label, geometry, repeats, **settings):
+    """The core alone with the integrator `settings` (load_scenario keywords), at
+    the scenario's 10 ms advances and at 1 ms advances: CPU time, real-time
+    factor and its ratio to the target."""
+    scenario = load_scenario(SCENARIO, contact_geometry=geometry, **settings)
+    simulate(load_scenario(SCENARIO, contact_geometry=geometry, duration=0.05, **settings))
+    params = scenario.params
+    for interval in (scenario.output_interval, 0.001):
+        _, cpus, n_rhs = _core_runs(params, scenario.duration, interval, repeats)
+        cpu_min, cpu_med = _min_median(cpus)
+        print(f"  core alone, {label} (tolerance {params.tolerance:g}, steps <= "
+              f"{params.internal_step * 1e3:g} ms), {interval * 1e3:g} ms advances: CPU "
+              f"{cpu_min:.3f} / {cpu_med:.3f} s; real-time factor (CPU) "
+              f"{scenario.duration / cpu_min:.1f}x / {scenario.duration / cpu_med:.1f}x, {n_rhs} RHS: "
+              f"measured / target = {scenario.duration / cpu_min / TARGET_RTF[geometry]:.2f}")
+
+
 def _accuracy(rk4_columns):
     """The largest difference of a few outputs from a converged run (adaptive RK45,
     tolerance 1e-10, steps <= 0.25 ms), as a share of each output's range over the
@@ -195,29 +212,10 @@ def main():
                  if geometry == "online" else ""))
         print(f"    target <= {TARGET_RHS_US[geometry]:g} us: search RHS / target = "
               f"{full_min / TARGET_RHS_US[geometry]:.2f}, mean RHS / target = {mean / TARGET_RHS_US[geometry]:.2f}")
-        adaptive = load_scenario(SCENARIO, contact_geometry=geometry, integrator="rk23")
-        simulate(load_scenario(SCENARIO, contact_geometry=geometry, integrator="rk23", duration=0.05))
-        for interval in (adaptive.output_interval, 0.001):
-            walls, cpus, n_rhs = _core_runs(adaptive.params, adaptive.duration, interval, repeats)
-            cpu_min, cpu_med = _min_median(cpus)
-            print(f"  core alone, adaptive RK23 (tolerance {adaptive.params.tolerance:g}, steps <= "
-                  f"{adaptive.params.internal_step * 1e3:g} ms), {interval * 1e3:g} ms advances: CPU "
-                  f"{cpu_min:.3f} / {cpu_med:.3f} s; real-time factor (CPU) "
-                  f"{adaptive.duration / cpu_min:.1f}x, {n_rhs} RHS: measured / target = "
-                  f"{adaptive.duration / cpu_min / TARGET_RTF[geometry]:.2f}")
+        _integrator_rows("adaptive RK23", geometry, repeats, integrator="rk23")
         for step, tolerance in ROSENBROCK_RUNS:
-            implicit = load_scenario(SCENARIO, contact_geometry=geometry, integrator="rosenbrock",
-                                     internal_step=step, tolerance=tolerance)
-            simulate(load_scenario(SCENARIO, contact_geometry=geometry, integrator="rosenbrock",
-                                   internal_step=step, tolerance=tolerance, duration=0.05))
-            for interval in (implicit.output_interval, 0.001):
-                walls, cpus, n_rhs = _core_runs(implicit.params, implicit.duration, interval, repeats)
-                cpu_min, cpu_med = _min_median(cpus)
-                print(f"  core alone, Rosenbrock (tolerance {tolerance:g}, steps <= {step * 1e3:g} ms), "
-                      f"{interval * 1e3:g} ms advances: CPU {cpu_min:.3f} / {cpu_med:.3f} s; real-time "
-                      f"factor (CPU) {implicit.duration / cpu_min:.1f}x / {implicit.duration / cpu_med:.1f}x, "
-                      f"{n_rhs} RHS: measured / target = "
-                      f"{implicit.duration / cpu_min / TARGET_RTF[geometry]:.2f}")
+            _integrator_rows("Rosenbrock", geometry, repeats, integrator="rosenbrock",
+                             internal_step=step, tolerance=tolerance)
         if geometry == "table":
             online, total = _table_fallbacks(scenario.params, scenario.duration, scenario.output_interval)
             print(f"  the table in use: at the {total // 2} recorded states {online} of {total} wheels "

@@ -337,6 +337,21 @@ def _track_at(data, s, inputs):
 
 
 @njit(cache=True)
+def _scaled_error(e, j, state, y_new, tolerance):
+    """The local error estimate e of state entry j over what the error test allows
+    it: tolerance * (ERROR_SCALE[j] + the entry's size before or after the step)."""
+    return e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
+
+
+@njit(cache=True)
+def _copy_points(points, counts, key, to_points, to_counts, to_key):
+    """Copy the contact points of a search, their counts and their search key."""
+    to_points[:] = points
+    to_counts[:] = counts
+    to_key[:] = key
+
+
+@njit(cache=True)
 def _step_factor(err, exponent):
     """The next step over this one, from the error `err` of this one (relative
     to the tolerance; accepted or not): dt * min(5, max(0.2, 0.9 err^(-exponent))),
@@ -409,7 +424,7 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
             e = 0.0
             for m in range(n_stage):
                 e += weights_error[m] * k[m, j]
-            r = dt * e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
+            r = _scaled_error(dt * e, j, state, y_new, tolerance)
             err += r * r
         err = math.sqrt(err / N_STATE)
         shortest = dt <= dt_min * (1.0 + 1e-9)
@@ -421,14 +436,10 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
             if last:
                 return n_rhs
             t += dt
-            start_points[:] = points
-            start_counts[:] = counts
-            start_key[:] = key
+            _copy_points(points, counts, key, start_points, start_counts, start_key)
             factor = _step_factor(err, tableau.exponent)
         else:
-            points[:] = start_points
-            counts[:] = start_counts
-            key[:] = start_key
+            _copy_points(start_points, start_counts, start_key, points, counts, key)
             factor = _step_factor(err, tableau.exponent)
         dt = min(max(dt * factor, dt_min), dt_max)
 
@@ -716,9 +727,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
                                    tables, model, step_inputs, search, results, jac_state, y_stage,
                                    f1, key)
             age = 0.0
-            points[:] = start_points
-            counts[:] = start_counts
-            key[:] = start_key
+            _copy_points(start_points, start_counts, start_key, points, counts, key)
             dt_inverted = -1.0
             fresh = True
             refresh = False
@@ -751,8 +760,8 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             n_rhs += 2
             err = 0.0
             for j in range(N_STATE):
-                e = dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j])
-                r = e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
+                r = _scaled_error(dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j]), j, state, y_new,
+                                  tolerance)
                 err += r * r
             err = math.sqrt(err / N_STATE)
         shortest = dt <= dt_min * (1.0 + 1e-9)
@@ -778,14 +787,10 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
                     jac_state[JAC_KEY + j] = state[j]
                 return n_rhs
             t += dt
-            start_points[:] = points
-            start_counts[:] = counts
-            start_key[:] = key
+            _copy_points(points, counts, key, start_points, start_counts, start_key)
             fresh = False
         else:
-            points[:] = start_points
-            counts[:] = start_counts
-            key[:] = start_key
+            _copy_points(start_points, start_counts, start_key, points, counts, key)
             factor = _step_factor(err, ROS_EXPONENT)
             refresh = not fresh
         dt = min(max(dt * factor, dt_min), dt_max)
