@@ -65,8 +65,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from .dynamics import (C_ANGLE, C_CREEP_LAT, C_CREEP_LONG, C_NORMAL, M_BOX_SEMI_SPACING, M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_RHS_STEP_SIZE,
-                       N_STATE, PROBLEM_BAD_INPUT, PROBLEM_NONE, S_ROLL, S_Y, S_YAW, S_Z,
+from .dynamics import (C_ANGLE, C_CREEP_LAT, C_CREEP_LONG, C_NORMAL, M_BOX_SEMI_SPACING,
+                       M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_RHS_STEP_SIZE, N_STATE,
+                       PROBLEM_BAD_INPUT, PROBLEM_NONE, S_ROLL, S_Y, S_YAW, S_Z,
                        U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
@@ -500,12 +501,14 @@ JACOBIAN_STEP = np.array([1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8,
 # alone let the wheelset bounce on the flange (0.2-0.5 mm) or end in a false
 # derailment at some tolerances; with all the rules it settles within 0.1 um of
 # the converged run at every tolerance, with 1 ms host steps.
+LOAD_NORMAL, LOAD_ANGLE, LOAD_TRACTION = 0, 1, 2     # N (N), angle (rad), |creep force| / N
+N_LOAD = 3
 JAC_AGE = 0
 JAC_NEXT_STEP = 1               # s, the step the error control proposed for the next host step
 JAC_KEY = 2
 JAC_COUNTS = JAC_KEY + N_STATE
 JAC_CONTACT = JAC_COUNTS + 2                # (2, MAX_POINTS, N_LOAD): LOAD_*
-JAC_MATRIX = JAC_CONTACT + 2 * MAX_POINTS * 3       # 3 = N_LOAD
+JAC_MATRIX = JAC_CONTACT + 2 * MAX_POINTS * N_LOAD
 N_JACOBIAN = JAC_MATRIX + N_STATE * N_STATE
 JACOBIAN_MAX_AGE = 0.2
 JACOBIAN_STIFFNESS_CHANGE = 0.1
@@ -517,8 +520,6 @@ JACOBIAN_TRACTION_CHANGE = 0.03
 # 2.7e7 under the hard flange contact of the tests; a kept one beyond 1e10 is
 # not used (computed anew)
 JACOBIAN_BOUND = 1e10
-LOAD_NORMAL, LOAD_ANGLE, LOAD_TRACTION = 0, 1, 2     # N (N), angle (rad), |creep force| / N
-N_LOAD = 3
 
 
 @njit(cache=True)
@@ -540,21 +541,22 @@ def _copy_contact_loads(contact, loads):
 
 @njit(cache=True)
 def _contact_moved(jac_state, loads):
-    """True if a contact point's Hertz stiffness or angle moved beyond the
-    JACOBIAN_* bounds since the kept Jacobian was computed."""
+    """True if a contact point's Hertz stiffness, angle or traction ratio moved
+    beyond the JACOBIAN_* bounds since the kept Jacobian was computed."""
     kept = jac_state[JAC_CONTACT:JAC_MATRIX].reshape((2, MAX_POINTS, N_LOAD))
     stiffest = 0.0
     for side in range(2):
         for i in range(MAX_POINTS):
-            stiffest = max(stiffest, max(kept[side, i, 0], 0.0) ** (1.0 / 3.0))
+            stiffest = max(stiffest, max(kept[side, i, LOAD_NORMAL], 0.0) ** (1.0 / 3.0))
     for side in range(2):
         for i in range(MAX_POINTS):
-            change = abs(max(loads[side, i, 0], 0.0) ** (1.0 / 3.0)
-                         - max(kept[side, i, 0], 0.0) ** (1.0 / 3.0))
+            change = abs(max(loads[side, i, LOAD_NORMAL], 0.0) ** (1.0 / 3.0)
+                         - max(kept[side, i, LOAD_NORMAL], 0.0) ** (1.0 / 3.0))
             if change > JACOBIAN_STIFFNESS_CHANGE * stiffest:
                 return True
-            if loads[side, i, 0] > 0.0 and kept[side, i, 0] > 0.0:
-                if abs(loads[side, i, LOAD_ANGLE] - kept[side, i, LOAD_ANGLE]) > JACOBIAN_ANGLE_CHANGE:
+            if loads[side, i, LOAD_NORMAL] > 0.0 and kept[side, i, LOAD_NORMAL] > 0.0:
+                if (abs(loads[side, i, LOAD_ANGLE] - kept[side, i, LOAD_ANGLE])
+                        > JACOBIAN_ANGLE_CHANGE):
                     return True
                 if (abs(loads[side, i, LOAD_TRACTION] - kept[side, i, LOAD_TRACTION])
                         > JACOBIAN_TRACTION_CHANGE):

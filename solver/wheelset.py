@@ -39,8 +39,8 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from . import derailment
 from .errors import WheelsetError
 from . import fast_step
-from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_SEARCH_KEY, N_STAGE_ROWS,
-                        StepData, advance_kernel)
+from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_SEARCH_KEY,
+                        N_STAGE_ROWS, StepData, advance_kernel)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
 from .track_excitation import RailMotion
