@@ -59,6 +59,16 @@ VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetrat
 UPDATE_HALF_WINDOW = 12  # contact update: +-1.2 mm around the previous point
 COARSE_STRIDE = 10      # first pass of the distance function every 10th profile point (1 mm)
 
+# Rows of the search's scratch array `work` (N_WORK_ROWS, n_wheel): the distance
+# function on the wheel grid (rows 0-4, see wheel_distance_function), then the
+# search's short lists in the first MAX_MINIMA entries of their rows, so that a
+# search allocates nothing (its 16 small arrays cost about 0.1 us per search).
+W_MINIMA_POS = 5        # the minima found: fractional wheel grid index
+W_MINIMA_GAP = 6        # their distance (m)
+W_WINDOWS = 7           # grid indices of the coarse minima (whole numbers, as floats)
+W_ACCEPTED_POS = 8      # grid index of the contact points accepted so far (MAX_POINTS)
+N_WORK_ROWS = 9
+
 # Columns of the per-point output array of the kernel.
 P_S_WHEEL = 0       # lateral coordinate on the wheel profile s (m)
 P_U_RAIL = 1        # lateral coordinate on the rail profile u (m)
@@ -129,7 +139,7 @@ class RailPose(NamedTuple):
 class ContactBuffers(NamedTuple):
     """Scratch and result arrays of a two-wheel contact search."""
 
-    work: np.ndarray     # (5, n_wheel) distance function scratch
+    work: np.ndarray     # (N_WORK_ROWS, n_wheel) search scratch, rows W_*
     points: np.ndarray   # (2, MAX_POINTS, N_POINT_FIELDS) contact points, track frame
     counts: np.ndarray   # (2,) int64, points per wheel
 
@@ -269,6 +279,10 @@ class ContactSetup:
             steps = np.diff(table[:, T_LAT])
             if not np.allclose(steps, steps[0], rtol=1e-6, atol=1e-12):
                 raise GeometryError(f"profile {prof.name!r} is not on a uniform grid")
+        if self.wheel_table.shape[0] < MAX_MINIMA:
+            # the search keeps its lists of minima in rows of the wheel-grid scratch (W_*)
+            raise GeometryError(f"wheel profile {self.wheel.name!r} has {self.wheel_table.shape[0]} "
+                                f"grid points, fewer than the {MAX_MINIMA} the contact search needs")
         gauge_offset = _rail_gauge_point_offset(self.rail, self.inclination)
         self.rail_centre_y = self.gauge / 2.0 + gauge_offset
         taping = self.back_to_back / 2.0 + float(self.wheel.flange_back_to_taping_line)
@@ -288,7 +302,7 @@ class ContactSetup:
 
     def buffers(self) -> ContactBuffers:
         """Fresh scratch and result arrays for `wheelset_contact_kernel` on this set-up."""
-        return ContactBuffers(np.empty((5, self.wheel_table.shape[0])),
+        return ContactBuffers(np.empty((N_WORK_ROWS, self.wheel_table.shape[0])),
                               np.zeros((2, MAX_POINTS, N_POINT_FIELDS)), np.zeros(2, dtype=np.int64))
 
     @property
@@ -438,9 +452,9 @@ def wheel_distance_function(tables, pose, rail, work, stride=1):
     rail_frame = _rail_frame(tables.params, rail)
     axle = _axle_frame(pose.roll, pose.yaw)
     k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
-    # only [k0, k1) is ever read: reset it (the rest of the wheel is off the rail)
-    for k in range(k0, k1):
-        work[1, k] = np.inf
+    # only [k0, k1) is ever read: reset it (the rest of the wheel is off the rail);
+    # a slice fill, which numba vectorises (a scalar loop costs 0.3 us more per wheel)
+    work[1, k0:k1] = np.inf
     for k in range(k0, k1, stride):
         _distance_at(k, tables, pose, rail_frame, axle, work)
     return k0, k1
@@ -497,8 +511,9 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     with the same arithmetic."""
     n_min = 0
     for w in range(n_windows):
-        lo = max(windows[w] - stride - 1, k0 + 1)
-        hi = min(windows[w] + stride + 2, k1 - 1)
+        centre = int(windows[w])
+        lo = max(centre - stride - 1, k0 + 1)
+        hi = min(centre + stride + 2, k1 - 1)
         for k in range(lo, hi):
             g1 = gg[k]
             if g1 == np.inf:
@@ -530,9 +545,10 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     """The scan of wheel_distance_minima: the local minima of the left wheel's
     distance function (side-local frame), deepest first, into min_pos
     (fractional grid index) and min_gap (m), MAX_MINIMA each; windows a
-    (MAX_MINIMA,) int64 scratch. Returns (n_min, fallback): n_min = -1 if the
-    wheel is not over the rail (fewer than two coarse samples); fallback True
-    when there is no interior minimum and the smallest sample stands in."""
+    (MAX_MINIMA,) scratch (grid indices, as floats). Returns (n_min, fallback):
+    n_min = -1 if the wheel is not over the rail (fewer than two coarse
+    samples); fallback True when there is no interior minimum and the smallest
+    sample stands in."""
     gg = work[1]
     stride = COARSE_STRIDE
     k0, k1 = wheel_distance_function(tables, pose, rail, work, stride)
@@ -599,8 +615,9 @@ def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
     rail_frame = _rail_frame(tables.params, rail)
     axle = _axle_frame(pose.roll, pose.yaw)
     for w in range(n_windows):
-        lo = max(windows[w] - stride - 1, k0)
-        hi = min(windows[w] + stride + 2, k1)
+        centre = int(windows[w])
+        lo = max(centre - stride - 1, k0)
+        hi = min(centre + stride + 2, k1)
         for k in range(lo, hi):
             if gg[k] == np.inf:
                 _distance_at(k, tables, pose, rail_frame, axle, work)
@@ -643,11 +660,9 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
     du = params[G_RAIL_DU]
     tan_theta = np.tan(params[G_INCLINATION] + rail.roll)
     n_acc = 0
-    acc_pos = np.empty(MAX_POINTS)
-    acc_y = np.empty(MAX_POINTS)
-    acc_z = np.empty(MAX_POINTS)
-    acc_gap = np.empty(MAX_POINTS)
-    acc_tan = np.empty(MAX_POINTS)
+    # the accepted points: their rows of `out` (y, z, gap, tangent) and their
+    # grid positions (work row W_ACCEPTED_POS)
+    acc_pos = work[W_ACCEPTED_POS]
     for i in range(n_min):
         if n_acc >= MAX_POINTS:
             break
@@ -667,12 +682,12 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
         independent = True
         pz = gz[k] * (1.0 - t) + gz[k + 1] * t
         for m in range(n_acc):
-            dy_ = py - acc_y[m]
-            dz_ = pz - acc_z[m]
+            dy_ = py - out[m, P_Y]
+            dz_ = pz - out[m, P_Z]
             if dy_ * dy_ + dz_ * dz_ < e_d * e_d:
                 independent = False
                 break
-            if abs(tan_c - acc_tan[m]) < e_k:
+            if abs(tan_c - out[m, P_TAN_CONTACT]) < e_k:
                 independent = False
                 break
             # Intermediate maximum of the distance function between the two (Eq. 6).
@@ -682,16 +697,12 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
             for q in range(lo, min(hi + 1, n_w)):
                 if gg[q] != np.inf and gg[q] > hump:
                     hump = gg[q]
-            if hump <= _patch_level(min_gap[i], acc_gap[m], min_gap[0], epsilon) + HUMP_MIN:
+            if hump <= _patch_level(min_gap[i], out[m, P_GAP], min_gap[0], epsilon) + HUMP_MIN:
                 independent = False
                 break
         if not independent:
             continue
         acc_pos[n_acc] = pos
-        acc_y[n_acc] = py
-        acc_z[n_acc] = pz
-        acc_gap[n_acc] = min_gap[i]
-        acc_tan[n_acc] = tan_c
         _fill_point_row(out[n_acc], tables, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
         n_acc += 1
     return n_acc
@@ -706,14 +717,13 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     (0.1 mm by default), where the minima are located and refined by a
     parabola (scan_minima); then the multipoint selection (select_minima).
     `pose` is a WheelsetPose, `rail` the RailPose of the wheel's
-    rail (side-local); `work` is a (5, n_wheel) scratch array; `out` a (MAX_POINTS,
+    rail (side-local); `work` is a (N_WORK_ROWS, n_wheel) scratch array; `out` a (MAX_POINTS,
     N_POINT_FIELDS) array that receives the points, deepest first. Returns the
     number of contact points (>= 1 when the wheel is over the rail at all).
     """
-    windows = np.empty(MAX_MINIMA, dtype=np.int64)
-    min_pos = np.empty(MAX_MINIMA)     # fractional grid index
-    min_gap = np.empty(MAX_MINIMA)
-    n_min, fallback = scan_minima(tables, pose, rail, work, windows, min_pos, min_gap)
+    min_pos = work[W_MINIMA_POS]
+    min_gap = work[W_MINIMA_GAP]
+    n_min, fallback = scan_minima(tables, pose, rail, work, work[W_WINDOWS], min_pos, min_gap)
     if n_min < 0:
         return 0
     return select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)

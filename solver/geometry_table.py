@@ -139,7 +139,7 @@ def _node_minima(tables, pose, work, branches):
     stride = geo.COARSE_STRIDE
     rail = geo.RailPose(0.0, 0.0, 0.0)
     k0, k1 = geo.wheel_distance_function(tables, pose, rail, work, stride)
-    windows = np.empty(geo.MAX_MINIMA, dtype=np.int64)
+    windows = np.empty(geo.MAX_MINIMA)     # grid indices as floats, as the online search keeps them
     n_windows, n_coarse = geo.coarse_minima(gg, k0, k1, windows)
     if n_coarse < 2:
         return -1
@@ -641,7 +641,7 @@ def build_contact_table(setup: geo.ContactSetup, grid: TableGrid | None = None) 
     n = (lat.size, rolls.size, yaws.size)
     counts = np.zeros(n, dtype=np.int64)
     nodes = np.full(n + (MAX_BRANCHES, N_BRANCH_FIELDS), np.nan)
-    work = np.empty((5, setup.wheel_table.shape[0]))
+    work = np.empty((geo.N_WORK_ROWS, setup.wheel_table.shape[0]))
     t0 = time.perf_counter()
     _build_kernel(setup.tables, lat, rolls, yaws, zeta_ref, work, counts, nodes)
     flags = _cell_flags(counts)

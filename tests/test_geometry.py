@@ -19,9 +19,9 @@ import functools
 import numpy as np
 import pytest
 
-from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, ContactBuffers, ContactSetup, WheelsetPose,
-                             contact_points, static_contact, wheel_distance_minima_reference,
-                             wheelset_contact_kernel)
+from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, N_WORK_ROWS, ContactBuffers, ContactSetup,
+                             GeometryError, WheelsetPose, contact_points, static_contact,
+                             wheel_distance_minima_reference, wheelset_contact_kernel)
 from solver.geometry_analysis import (TABLE_COLUMNS, equivalent_conicity, flange_contact_clearance,
                                       geometry_table, rolling_radius_difference, two_point_onset)
 
@@ -211,7 +211,7 @@ def test_kernel_equals_reference(wheel, rail):
                                     back_to_back=1.353 if wheel.startswith("LMA") else 1.360,
                                     nominal_radius=0.43 if wheel.startswith("LMA") else 0.46)
     motion = np.zeros((2, 3))
-    work = np.empty((5, setup.wheel_table.shape[0]))
+    work = np.empty((N_WORK_ROWS, setup.wheel_table.shape[0]))
     out = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
     counts = np.zeros(2, dtype=np.int64)
     rng = np.random.default_rng(7)
@@ -281,6 +281,15 @@ def test_cli_conicity_prints_a_number():
     assert 0.05 < value < 0.4
 
 
+def test_a_wheel_grid_too_coarse_for_the_search_is_refused():
+    # The search keeps its lists of minima (MAX_MINIMA entries) in rows of its
+    # wheel-grid scratch: a profile grid of 7 mm (17 points on S1002) must be a
+    # clear GeometryError at set-up, not an out-of-bounds write in the kernel.
+    with pytest.raises(GeometryError, match="fewer than the 24"):
+        ContactSetup.from_names(step=0.007)
+    assert ContactSetup.from_names(step=0.005).buffers().work.shape == (N_WORK_ROWS, 24)
+
+
 def test_contact_update_relocates_points_like_a_full_search():
     """The integrator's intermediate stages re-locate the points of the last full
     search (geometry.wheelset_contact_update); at a nearby pose (the motion of one
@@ -290,7 +299,7 @@ def test_contact_update_relocates_points_like_a_full_search():
     setup = chinese("LMA-worn")
     for y in (-9.8e-3, -1.0e-3, 0.0, 4.0e-3):
         sc = static_contact(setup, y, yaw=2e-3)
-        work = np.empty((5, setup.wheel_table.shape[0]))
+        work = np.empty((N_WORK_ROWS, setup.wheel_table.shape[0]))
         motion = np.zeros((2, 3))
         full = np.zeros((2, MAX_POINTS, N_POINT_FIELDS))
         counts = np.zeros(2, dtype=np.int64)
