@@ -159,7 +159,7 @@ _G_FLOOR = 1e-12         # g = min(a/b, b/a) is clamped to this (a/b beyond 1e12
 # One implementation of each formula: the numba kernels below. Where a test
 # needs a plain-Python run it uses a kernel's .py_func.
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _asymptote(branch, coef, g, nu):
     """Kalker's asymptotic expressions for g -> 0 (Kalker 1990, Table E.3, first
     and last rows; also CONTACT linrol). Lambda = ln(16/g^2).
@@ -192,7 +192,7 @@ def _asymptote(branch, coef, g, nu):
     return 2.0 * pi / (3.0 * g ** 1.5 * ((1.0 - nu) * lam - 2.0 + 4.0 * nu))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _table_interp(table, branch, coef, g, nu):
     """Linear interpolation in g between table rows (linear extrapolation of the
     first interval for g < 0.1), then quadratic interpolation of 1/C in nu
@@ -217,7 +217,7 @@ def _table_interp(table, branch, coef, g, nu):
     return 1.0 / inv
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _coefficient(table, branch, coef, g, nu):
     if g >= _G_MIN_TABLE:
         return _table_interp(table, branch, coef, g, nu)
@@ -231,7 +231,7 @@ def _coefficient(table, branch, coef, g, nu):
     return _asymptote(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / _G_MIN_TABLE)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _kalker_coefficients(table, a_over_b, poisson):
     if a_over_b <= 1.0:
         branch = 0
@@ -247,7 +247,7 @@ def _kalker_coefficients(table, a_over_b, poisson):
             _coefficient(table, branch, 3, g, poisson))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def kalker_coefficients_kernel(a_over_b, poisson):
     """numba kernel of `kalker_coefficients` (no argument checks; g = min(a/b, b/a)
     is clamped to 1e-12)."""
@@ -310,7 +310,7 @@ def fastsim_flexibilities(a, b, shear_modulus, poisson):
 # Analytic models: numba kernels (plain Python: their .py_func)
 # ----------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _kalker(xi, eta, phi, a, b, g, nu):
     """Kalker's linear theory: Fx = -f11 xi, Fy = -f22 eta - f23 phi, Mz = f23 eta - f33 phi."""
     c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
@@ -322,7 +322,7 @@ def _kalker(xi, eta, phi, a, b, g, nu):
     return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _she(xi, eta, phi, a, b, n, mu, g, nu):
     """Shen, Hedrick & Elkins (1983): Kalker's linear forces scaled by F'/F =
     1 - u/3 + u^2/27 (u < 3), 1/u beyond, u = F/(mu N)."""
@@ -335,7 +335,7 @@ def _she(xi, eta, phi, a, b, n, mu, g, nu):
     return scale * fx, scale * fy, scale * mz
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     """Polach (1999) with spin, Polach (2005) adhesion reduction and falling friction.
 
@@ -423,7 +423,7 @@ _ADHESION = 1
 _SLIP = 2
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fastsim_ellipse_nb(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind,
                         store, x_out, p_out, px_out, py_out, state_out):
     dy = 2.0 * b / ny
@@ -537,7 +537,7 @@ def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bo
     return fx, fy, mz, adh, sl, x, p, px_all, py_all, state
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
                      px_out, py_out, state_out):
     ny, nx = pressure.shape
@@ -843,7 +843,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
 FASTRIP_DEFAULT_N = 20
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out, state_out):
     """FaStrip forces (Fx, Fy, Mz, adhesion area, slip area); see the block comment.
     store: write tractions/state into the (ny, nx) output arrays."""
@@ -1001,7 +1001,7 @@ def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
 # One kernel, one signature
 # ----------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
                         shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
     """numba kernel of `creep_forces`; returns (Fx, Fy, Mz) (rail on wheel, contact frame).
@@ -1069,7 +1069,7 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
     return fx, fy, mz
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _uniform_grid_nb(a, b, normal_force, nx, ny, bound_kind):
     """CONTACT-style FASTSIM grid: nx x ny equal cells over [-a, a] x [-b, b];
     parabolic (0) or elliptic (1) pressure at the cell centres, scaled so that

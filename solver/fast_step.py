@@ -65,7 +65,7 @@ FALLBACK_EXCEPTION = 9       # numba code raised
 # ---------------------------------------------------------------------------
 # shared by the Python step and the fast step
 # ---------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def update_climb(contact, derived, friction, ratios, record, climb_time, time):
     """The Nadal ratios of the current contact into ratios and the record
     (solver/derailment.py); the time each flange climbs (ratio > 1) into climb_time."""
@@ -77,7 +77,7 @@ def update_climb(contact, derived, friction, ratios, record, climb_time, time):
             climb_time[side] = time
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def accept_step(h, n_rhs, speed, friction, clock, rhs_count, before_climb, climb_time, ratios,
                 contact, derived, record):
     """Bookkeeping of an accepted step of h (s) with n_rhs RHS evaluations: what
@@ -96,7 +96,7 @@ def accept_step(h, n_rhs, speed, friction, clock, rhs_count, before_climb, climb
     update_climb(contact, derived, friction, ratios, record, climb_time, clock[K_TIME])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
     """The core's input vector (U_*) of the FMU inputs u into core: matrix @ u +
     offset (fmu_wheelset/slave.py _Adapter.input_map), plus the roll of both rails
@@ -129,7 +129,7 @@ def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fmu_outputs(record, record_index, lift, status_slots, reason, y):
     """The FMU's outputs into y: record[record_index] first, then the status flags
     at status_slots (derailment, wheel lift, excessive penetration) from the
@@ -282,37 +282,37 @@ def _pointer(typingctx, address, dtype):
 # views of the array of one block entry (row r = block[entry]: address, shape);
 # the row, not the entry number, is the argument: numba compiles a function
 # called with an integer constant once per value
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _v1(r):
     return carray(_pointer(r[0], np.float64), (r[1],))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _v2(r):
     return carray(_pointer(r[0], np.float64), (r[1], r[2]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _v3(r):
     return carray(_pointer(r[0], np.float64), (r[1], r[2], r[3]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _v5(r):
     return carray(_pointer(r[0], np.float64), (r[1], r[2], r[3], r[4], r[5]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _n1(r):
     return carray(_pointer(r[0], np.int64), (r[1],))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _b3(r):
     return carray(_pointer(r[0], np.int8), (r[1], r[2], r[3]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _step_data(b, ints, reals):
     """The plain tuple of StepData that advance_kernel takes (STEP_DATA_KINDS)."""
     s = E_STEP_DATA
@@ -325,7 +325,7 @@ def _step_data(b, ints, reals):
             _n1(b[s + 26]), _v1(b[s + 27]), _v1(b[s + 28]))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _keep(b, restore):
     """Save (restore False) or restore everything the step may change before it
     is accepted: state, contact, summary, record, derived, clock, RHS count,
@@ -354,7 +354,7 @@ def _keep(b, restore):
             climb[side], climb[2 + side], climb[4 + side] = ratios[side], times[side], before[side]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fmu_step(t, h, b):
     """The accepted step (module docstring); a FALLBACK_* code otherwise (the
     caller restores what was saved)."""

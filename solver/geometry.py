@@ -324,7 +324,7 @@ class ContactSetup:
 # Kernel: distance function and its minima for the LEFT wheel (side-local)
 # ---------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _interp_column(table, x0, dx, x, col):
     """Linear interpolation of a column of a uniform-grid table at x (clamped)."""
     n = table.shape[0]
@@ -338,7 +338,7 @@ def _interp_column(table, x0, dx, x, col):
     return table[i, col] * (1.0 - t) + table[i + 1, col] * t
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _axle_frame(roll, yaw):
     """Axle direction e = Rz(yaw) Rx(roll) (0,1,0) and the basis (u1, u2) of the
     trace-line construction: u1 along the part of x perpendicular to e, u2 = e x u1
@@ -360,7 +360,7 @@ def _axle_frame(roll, yaw):
     return _AxleFrame(ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, 1.0 / s1)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rail_frame(params, rail):
     """The rail of one wheel (RailPose `rail`, side-local) placed on the track."""
     theta = params[G_INCLINATION] + rail.roll
@@ -368,13 +368,13 @@ def _rail_frame(params, rail):
                       np.cos(theta), np.sin(theta))
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _mirrored(pose):
     """The pose of the mirrored wheelset (y -> -y): its left wheel is the right wheel."""
     return WheelsetPose(-pose.y, pose.z, -pose.roll, -pose.yaw)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rail_pose(rail_motion, side):
     """RailPose of rail `side` (0 left, 1 right) from the (2, 3) track-frame rail motion,
     in the side-local frame of its wheel (the right rail mirrored)."""
@@ -383,7 +383,7 @@ def _rail_pose(rail_motion, side):
     return RailPose(-rail_motion[1, 0], rail_motion[1, 1], -rail_motion[1, 2])
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _wheel_range(tables, y, rail_lateral):
     """Wheel grid indices [k0, k1) that can lie over the rail head (+-10 mm margin)."""
     params = tables.params
@@ -398,7 +398,7 @@ def _wheel_range(tables, y, rail_lateral):
     return max(k0, 0), min(k1, n_w)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _distance_at(k, tables, pose, rail_frame, axle, work):
     """Trace-line point and wheel-rail distance at wheel grid index k (into work[:, k]).
 
@@ -438,7 +438,7 @@ def _distance_at(k, tables, pose, rail_frame, axle, work):
     work[1, k] = zeta - (rail[i, T_H] * (1.0 - t) + rail[i + 1, T_H] * t)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def wheel_distance_function(tables, pose, rail, work, stride=1):
     """Distance function of the left wheel (side-local frame) on the wheel grid.
 
@@ -460,7 +460,7 @@ def wheel_distance_function(tables, pose, rail, work, stride=1):
     return k0, k1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _patch_level(gap_a, gap_b, gap_min, epsilon):
     """Distance level that bounds the contact zones of two minima (Eq. 6).
 
@@ -476,7 +476,7 @@ def _patch_level(gap_a, gap_b, gap_min, epsilon):
     return (1.0 - VIRTUAL_PENETRATION) * max(gap_a, gap_b)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
     """One contact point's output row, at the fractional wheel grid index k + t."""
     wheel = tables.wheel
@@ -500,7 +500,7 @@ def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slo
 
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     """The local minima of the distance samples `gg` on the full grid inside the
     search windows (a window: `stride` samples either side of windows[w], within
@@ -540,7 +540,7 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
                 n_min += 1
     return n_min
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     """The scan of wheel_distance_minima: the local minima of the left wheel's
     distance function (side-local frame), deepest first, into min_pos
@@ -574,7 +574,7 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     return n_min, fallback
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def coarse_minima(gg, k0, k1, windows):
     """The local minima of the coarse samples gg[k0::COARSE_STRIDE] below k1 (a
     sample lower than the one before and not higher than the one after; a
@@ -605,7 +605,7 @@ def coarse_minima(gg, k0, k1, windows):
     return n_windows, n_coarse
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
     """The distance function on the full grid inside the search windows of
     scan_minima: COARSE_STRIDE + 1 samples either side of each coarse minimum,
@@ -623,7 +623,7 @@ def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
                 _distance_at(k, tables, pose, rail_frame, axle, work)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def sort_minima(min_pos, min_gap, n_min):
     """Sort the first n_min minima by depth, deepest first (insertion sort, n_min is small)."""
     for i in range(1, n_min):
@@ -638,7 +638,7 @@ def sort_minima(min_pos, min_gap, n_min):
         min_pos[m + 1] = pp
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
     """The multipoint selection of wheel_distance_minima on the minima of
     scan_minima (deepest first; `work` as the scan left it): the contact points
@@ -708,7 +708,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
     return n_acc
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
 
@@ -729,7 +729,7 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     return select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
     """Both wheels. `pose` a WheelsetPose; rail_motion is a (2, 3) array: lateral,
     vertical (m), roll (rad) per rail (left, right) in the track frame.
@@ -746,7 +746,7 @@ def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
         out[1, i, P_Y] = -out[1, i, P_Y]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
     """Warm start of a contact point: from wheel grid index k (its previous place),
     evaluate the distance function at k-1, k, k+1 and step downhill until a grid
@@ -778,7 +778,7 @@ def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def wheel_contact_update(tables, pose, rail, count, work, out):
     """Re-locate the contact points already in `out` (side-local frame) at a new pose.
 
@@ -840,7 +840,7 @@ def wheel_contact_update(tables, pose, rail, count, work, out):
                         gmin, (zp + tan_theta) / (1.0 - zp * tan_theta), zp)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def wheelset_contact_update(tables, pose, rail_motion, buffers):
     """Both wheels: `wheel_contact_update` of the points in `buffers` (track frame,
     as left by `wheelset_contact_kernel`)."""
