@@ -2,10 +2,12 @@
 
 At the Ren & Jin R400 100 km/h curve state (t = 9 s, outer wheel in two-point
 flange contact) this times, each in its own numba loop (CPU time, min of
-REPEATS): the online full contact search of both wheels, the table search, the
-contact update (re-location of the points), Hertz and the creep law for the
-points of that state, and the whole RHS with full search / with update. The
-rest of an RHS (contact frames, creepages, assembly) is the difference.
+REPEATS): the online full contact search of both wheels, the online tracked
+search (the minima of the last full scan re-located, as the dynamics calls it),
+the table search, the contact update (re-location of the points), Hertz and the
+creep law for the points of that state, and the whole RHS with the tracked
+search / the table / the update. The rest of an RHS (contact frames,
+creepages, assembly) is the difference.
 Printed figures only, no pass/fail.
 
 Run: PYTHONPATH=. python benchmarks/profile_rhs.py [repeats]
@@ -33,6 +35,12 @@ SCENARIO = "ren-jin-r400-100"
 def _full_loop(n, tables, pose, motion, buffers):
     for _ in range(n):
         geo.wheelset_contact_kernel(tables, pose, motion, -1.0, buffers)
+
+
+@njit
+def _tracked_loop(n, tables, pose, motion, buffers):
+    for _ in range(n):
+        geo.wheelset_contact_tracked(tables, pose, motion, -1.0, buffers)
 
 
 @njit
@@ -137,6 +145,7 @@ def main():
     print(f"state at t = 9 s: points per wheel {counts}, {n_pts} loaded; CPU us per call, "
           f"min of {repeats} (measured under load if the machine is shared)")
     t_full = _cpu(_full_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
+    t_tracked = _cpu(_tracked_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
     t_table = _cpu(_table_loop, su.tables, model._table_search.arrays, pose, motion, buffers,
                    model._table_search.scratch, n=n, repeats=repeats)
     geo.wheelset_contact_kernel(su.tables, pose, motion, -1.0, buffers)
@@ -151,16 +160,16 @@ def main():
     model.rhs(st)
     t_rhs_upd = _cpu(_rhs_loop, *full_args, True, online_search, n=n, repeats=repeats)
     physics = t_fit + t_creep     # the RHS uses the fitted Hertz
-    print(f"  geometry: online full scan (both wheels) {t_full:.2f} us, "
-          f"table search {t_table:.2f} us, update of the points {t_upd:.2f} us")
+    print(f"  geometry: online full scan (both wheels) {t_full:.2f} us, tracked search "
+          f"{t_tracked:.2f} us, table search {t_table:.2f} us, update of the points {t_upd:.2f} us")
     print(f"  Hertz ({len(pens)} points): AGM/Newton {t_hertz:.2f} us ({t_hertz / max(len(pens), 1):.2f} per point), "
           f"fitted shape terms (the RHS's) {t_fit:.2f} us ({t_fit / max(len(pens), 1):.2f} per point)")
     print(f"  "
           f"creep ({n_pts} points) {t_creep:.2f} us ({t_creep / max(n_pts, 1):.2f} per point)")
-    print(f"  whole RHS: online full scan {t_rhs_full:.2f} us, "
+    print(f"  whole RHS: online tracked search {t_rhs_full:.2f} us, "
           f"table {t_rhs_table:.2f} us, update {t_rhs_upd:.2f} us")
-    print(f"  rest of an RHS (frames, creepages, assembly, call): online full scan "
-          f"{t_rhs_full - t_full - physics:.2f} us, "
+    print(f"  rest of an RHS (frames, creepages, assembly, call): online tracked search "
+          f"{t_rhs_full - t_tracked - physics:.2f} us, "
           f"table {t_rhs_table - t_table - physics:.2f} us, update {t_rhs_upd - t_upd - physics:.2f} us")
 
 

@@ -98,7 +98,8 @@ ENUMERATIONS = (
         "multipoint": ("Multipoint", "up to three independent contact points per wheel "
                                      "(trace-line extremum detection, Ren & Jin 2010)")}),
     EnumerationType("ContactGeometry", "CONTACT_GEOMETRY_NAMES", {
-        "online": ("Online", "the profiles scanned at every contact search"),
+        "online": ("Online", "the profiles scanned (between scans the minima of the last "
+                             "scan re-located: the same points)"),
         "table": ("Table", "contact point sets precomputed at initialisation "
                            "(solver.geometry_table), the same points")}),
     EnumerationType("Integrator", "INTEGRATOR_NAMES", {
@@ -176,8 +177,8 @@ def _parameters() -> List[ScalarVariable]:
           "contact points per wheel: 0 single point, 1 multipoint (up to 3)",
           core="contact_model", declared_type="ContactModel"),
         p("contact.geometry", "Enumeration",
-          "contact geometry: 0 online (profiles scanned at every search), 1 table "
-          "(precomputed at initialisation; the same contact points, faster)",
+          "contact geometry: 0 online (profiles scanned, minima tracked between "
+          "scans), 1 table (precomputed at initialisation; the same contact points, faster)",
           core="contact_geometry", declared_type="ContactGeometry"),
         p("contact.multipoint.min_separation", "Real",
           "e_d of Ren & Jin (Eq. 5): minimum lateral separation of two contact points",

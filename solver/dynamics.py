@@ -166,7 +166,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     intermediate stages of a step. table_search: a geometry_table.TableSearch;
     with a table in it (contact_geometry = "table") the full search reads the
     table instead of scanning the profiles (the same points); None or an empty
-    table (no tparams) or None: the online search, a full scan every time.
+    table (no tparams) or None: the online search (geometry.wheelset_contact_tracked:
+    the minima of the last full scan re-located while the pose stays near it,
+    the same points as a full scan).
     reuse_geometry: the contact points in
     `search` are those of a full search at this very pose and rail motion (the
     caller knows it, solver.integrate compares them bit for bit): no search.
@@ -205,9 +207,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             geometry_table.wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
                                                  epsilon, search, table_search.scratch)
         else:
-            geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
+            geo.wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
     else:
-        geo.wheelset_contact_kernel(tables, pose, inputs.rail_motion, epsilon, search)
+        geo.wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
     cos_yaw = math.cos(yaw)     # the rolling direction of every contact point
     sin_yaw = math.sin(yaw)
     if model[M_MULTIPOINT] < 0.5:

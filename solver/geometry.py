@@ -67,7 +67,31 @@ W_MINIMA_POS = 5        # the minima found: fractional wheel grid index
 W_MINIMA_GAP = 6        # their distance (m)
 W_WINDOWS = 7           # grid indices of the coarse minima (whole numbers, as floats)
 W_ACCEPTED_POS = 8      # grid index of the contact points accepted so far (MAX_POINTS)
-N_WORK_ROWS = 9
+# The tracked minima of wheelset_contact_tracked, per wheel (row + side, side 0
+# left, 1 right): a head row (entries TR_*) and the minima's fractional grid
+# indices (the first TR_COUNT entries of the positions row).
+W_TRACK_HEAD = 9        # rows 9, 10
+W_TRACK_POS = 11        # rows 11, 12
+N_WORK_ROWS = 13
+
+# Entries of a tracked-minima head row.
+TR_COUNT = 0            # number of tracked minima (0: none; the next search scans)
+TR_POSE = 1             # y, z, roll, yaw of the last full scan (side-local)
+TR_RAIL = 5             # lateral, vertical, roll of the rail at the last full scan
+TR_SCANS = 8            # full scans run by wheelset_contact_tracked (a counter)
+TR_TRACKED = 9          # searches answered by the tracked minima (a counter)
+TR_CLEARANCE = 10       # lowest distance of the scan's shoulders (m, _shoulder_clearance)
+TR_RATE_LENGTH = 11     # bound on the change of a distance sample per m of lateral motion
+TR_RATE_ANGLE = 12      # the same per rad of roll or yaw (m/rad)
+N_TRACK_HEAD = 13
+# The full scan is repeated once the pose or the rail moved this far from the
+# last one (see wheelset_contact_tracked).
+TRACK_MOVE_LENGTH = 2e-4    # m, lateral and vertical
+TRACK_MOVE_ANGLE = 2e-4     # rad, roll and yaw
+# ... and when a tracked minimum moved more than this many grid points since
+# the last search: its basin is flat (a conformal flange, a worn tread), where a
+# second minimum can be born next to it unseen by the coarse samples.
+TRACK_MAX_WALK = 3
 
 # Columns of the per-point output array of the kernel.
 P_S_WHEEL = 0       # lateral coordinate on the wheel profile s (m)
@@ -301,9 +325,12 @@ class ContactSetup:
         self.tables = ContactTables(self.wheel_table, self.rail_table, self.params)
 
     def buffers(self) -> ContactBuffers:
-        """Fresh scratch and result arrays for `wheelset_contact_kernel` on this set-up."""
-        return ContactBuffers(np.empty((N_WORK_ROWS, self.wheel_table.shape[0])),
-                              np.zeros((2, MAX_POINTS, N_POINT_FIELDS)), np.zeros(2, dtype=np.int64))
+        """Fresh scratch and result arrays for `wheelset_contact_kernel` on this set-up
+        (no tracked minima: the first `wheelset_contact_tracked` scans)."""
+        work = np.empty((N_WORK_ROWS, self.wheel_table.shape[0]))
+        forget_tracked_minima(work)
+        return ContactBuffers(work, np.zeros((2, MAX_POINTS, N_POINT_FIELDS)),
+                              np.zeros(2, dtype=np.int64))
 
     @property
     def taping_line_axial(self) -> float:
@@ -639,10 +666,15 @@ def sort_minima(min_pos, min_gap, n_min):
 
 
 @njit(cache=True, error_model="numpy")
-def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
+def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, hump_subset=False):
     """The multipoint selection of wheel_distance_minima on the minima of
     scan_minima (deepest first; `work` as the scan left it): the contact points
-    into out, deepest first. Returns their number."""
+    into out, deepest first. Returns their number.
+
+    hump_subset: the distance samples in `work` are only a subset of those of a
+    full scan (wheelset_contact_tracked), so an intermediate maximum found too
+    low (Eq. 6) may be higher on the full scan's samples: -1 is returned then
+    (undecided: the caller scans). One found high enough is so on any superset."""
     params = tables.params
     n_w = tables.wheel.shape[0]
     gu = work[0]
@@ -698,6 +730,8 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
                 if gg[q] != np.inf and gg[q] > hump:
                     hump = gg[q]
             if hump <= _patch_level(min_gap[i], out[m, P_GAP], min_gap[0], epsilon) + HUMP_MIN:
+                if hump_subset:
+                    return -1
                 independent = False
                 break
         if not independent:
@@ -851,6 +885,260 @@ def wheelset_contact_update(tables, pose, rail_motion, buffers):
         out[1, i, P_Y] = -out[1, i, P_Y]
     wheel_contact_update(tables, _mirrored(pose), _rail_pose(rail_motion, 1), counts[1],
                          buffers.work, out[1])
+    for i in range(counts[1]):
+        out[1, i, P_Y] = -out[1, i, P_Y]
+
+
+def forget_tracked_minima(work):
+    """No tracked minima on either wheel: the next wheelset_contact_tracked scans
+    both (a new scratch, a state set from outside)."""
+    for side in range(2):
+        work[W_TRACK_HEAD + side, :N_TRACK_HEAD] = 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _near_last_scan(head, pose, rail):
+    """True if the pose and the rail are within TRACK_MOVE_* of the last full scan
+    in `head` and no new contact can have been born from a shoulder of the
+    distance function: a distance sample moves by at most `change` (the motion
+    times the rates in head, see _record_scan), and the scan's lowest shoulder
+    (TR_CLEARANCE) stays above twice that. False for anything not finite."""
+    dy = abs(pose.y - head[TR_POSE])
+    dz = abs(pose.z - head[TR_POSE + 1])
+    droll = abs(pose.roll - head[TR_POSE + 2])
+    dyaw = abs(pose.yaw - head[TR_POSE + 3])
+    d_lat = abs(rail.lateral - head[TR_RAIL])
+    d_vert = abs(rail.vertical - head[TR_RAIL + 1])
+    d_roll = abs(rail.roll - head[TR_RAIL + 2])
+    if not (max(dy, dz, d_lat, d_vert) <= TRACK_MOVE_LENGTH
+            and max(droll, dyaw, d_roll) <= TRACK_MOVE_ANGLE):
+        return False
+    change = ((dy + dz + d_lat + d_vert) * head[TR_RATE_LENGTH]
+              + (droll + dyaw + d_roll) * head[TR_RATE_ANGLE])
+    return 2.0 * change < head[TR_CLEARANCE]
+
+
+@njit(cache=True, error_model="numpy")
+def _shoulder_clearance(gg, k0, k1):
+    """The lowest distance of the shoulders of the coarse samples gg[k0:k1:COARSE_STRIDE]:
+    where the function flattens without turning (the steps to either side of a
+    step are steeper and of the same sign), i.e. where a new minimum is born when
+    the pose changes (the flange approaching its rail), and the first and last
+    samples over the rail (a minimum may also appear at an end). +inf if none."""
+    stride = COARSE_STRIDE
+    clearance = np.inf
+    g0 = np.inf             # the two samples before this one in the run over the rail
+    g1 = np.inf
+    d_prev = 0.0            # the steps g1 - g0 and the one before it
+    d_cur = 0.0
+    n = 0                   # samples in the current run over the rail
+    for k in range(k0, k1, stride):
+        g = gg[k]
+        if g == np.inf:
+            if n > 0:
+                clearance = min(clearance, g1)      # the end of a run
+            n = 0
+            continue
+        if n == 0:
+            clearance = min(clearance, g)           # the start of a run
+        else:
+            d_next = g - g1
+            # the step d_cur (g0 to g1) is a shoulder if it is flatter than the
+            # steps on either side, all three of one sign
+            if n >= 3 and ((d_prev < 0.0 and d_cur < 0.0 and d_next < 0.0)
+                           or (d_prev > 0.0 and d_cur > 0.0 and d_next > 0.0)):
+                if abs(d_cur) < abs(d_prev) and abs(d_cur) <= abs(d_next):
+                    clearance = min(clearance, g0, g1)
+            d_prev = d_cur
+            d_cur = d_next
+        g0 = g1
+        g1 = g
+        n += 1
+    if n > 0:
+        clearance = min(clearance, g1)
+    return clearance
+
+
+@njit(cache=True, error_model="numpy")
+def _convex_window(gg, k):
+    """True if the distance samples of the scan's window around grid index k
+    (k +- COARSE_STRIDE, where sampled) bend upwards at every sample: a smooth
+    basin. A plateau with wiggles of the profile (a conformal flange) fails:
+    there a second minimum is born next to the first from one step to the next,
+    which only a scan sees."""
+    lo = max(k - COARSE_STRIDE, 1)
+    hi = min(k + COARSE_STRIDE, gg.shape[0] - 2)
+    for q in range(lo, hi + 1):
+        g0 = gg[q - 1]
+        g1 = gg[q]
+        g2 = gg[q + 1]
+        if g0 == np.inf or g1 == np.inf or g2 == np.inf:
+            continue
+        if not g0 - 2.0 * g1 + g2 > 0.0:
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy")
+def _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos):
+    """Keep the minima of a full scan (grid positions into track_pos) with its pose,
+    the clearance of its shoulders (_shoulder_clearance) and, once per scratch,
+    the rates that bound how fast a distance sample changes with the pose."""
+    if head[TR_RATE_LENGTH] == 0.0:
+        params = tables.params
+        wheel = tables.wheel
+        rail_t = tables.rail
+        # a distance sample: zeta - z_rail(u). A motion of the point by d (any
+        # direction across the rail) changes it by at most d (1 + s), s the steepest
+        # rail slope in the track frame (with the inclination and a rail roll of
+        # TRACK_MOVE_ANGLE); roll and yaw move the point by at most (axial arm +
+        # radius) per rad
+        s_rail = 0.0
+        for i in range(rail_t.shape[0]):
+            s_rail = max(s_rail, abs(rail_t[i, T_SLOPE]))
+        tan_incl = abs(np.tan(params[G_INCLINATION])) + TRACK_MOVE_ANGLE
+        s_rail = (s_rail + tan_incl) / max(1.0 - s_rail * tan_incl, 1e-3)
+        arm = abs(params[G_TAPING_AXIAL]) + max(abs(wheel[0, T_LAT]), abs(wheel[-1, T_LAT]))
+        radius = params[G_NOMINAL_RADIUS] + max(abs(wheel[0, T_H]), abs(wheel[-1, T_H]))
+        head[TR_RATE_LENGTH] = 1.0 + s_rail
+        head[TR_RATE_ANGLE] = (arm + radius) * (1.0 + s_rail)
+    for m in range(n_min):
+        track_pos[m] = min_pos[m]
+    head[TR_COUNT] = n_min
+    head[TR_POSE] = pose.y
+    head[TR_POSE + 1] = pose.z
+    head[TR_POSE + 2] = pose.roll
+    head[TR_POSE + 3] = pose.yaw
+    head[TR_RAIL] = rail.lateral
+    head[TR_RAIL + 1] = rail.vertical
+    head[TR_RAIL + 2] = rail.roll
+    head[TR_CLEARANCE] = _shoulder_clearance(work[1], k0, k1)
+
+
+@njit(cache=True, error_model="numpy")
+def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
+    """The contact points of wheel_distance_minima from the tracked minima, or -1
+    when they cannot answer for sure (then the caller scans).
+
+    Each minimum of the last full scan is walked down to its local minimum of
+    the sampled distance function at this pose (walk_to_minimum) and refined by
+    the same parabola as in the scan (_window_minima): the same grid samples,
+    the same arithmetic, so the same position and gap bit for bit. The
+    intermediate maxima (Eq. 6) between penetrating minima are looked for on
+    the scan's coarse samples only (a subset of the full scan's), and an
+    undecided one answers -1. Also -1: elastic mode off (epsilon >= 0), a walk
+    that fails, ends on a tie or goes farther than TRACK_MAX_WALK grid points,
+    two minima walking into one, no penetrating minimum (a lifted wheel: a new
+    deepest minimum could appear anywhere), a penetrating minimum merged into
+    another's patch (see wheel_contact_tracked)."""
+    if epsilon >= 0.0:
+        return -1
+    n_tr = int(head[TR_COUNT])
+    n_w = tables.wheel.shape[0]
+    rail_frame = _rail_frame(tables.params, rail)
+    axle = _axle_frame(pose.roll, pose.yaw)
+    gg = work[1]
+    min_pos = work[W_MINIMA_POS]
+    min_gap = work[W_MINIMA_GAP]
+    for m in range(n_tr):
+        start = int(track_pos[m] + 0.5)
+        k = walk_to_minimum(start, tables, pose, rail_frame, axle, work, TRACK_MAX_WALK)
+        # the scan takes k only if strictly below its left neighbour
+        if k < 0 or not gg[k] < gg[k - 1]:
+            return -1
+        for q in range(m):
+            if int(min_pos[q] + 0.5) == k or abs(min_pos[q] - k) < 1.0:
+                return -1
+        g0 = gg[k - 1]
+        g1 = gg[k]
+        g2 = gg[k + 1]
+        curv = g0 - 2.0 * g1 + g2
+        t = 0.0
+        gmin = g1
+        if curv > 0.0:
+            t = 0.5 * (g0 - g2) / curv
+            gmin = g1 - 0.25 * (g0 - g2) * t
+        min_pos[m] = k + t
+        min_gap[m] = gmin
+    sort_minima(min_pos, min_gap, n_tr)
+    if not min_gap[0] < 0.0:
+        return -1
+    # the penetrating minima (candidates, level 0 in the elastic mode): the
+    # coarse samples of the scan between them, for the intermediate maxima
+    lo = n_w
+    hi = -1
+    n_cand = 0
+    for m in range(n_tr):
+        if min_gap[m] <= 0.0:
+            n_cand += 1
+            lo = min(lo, int(min_pos[m]))
+            hi = max(hi, int(min_pos[m]) + 2)
+    if n_cand > 1:
+        k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+        hi = min(hi, n_w - 1)
+        gg[lo:hi + 1] = np.inf
+        first = k0 + ((max(lo, k0) - k0 + COARSE_STRIDE - 1) // COARSE_STRIDE) * COARSE_STRIDE
+        for k in range(first, min(hi + 1, k1), COARSE_STRIDE):
+            _distance_at(k, tables, pose, rail_frame, axle, work)
+    for m in range(n_tr):
+        track_pos[m] = min_pos[m]
+    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_tr, out, True)
+    # a penetrating minimum merged into another's patch: a flat, many-minima basin
+    if n_acc < n_cand:
+        return -1
+    return n_acc
+
+
+@njit(cache=True, error_model="numpy")
+def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, out):
+    """wheel_distance_minima with the full scan only when needed: the minima of
+    the last full scan are re-located at this pose (_tracked_points) while the
+    pose and the rail stay within TRACK_MOVE_* of that scan; else, or when the
+    tracked minima cannot answer for sure, the full scan, whose minima are kept
+    (head: the row W_TRACK_HEAD + side of `work`, track_pos: W_TRACK_POS + side)."""
+    n_tr = head[TR_COUNT]
+    if n_tr >= 1.0 and n_tr <= MAX_MINIMA and _near_last_scan(head, pose, rail):
+        n = _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out)
+        if n >= 0:
+            head[TR_TRACKED] += 1.0
+            return n
+    head[TR_SCANS] += 1.0
+    head[TR_COUNT] = 0.0
+    min_pos = work[W_MINIMA_POS]
+    min_gap = work[W_MINIMA_GAP]
+    n_min, fallback = scan_minima(tables, pose, rail, work, work[W_WINDOWS], min_pos, min_gap)
+    if n_min < 0:
+        return 0
+    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
+    # the minima are kept unless the scan fell back on its smallest sample or
+    # filled its list, or a penetrating minimum was merged into another's patch
+    # or lies in a basin that is not convex on the grid (a flat basin with
+    # several minima, a conformal flange: within micrometres of depth the
+    # deepest of them jumps from one to another, which only the scan can follow)
+    n_cand = 0
+    convex = True
+    for m in range(n_min):
+        if min_gap[m] <= 0.0:
+            n_cand += 1
+            convex = convex and _convex_window(work[1], int(min_pos[m] + 0.5))
+    if not fallback and n_min < MAX_MINIMA and n_cand <= n_acc and convex:
+        k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+        _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos)
+    return n_acc
+
+
+@njit(cache=True, error_model="numpy")
+def wheelset_contact_tracked(tables, pose, rail_motion, epsilon, buffers):
+    """wheelset_contact_kernel (the same points, same arguments) with the full
+    scan of each wheel only when its tracked minima cannot answer
+    (wheel_contact_tracked): the search of the dynamics in the online mode."""
+    out = buffers.points
+    counts = buffers.counts
+    work = buffers.work
+    counts[0] = wheel_contact_tracked(tables, pose, _rail_pose(rail_motion, 0), epsilon, work,
+                                      work[W_TRACK_HEAD], work[W_TRACK_POS], out[0])
+    counts[1] = wheel_contact_tracked(tables, _mirrored(pose), _rail_pose(rail_motion, 1), epsilon,
+                                      work, work[W_TRACK_HEAD + 1], work[W_TRACK_POS + 1], out[1])
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
 

@@ -125,8 +125,9 @@ class WheelsetParameters:
     `creep_model`: "kalker", "she", "polach", "fastsim", "fastrip"; `creep_options`
     passed to solver.creep (Polach kA, kS, A, B; FASTSIM and FaStrip nx, ny).
     `contact_model`: "multipoint" or "single" (deepest point per wheel only).
-    `contact_geometry`: "online" (the profiles scanned at every full contact
-    search) or "table" (solver.geometry_table: contact point sets precomputed
+    `contact_geometry`: "online" (the profiles scanned; between scans the
+    minima of the last one re-located, geometry.wheelset_contact_tracked: the
+    same points as a scan at every full contact search) or "table" (solver.geometry_table: contact point sets precomputed
     at initialisation, the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
     `integrator`: "rk4" (fixed steps of at most internal_step, the default),
@@ -538,6 +539,8 @@ class WheelsetModel:
         self._climb_time[:] = snapshot.get("climb_time", NEVER)
         # the Rosenbrock integrator's kept Jacobian; without one the next step computes it
         self._jacobian[:] = snapshot.get("jacobian", self._no_jacobian())
+        # the contact search's tracked minima belong to another pose: the next search scans
+        geo.forget_tracked_minima(self._work)
         self._update_record()
 
     # -- track and inputs ------------------------------------------------------

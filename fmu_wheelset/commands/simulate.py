@@ -14,8 +14,9 @@ def register(subparsers):
     p.add_argument("--plot", type=output_file(),
                    help="PNG with lateral displacement, normal forces and Y/Q")
     p.add_argument("--contact-geometry", choices=("online", "table"),
-                   help="contact geometry: online (profiles scanned at every search) or table "
-                        "(precomputed at initialisation, the same points); default: the scenario's")
+                   help="contact geometry: online (profiles scanned, minima tracked between "
+                        "scans) or table (precomputed at initialisation, the same points); "
+                        "default: the scenario's")
     p.add_argument("--integrator", choices=("rk4", "semi-implicit", "rk23", "rk45", "rosenbrock"),
                    help="internal integrator: rk4 or semi-implicit (fixed steps of at most "
                         "--internal-step), rk23, rk45 or rosenbrock (adaptive steps of at most "
