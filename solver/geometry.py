@@ -528,6 +528,19 @@ def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slo
 
 
 @njit(cache=True, error_model="numpy")
+def parabola_minimum(g0, g1, g2):
+    """The minimum of the parabola through three equally spaced distance samples
+    around a grid minimum g1: (its offset t from the middle sample in grid steps,
+    its value). (0, g1) if the samples do not bend upwards. The one refinement
+    of every search (scan, tracked minima, update, table)."""
+    curv = g0 - 2.0 * g1 + g2
+    if curv > 0.0:
+        t = 0.5 * (g0 - g2) / curv
+        return t, g1 - 0.25 * (g0 - g2) * t
+    return 0.0, g1
+
+
+@njit(cache=True, error_model="numpy")
 def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     """The local minima of the distance samples `gg` on the full grid inside the
     search windows (a window: `stride` samples either side of windows[w], within
@@ -555,12 +568,7 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
                     duplicate = True
             if duplicate:
                 continue
-            curv = g0 - 2.0 * g1 + g2
-            t = 0.0
-            gmin = g1
-            if curv > 0.0:
-                t = 0.5 * (g0 - g2) / curv
-                gmin = g1 - 0.25 * (g0 - g2) * t
+            t, gmin = parabola_minimum(g0, g1, g2)
             if n_min < MAX_MINIMA:
                 min_pos[n_min] = k + t
                 min_gap[n_min] = gmin
@@ -860,10 +868,7 @@ def wheel_contact_update(tables, pose, rail, count, work, out):
         t = 0.0
         gmin = g1
         if g0 != np.inf and g2 != np.inf:
-            curv = g0 - 2.0 * g1 + g2
-            if curv > 0.0:
-                t = 0.5 * (g0 - g2) / curv
-                gmin = g1 - 0.25 * (g0 - g2) * t
+            t, gmin = parabola_minimum(g0, g1, g2)
         k = best
         if t < 0.0:
             k -= 1
@@ -1022,7 +1027,7 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
 
     Each minimum of the last full scan is walked down to its local minimum of
     the sampled distance function at this pose (walk_to_minimum) and refined by
-    the same parabola as in the scan (_window_minima): the same grid samples,
+    the same parabola as in the scan (parabola_minimum): the same grid samples,
     the same arithmetic, so the same position and gap bit for bit. The
     intermediate maxima (Eq. 6) between penetrating minima are looked for on
     the scan's coarse samples only (a subset of the full scan's), and an
@@ -1049,15 +1054,7 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
         for q in range(m):
             if int(min_pos[q] + 0.5) == k or abs(min_pos[q] - k) < 1.0:
                 return -1
-        g0 = gg[k - 1]
-        g1 = gg[k]
-        g2 = gg[k + 1]
-        curv = g0 - 2.0 * g1 + g2
-        t = 0.0
-        gmin = g1
-        if curv > 0.0:
-            t = 0.5 * (g0 - g2) / curv
-            gmin = g1 - 0.25 * (g0 - g2) * t
+        t, gmin = parabola_minimum(gg[k - 1], gg[k], gg[k + 1])
         min_pos[m] = k + t
         min_gap[m] = gmin
     sort_minima(min_pos, min_gap, n_tr)

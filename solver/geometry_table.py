@@ -263,12 +263,7 @@ def _refine_branch(k, tables, pose, rail_frame, axle, work, result, max_walk):
     g2 = gg[k + 1]
     if g0 == np.inf or g1 == np.inf or g2 == np.inf:
         return False
-    curv = g0 - 2.0 * g1 + g2
-    t = 0.0
-    gmin = g1
-    if curv > 0.0:
-        t = 0.5 * (g0 - g2) / curv
-        gmin = g1 - 0.25 * (g0 - g2) * t
+    t, gmin = geo.parabola_minimum(g0, g1, g2)
     pos = k + t
     kk = int(pos)
     tt = pos - kk
