@@ -541,6 +541,16 @@ def parabola_minimum(g0, g1, g2):
 
 
 @njit(cache=True, error_model="numpy")
+def _known_minimum(min_pos, n_min, k):
+    """True if grid index k is the grid point of one of the first n_min minima
+    (fractional grid indices): the one test of the scan and the tracked minima."""
+    for m in range(n_min):
+        if int(min_pos[m] + 0.5) == k or abs(min_pos[m] - k) < 1.0:
+            return True
+    return False
+
+
+@njit(cache=True, error_model="numpy")
 def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     """The local minima of the distance samples `gg` on the full grid inside the
     search windows (a window: `stride` samples either side of windows[w], within
@@ -562,11 +572,7 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
             g2 = gg[k + 1]
             if not (g1 < g0 and g1 <= g2 and g0 != np.inf and g2 != np.inf):
                 continue
-            duplicate = False
-            for m in range(n_min):
-                if int(min_pos[m] + 0.5) == k or abs(min_pos[m] - k) < 1.0:
-                    duplicate = True
-            if duplicate:
+            if _known_minimum(min_pos, n_min, k):
                 continue
             t, gmin = parabola_minimum(g0, g1, g2)
             if n_min < MAX_MINIMA:
@@ -1049,11 +1055,8 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
         start = int(track_pos[m] + 0.5)
         k = walk_to_minimum(start, tables, pose, rail_frame, axle, work, TRACK_MAX_WALK)
         # the scan takes k only if strictly below its left neighbour
-        if k < 0 or not gg[k] < gg[k - 1]:
+        if k < 0 or not gg[k] < gg[k - 1] or _known_minimum(min_pos, m, k):
             return -1
-        for q in range(m):
-            if int(min_pos[q] + 0.5) == k or abs(min_pos[q] - k) < 1.0:
-                return -1
         t, gmin = parabola_minimum(gg[k - 1], gg[k], gg[k + 1])
         min_pos[m] = k + t
         min_gap[m] = gmin

@@ -127,8 +127,9 @@ class WheelsetParameters:
     `contact_model`: "multipoint" or "single" (deepest point per wheel only).
     `contact_geometry`: "online" (the profiles scanned; between scans the
     minima of the last one re-located, geometry.wheelset_contact_tracked: the
-    same points as a scan at every full contact search) or "table" (solver.geometry_table: contact point sets precomputed
-    at initialisation, the same points to rounding).
+    same points as a scan at every full contact search) or "table"
+    (solver.geometry_table: contact point sets precomputed at initialisation,
+    the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
     `integrator`: "rk4" (fixed steps of at most internal_step, the default),
     "semi-implicit", the adaptive explicit "rk23" / "rk45", or the adaptive

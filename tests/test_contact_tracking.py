@@ -60,6 +60,33 @@ def _count_changes(counts, side):
     return int((steps > 0).sum()), int((steps < 0).sum())
 
 
+def _compare_and_report(setup, poses, rail_motions):
+    """_compare_along, its figures printed, the largest difference held to the
+    issue's bound; returns (counts, share)."""
+    worst, counts, share = _compare_along(setup, poses, rail_motions)
+    print(f"largest difference {worst:.1e} m, tracked share {share:.4f}, onsets/losses "
+          f"{_count_changes(counts, 0)} {_count_changes(counts, 1)}")
+    assert worst <= POSITION_TOLERANCE
+    return counts, share
+
+
+def _assert_onset_and_loss_on_both_wheels(counts):
+    for side in range(2):
+        onsets, losses = _count_changes(counts, side)
+        assert onsets >= 1 and losses >= 1, f"side {side}: the run must bring a point in and out"
+
+
+def _substep_poses(model, dt, duration, inputs=None):
+    """The poses at the start of each substep of an RK4 run advanced by its own
+    internal step dt (the poses of the first-stage searches)."""
+    poses = []
+    for _ in range(int(round(duration / dt))):
+        st = model.state
+        poses.append(WheelsetPose(float(st[S_Y]), float(st[S_Z]), float(st[S_ROLL]), float(st[S_YAW])))
+        assert model.advance(dt, inputs).status == "ok"
+    return poses
+
+
 @functools.lru_cache(maxsize=1)
 def _ren_jin_poses():
     """The Ren & Jin R400 100 km/h run (tangent, transition, curve: the flange of
@@ -77,10 +104,7 @@ def _ren_jin_poses():
 def test_tracked_search_equals_the_full_scan_on_the_ren_jin_run():
     setup, poses = _ren_jin_poses()
     motions = [np.zeros((2, 3))] * len(poses)
-    worst, counts, share = _compare_along(setup, poses, motions)
-    print(f"largest difference {worst:.1e} m, tracked share {share:.4f}, "
-          f"right-wheel onsets/losses {_count_changes(counts, 1)}")
-    assert worst <= POSITION_TOLERANCE
+    counts, share = _compare_and_report(setup, poses, motions)
     # the flange of the right (outer) wheel comes into contact during the run
     onsets, _ = _count_changes(counts, 1)
     assert onsets >= 1
@@ -113,13 +137,8 @@ def test_tracked_search_equals_the_full_scan_through_flange_onset_and_loss():
         phase = i / 80.0
         motions.append(np.array([[2e-4 * np.sin(phase), -1e-4 * (1 + np.sin(phase)), 1e-3 * np.sin(phase)],
                                  [2e-4 * np.sin(phase), -1e-4 * (1 + np.cos(phase)), -1e-3 * np.cos(phase)]]))
-    worst, counts, share = _compare_along(setup, poses, motions)
-    print(f"largest difference {worst:.1e} m, tracked share {share:.4f}, onsets/losses "
-          f"{_count_changes(counts, 0)} {_count_changes(counts, 1)}")
-    assert worst <= POSITION_TOLERANCE
-    for side in range(2):
-        onsets, losses = _count_changes(counts, side)
-        assert onsets >= 1 and losses >= 1, f"side {side}: the sweep must bring a point in and out"
+    counts, share = _compare_and_report(setup, poses, motions)
+    _assert_onset_and_loss_on_both_wheels(counts)
     # measured 19.8 % (794 of 4006 searches): the sweep spends most of its time
     # with a flange near its rail, where a shoulder of the distance function
     # (a minimum about to be born) makes the search scan; the bound of 10 %
@@ -142,15 +161,8 @@ def test_tracked_search_equals_the_full_scan_under_hard_flange_impacts():
     inputs = WheelsetInputs()
     model.initialize(inputs)
     inputs.axle_box_force[:, 1] = 50e3
-    poses = []
-    for _ in range(int(round(0.25 / dt))):
-        st = model.state
-        poses.append(WheelsetPose(float(st[S_Y]), float(st[S_Z]), float(st[S_ROLL]), float(st[S_YAW])))
-        assert model.advance(dt, inputs).status == "ok"
-    worst, counts, share = _compare_along(model.setup, poses, [np.zeros((2, 3))] * len(poses))
-    print(f"largest difference {worst:.1e} m, tracked share {share:.4f}, onsets/losses "
-          f"{_count_changes(counts, 0)} {_count_changes(counts, 1)}")
-    assert worst <= POSITION_TOLERANCE
+    poses = _substep_poses(model, dt, 0.25, inputs)
+    _, share = _compare_and_report(model.setup, poses, [np.zeros((2, 3))] * len(poses))
     # measured 48.9 %: the right wheel's tread is tracked, the left flange plateau
     # scanned (without the convexity test of wheel_contact_tracked this run differs
     # from the full scan: measured, the test fails)
@@ -169,18 +181,9 @@ def test_tracked_search_equals_the_full_scan_while_hunting():
                                 initial_lateral=0.003)
     model = WheelsetModel(params)
     model.initialize()
-    poses = []
-    for _ in range(int(round(1.15 / dt))):
-        st = model.state
-        poses.append(WheelsetPose(float(st[S_Y]), float(st[S_Z]), float(st[S_ROLL]), float(st[S_YAW])))
-        assert model.advance(dt).status == "ok"
-    worst, counts, share = _compare_along(model.setup, poses, [np.zeros((2, 3))] * len(poses))
-    print(f"largest difference {worst:.1e} m, tracked share {share:.4f}, onsets/losses "
-          f"{_count_changes(counts, 0)} {_count_changes(counts, 1)}")
-    assert worst <= POSITION_TOLERANCE
-    for side in range(2):
-        onsets, losses = _count_changes(counts, side)
-        assert onsets >= 1 and losses >= 1, f"side {side}: the run must bring a point in and out"
+    poses = _substep_poses(model, dt, 1.15)
+    counts, share = _compare_and_report(model.setup, poses, [np.zeros((2, 3))] * len(poses))
+    _assert_onset_and_loss_on_both_wheels(counts)
     # measured 65.1 %: near the flanges the search scans (shoulders, flat basins)
     assert share > 0.1
 
