@@ -193,10 +193,20 @@ def _asymptote(branch, coef, g, nu):
 
 
 @njit(cache=True, error_model="numpy")
-def _table_interp(table, branch, coef, g, nu):
-    """Linear interpolation in g between table rows (linear extrapolation of the
-    first interval for g < 0.1), then quadratic interpolation of 1/C in nu
-    through nu = 0, 0.25, 0.5 (Lagrange weights, as CONTACT's linrol does)."""
+def _harmonic_in_nu(lo, hi, frac, w0, w1, w2):
+    """One coefficient between two table rows lo, hi (its three columns nu = 0,
+    0.25, 0.5): linear in g (fraction frac), then 1/C quadratic in nu (weights w)."""
+    return 1.0 / (w0 / ((1.0 - frac) * lo[0] + frac * hi[0])
+                  + w1 / ((1.0 - frac) * lo[1] + frac * hi[1])
+                  + w2 / ((1.0 - frac) * lo[2] + frac * hi[2]))
+
+
+@njit(cache=True, error_model="numpy")
+def _table_interp(table, branch, g, nu):
+    """(C11, C22, C23, C33) at g: linear interpolation in g between table rows
+    (linear extrapolation of the first interval for g < 0.1), then quadratic
+    interpolation of 1/C in nu through nu = 0, 0.25, 0.5 (Lagrange weights, as
+    CONTACT's linrol does)."""
     t = (g - _G_MIN_TABLE) / 0.1
     row = int(math.floor(t))
     if row < 0:
@@ -207,27 +217,24 @@ def _table_interp(table, branch, coef, g, nu):
     w0 = 8.0 * (nu - 0.25) * (nu - 0.5)
     w1 = -16.0 * nu * (nu - 0.5)
     w2 = 8.0 * nu * (nu - 0.25)
-    inv = 0.0
-    c = (1.0 - frac) * table[branch, row, coef, 0] + frac * table[branch, row + 1, coef, 0]
-    inv += w0 / c
-    c = (1.0 - frac) * table[branch, row, coef, 1] + frac * table[branch, row + 1, coef, 1]
-    inv += w1 / c
-    c = (1.0 - frac) * table[branch, row, coef, 2] + frac * table[branch, row + 1, coef, 2]
-    inv += w2 / c
-    return 1.0 / inv
+    lo = table[branch, row]
+    hi = table[branch, row + 1]
+    return (_harmonic_in_nu(lo[0], hi[0], frac, w0, w1, w2),
+            _harmonic_in_nu(lo[1], hi[1], frac, w0, w1, w2),
+            _harmonic_in_nu(lo[2], hi[2], frac, w0, w1, w2),
+            _harmonic_in_nu(lo[3], hi[3], frac, w0, w1, w2))
 
 
 @njit(cache=True, error_model="numpy")
-def _coefficient(table, branch, coef, g, nu):
-    if g >= _G_MIN_TABLE:
-        return _table_interp(table, branch, coef, g, nu)
+def _coefficient_below_table(table, branch, coef, g, nu):
+    """One coefficient at g < 0.1 (below the table's first row)."""
     if branch == 1 and coef == 3:
         # C33 for a/b > 10: linear extrapolation of the last table interval
         # (b/a = 0.2 ... 0.1) towards b/a = 0; bounded and positive on (0, 0.1).
-        return _table_interp(table, branch, coef, g, nu)
+        return _table_interp(table, branch, g, nu)[coef]
     # Blend into the asymptote: C = asym(g) * (1 + (r - 1) * g/0.1) with
     # r = table(0.1)/asym(0.1): continuous at g = 0.1, exact as g -> 0.
-    r = _table_interp(table, branch, coef, _G_MIN_TABLE, nu) / _asymptote(branch, coef, _G_MIN_TABLE, nu)
+    r = _table_interp(table, branch, _G_MIN_TABLE, nu)[coef] / _asymptote(branch, coef, _G_MIN_TABLE, nu)
     return _asymptote(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / _G_MIN_TABLE)
 
 
@@ -241,10 +248,14 @@ def _kalker_coefficients(table, a_over_b, poisson):
         g = 1.0 / a_over_b
     if g < _G_FLOOR:
         g = _G_FLOOR
-    return (_coefficient(table, branch, 0, g, poisson),
-            _coefficient(table, branch, 1, g, poisson),
-            _coefficient(table, branch, 2, g, poisson),
-            _coefficient(table, branch, 3, g, poisson))
+    if g >= _G_MIN_TABLE:
+        # inside the table (every contact of a wheel on a rail but the thinnest):
+        # the four coefficients share the row, its fraction and the weights in nu
+        return _table_interp(table, branch, g, poisson)
+    return (_coefficient_below_table(table, branch, 0, g, poisson),
+            _coefficient_below_table(table, branch, 1, g, poisson),
+            _coefficient_below_table(table, branch, 2, g, poisson),
+            _coefficient_below_table(table, branch, 3, g, poisson))
 
 
 @njit(cache=True, error_model="numpy")
