@@ -83,7 +83,8 @@ TR_TRACKED = 9          # searches answered by the tracked minima (a counter)
 TR_CLEARANCE = 10       # lowest distance of the scan's shoulders (m, _shoulder_clearance)
 TR_RATE_LENGTH = 11     # bound on the change of a distance sample per m of lateral motion
 TR_RATE_ANGLE = 12      # the same per rad of roll or yaw (m/rad)
-N_TRACK_HEAD = 13
+TR_HUMP_HINT = 13       # coarse sample that last showed two tracked minima to be separate patches
+N_TRACK_HEAD = 14
 # The full scan is repeated once the pose or the rail moved this far from the
 # last one (see wheelset_contact_tracked).
 TRACK_MOVE_LENGTH = 2e-4    # m, lateral and vertical
@@ -680,15 +681,44 @@ def sort_minima(min_pos, min_gap, n_min):
 
 
 @njit(cache=True, error_model="numpy")
-def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, hump_subset=False):
+def _rises_on_coarse_samples(tables, work, coarse, lo, hi, level):
+    """True if the distance function rises above `level` at one of the full
+    scan's coarse samples (every COARSE_STRIDE-th grid index from k0 of the
+    pose, within [k0, k1)) in [lo, hi]: the samples are evaluated (into work)
+    one by one, the one that decided last time (head[TR_HUMP_HINT]) first, and
+    the first above the level answers; False if none is."""
+    pose, rail_frame, axle, k0, k1, head = coarse
+    stride = COARSE_STRIDE
+    gg = work[1]
+    first = k0 + ((max(lo, k0) - k0 + stride - 1) // stride) * stride
+    last = min(hi, k1 - 1)
+    hint = int(head[TR_HUMP_HINT])
+    if first <= hint <= last and (hint - k0) % stride == 0:
+        _distance_at(hint, tables, pose, rail_frame, axle, work)
+        if gg[hint] != np.inf and gg[hint] > level:
+            return True
+    for q in range(first, last + 1, stride):
+        if q != hint:
+            _distance_at(q, tables, pose, rail_frame, axle, work)
+            if gg[q] != np.inf and gg[q] > level:
+                head[TR_HUMP_HINT] = q
+                return True
+    return False
+
+
+@njit(cache=True, error_model="numpy")
+def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coarse=None):
     """The multipoint selection of wheel_distance_minima on the minima of
     scan_minima (deepest first; `work` as the scan left it): the contact points
     into out, deepest first. Returns their number.
 
-    hump_subset: the distance samples in `work` are only a subset of those of a
-    full scan (wheelset_contact_tracked), so an intermediate maximum found too
-    low (Eq. 6) may be higher on the full scan's samples: -1 is returned then
-    (undecided: the caller scans). One found high enough is so on any superset."""
+    coarse: None, the intermediate maxima (Eq. 6) are read from the samples the
+    scan left in `work`; or (pose, rail_frame, axle, k0, k1, head) of the
+    tracked search (wheelset_contact_tracked), which has no scan's samples: the
+    intermediate maximum is looked for on the scan's coarse samples only
+    (_rises_on_coarse_samples), a subset of a full scan's, so one found too low
+    may be higher on the full scan's samples: -1 is returned then (undecided:
+    the caller scans). One found high enough is so on any superset."""
     params = tables.params
     n_w = tables.wheel.shape[0]
     gu = work[0]
@@ -738,14 +768,19 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, hum
                 break
             # Intermediate maximum of the distance function between the two (Eq. 6).
             lo = int(min(pos, acc_pos[m]))
-            hi = int(max(pos, acc_pos[m])) + 1
-            hump = -np.inf
-            for q in range(lo, min(hi + 1, n_w)):
-                if gg[q] != np.inf and gg[q] > hump:
-                    hump = gg[q]
-            if hump <= _patch_level(min_gap[i], out[m, P_GAP], min_gap[0], epsilon) + HUMP_MIN:
-                if hump_subset:
+            hi = min(int(max(pos, acc_pos[m])) + 1, n_w - 1)
+            level_between = _patch_level(min_gap[i], out[m, P_GAP], min_gap[0], epsilon) + HUMP_MIN
+            if coarse is None:
+                hump = -np.inf
+                for q in range(lo, hi + 1):
+                    if gg[q] != np.inf and gg[q] > hump:
+                        hump = gg[q]
+                separate = hump > level_between
+            else:
+                separate = _rises_on_coarse_samples(tables, work, coarse, lo, hi, level_between)
+                if not separate:
                     return -1
+            if not separate:
                 independent = False
                 break
         if not independent:
@@ -1045,7 +1080,6 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
     if epsilon >= 0.0:
         return -1
     n_tr = int(head[TR_COUNT])
-    n_w = tables.wheel.shape[0]
     rail_frame = _rail_frame(tables.params, rail)
     axle = _axle_frame(pose.roll, pose.yaw)
     gg = work[1]
@@ -1063,26 +1097,16 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
     sort_minima(min_pos, min_gap, n_tr)
     if not min_gap[0] < 0.0:
         return -1
-    # the penetrating minima (candidates, level 0 in the elastic mode): the
-    # coarse samples of the scan between them, for the intermediate maxima
-    lo = n_w
-    hi = -1
+    # the penetrating minima (candidates, level 0 in the elastic mode)
     n_cand = 0
     for m in range(n_tr):
         if min_gap[m] <= 0.0:
             n_cand += 1
-            lo = min(lo, int(min_pos[m]))
-            hi = max(hi, int(min_pos[m]) + 2)
-    if n_cand > 1:
-        k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
-        hi = min(hi, n_w - 1)
-        gg[lo:hi + 1] = np.inf
-        first = k0 + ((max(lo, k0) - k0 + COARSE_STRIDE - 1) // COARSE_STRIDE) * COARSE_STRIDE
-        for k in range(first, min(hi + 1, k1), COARSE_STRIDE):
-            _distance_at(k, tables, pose, rail_frame, axle, work)
     for m in range(n_tr):
         track_pos[m] = min_pos[m]
-    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_tr, out, True)
+    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_tr, out,
+                          (pose, rail_frame, axle, k0, k1, head))
     # a penetrating minimum merged into another's patch: a flat, many-minima basin
     if n_acc < n_cand:
         return -1
