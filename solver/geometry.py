@@ -120,7 +120,10 @@ G_RAIL_CENTRE_Y = 6     # lateral position of the rail-head centreline (m, side-
 G_INCLINATION = 7       # rail inclination angle (rad)
 G_E_D = 8
 G_E_K = 9
-N_GEOMETRY_PARAMS = 10
+G_COS_INCLINATION = 10  # cos, sin, tan of G_INCLINATION (the rail frame of a rail that does not roll)
+G_SIN_INCLINATION = 11
+G_TAN_INCLINATION = 12
+N_GEOMETRY_PARAMS = 13
 
 # Wheel and rail tables: columns lateral, height, slope, second derivative.
 T_LAT, T_H, T_SLOPE, T_D2 = 0, 1, 2, 3
@@ -191,6 +194,7 @@ class _RailFrame(NamedTuple):
     vertical: float   # vertical rail motion (m)
     cos_theta: float  # theta = inclination + rail roll
     sin_theta: float
+    tan_theta: float
 
 
 # ---------------------------------------------------------------------------
@@ -322,6 +326,7 @@ class ContactSetup:
         p[G_INCLINATION] = self.inclination
         p[G_E_D] = self.separation_min
         p[G_E_K] = self.slope_difference_min
+        p[G_COS_INCLINATION], p[G_SIN_INCLINATION], p[G_TAN_INCLINATION] = _cos_sin_tan(self.inclination)
         self.params = p
         self.tables = ContactTables(self.wheel_table, self.rail_table, self.params)
 
@@ -367,14 +372,36 @@ def _interp_column(table, x0, dx, x, col):
 
 
 @njit(cache=True, error_model="numpy")
+def _cos_sin_tan(theta):
+    """cos, sin, tan of theta with the kernels' functions (the same bits as in them)."""
+    return np.cos(theta), np.sin(theta), np.tan(theta)
+
+
+@njit(cache=True, error_model="numpy")
 def _axle_frame(roll, yaw):
     """Axle direction e = Rz(yaw) Rx(roll) (0,1,0) and the basis (u1, u2) of the
     trace-line construction: u1 along the part of x perpendicular to e, u2 = e x u1
     pointing down."""
-    cphi = np.cos(roll)
-    sphi = np.sin(roll)
-    ex = -np.sin(yaw) * cphi
-    ey = np.cos(yaw) * cphi
+    return _axle_frame_of(np.cos(roll), np.sin(roll), np.cos(yaw), np.sin(yaw))
+
+
+@njit(cache=True, error_model="numpy")
+def _axle_frames(pose):
+    """_axle_frame of both wheels: of `pose` and of its mirror (_mirrored: roll
+    and yaw negated), from one cos and sin of each angle (cos(-x) = cos(x),
+    sin(-x) = -sin(x), also to the bit in the C library's functions)."""
+    cphi = np.cos(pose.roll)
+    sphi = np.sin(pose.roll)
+    cpsi = np.cos(pose.yaw)
+    spsi = np.sin(pose.yaw)
+    return _axle_frame_of(cphi, sphi, cpsi, spsi), _axle_frame_of(cphi, -sphi, cpsi, -spsi)
+
+
+@njit(cache=True, error_model="numpy")
+def _axle_frame_of(cphi, sphi, cpsi, spsi):
+    """_axle_frame from the cos and sin of roll (phi) and yaw (psi)."""
+    ex = -spsi * cphi
+    ey = cpsi * cphi
     ez = sphi
     s1 = np.sqrt(1.0 - ex * ex)
     u1x = (1.0 - ex * ex) / s1
@@ -391,9 +418,14 @@ def _axle_frame(roll, yaw):
 @njit(cache=True, error_model="numpy")
 def _rail_frame(params, rail):
     """The rail of one wheel (RailPose `rail`, side-local) placed on the track."""
+    if rail.roll == 0.0:
+        # inclination + 0 is the inclination: its cos, sin, tan of the set-up
+        return _RailFrame(params[G_RAIL_CENTRE_Y] + rail.lateral, rail.vertical,
+                          params[G_COS_INCLINATION], params[G_SIN_INCLINATION],
+                          params[G_TAN_INCLINATION])
     theta = params[G_INCLINATION] + rail.roll
     return _RailFrame(params[G_RAIL_CENTRE_Y] + rail.lateral, rail.vertical,
-                      np.cos(theta), np.sin(theta))
+                      np.cos(theta), np.sin(theta), np.tan(theta))
 
 
 @njit(cache=True, error_model="numpy")
@@ -734,7 +766,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coa
     e_k = params[G_E_K]
     u0 = params[G_RAIL_U0]
     du = params[G_RAIL_DU]
-    tan_theta = np.tan(params[G_INCLINATION] + rail.roll)
+    tan_theta = _rail_frame(params, rail).tan_theta
     n_acc = 0
     # the accepted points: their rows of `out` (y, z, gap, tangent) and their
     # grid positions (work row W_ACCEPTED_POS)
@@ -862,7 +894,7 @@ def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
 
 
 @njit(cache=True, error_model="numpy")
-def wheel_contact_update(tables, pose, rail, count, work, out):
+def wheel_contact_update(tables, pose, rail, count, work, out, axle):
     """Re-locate the contact points already in `out` (side-local frame) at a new pose.
 
     For each of the `count` points the local minimum of the distance function
@@ -871,16 +903,16 @@ def wheel_contact_update(tables, pose, rail, count, work, out):
     +-UPDATE_HALF_WINDOW points), refined by the parabola, and replaces the row. The set of
     contact points is kept: the integrator uses this for the intermediate
     stages of one step, the full search (`wheel_distance_minima`) at its start.
+    axle: the _axle_frame of pose.
     """
     params = tables.params
     n_w = tables.wheel.shape[0]
     rail_frame = _rail_frame(params, rail)
-    axle = _axle_frame(pose.roll, pose.yaw)
     s0 = params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
     u0 = params[G_RAIL_U0]
     du = params[G_RAIL_DU]
-    tan_theta = np.tan(params[G_INCLINATION] + rail.roll)
+    tan_theta = rail_frame.tan_theta
     gu = work[0]
     gg = work[1]
     gx = work[2]
@@ -926,11 +958,13 @@ def wheelset_contact_update(tables, pose, rail_motion, buffers):
     as left by `wheelset_contact_kernel`)."""
     out = buffers.points
     counts = buffers.counts
-    wheel_contact_update(tables, pose, _rail_pose(rail_motion, 0), counts[0], buffers.work, out[0])
+    axle_left, axle_right = _axle_frames(pose)
+    wheel_contact_update(tables, pose, _rail_pose(rail_motion, 0), counts[0], buffers.work, out[0],
+                         axle_left)
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
     wheel_contact_update(tables, _mirrored(pose), _rail_pose(rail_motion, 1), counts[1],
-                         buffers.work, out[1])
+                         buffers.work, out[1], axle_right)
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
 
@@ -1062,7 +1096,7 @@ def _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_p
 
 
 @njit(cache=True, error_model="numpy")
-def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
+def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axle):
     """The contact points of wheel_distance_minima from the tracked minima, or -1
     when they cannot answer for sure (then the caller scans).
 
@@ -1081,7 +1115,6 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
         return -1
     n_tr = int(head[TR_COUNT])
     rail_frame = _rail_frame(tables.params, rail)
-    axle = _axle_frame(pose.roll, pose.yaw)
     gg = work[1]
     min_pos = work[W_MINIMA_POS]
     min_gap = work[W_MINIMA_GAP]
@@ -1114,15 +1147,16 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out):
 
 
 @njit(cache=True, error_model="numpy")
-def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, out):
+def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, out, axle):
     """wheel_distance_minima with the full scan only when needed: the minima of
     the last full scan are re-located at this pose (_tracked_points) while the
     pose and the rail stay within TRACK_MOVE_* of that scan; else, or when the
     tracked minima cannot answer for sure, the full scan, whose minima are kept
-    (head: the row W_TRACK_HEAD + side of `work`, track_pos: W_TRACK_POS + side)."""
+    (head: the row W_TRACK_HEAD + side of `work`, track_pos: W_TRACK_POS + side;
+    axle: the _axle_frame of pose)."""
     n_tr = head[TR_COUNT]
     if n_tr >= 1.0 and n_tr <= MAX_MINIMA and _near_last_scan(head, pose, rail):
-        n = _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out)
+        n = _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axle)
         if n >= 0:
             head[TR_TRACKED] += 1.0
             return n
@@ -1159,10 +1193,12 @@ def wheelset_contact_tracked(tables, pose, rail_motion, epsilon, buffers):
     out = buffers.points
     counts = buffers.counts
     work = buffers.work
+    axle_left, axle_right = _axle_frames(pose)
     counts[0] = wheel_contact_tracked(tables, pose, _rail_pose(rail_motion, 0), epsilon, work,
-                                      work[W_TRACK_HEAD], work[W_TRACK_POS], out[0])
+                                      work[W_TRACK_HEAD], work[W_TRACK_POS], out[0], axle_left)
     counts[1] = wheel_contact_tracked(tables, _mirrored(pose), _rail_pose(rail_motion, 1), epsilon,
-                                      work, work[W_TRACK_HEAD + 1], work[W_TRACK_POS + 1], out[1])
+                                      work, work[W_TRACK_HEAD + 1], work[W_TRACK_POS + 1], out[1],
+                                      axle_right)
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
 

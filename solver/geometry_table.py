@@ -301,7 +301,6 @@ def _relative_pose(params, pose, rail):
     along the rail's inclined lateral and vertical axes (m), roll and yaw of the
     axle relative to the rail (rad)."""
     yc = params[geo.G_RAIL_CENTRE_Y] + rail.lateral
-    theta0 = params[geo.G_INCLINATION]
     dY = pose.y - yc
     dZ = pose.z - rail.vertical
     roll_rel = pose.roll
@@ -317,17 +316,18 @@ def _relative_pose(params, pose, rail):
         ey, ez = ca * ey + sa * ez, -sa * ey + ca * ez
         roll_rel = math.asin(min(max(ez, -1.0), 1.0))
         yaw_rel = math.atan2(-ex, ey)
-    ct0 = math.cos(theta0)
-    st0 = math.sin(theta0)
+    ct0 = params[geo.G_COS_INCLINATION]
+    st0 = params[geo.G_SIN_INCLINATION]
     return ct0 * dY + st0 * dZ, -st0 * dY + ct0 * dZ, roll_rel, yaw_rel
 
 
 @njit(cache=True, error_model="numpy")
-def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_scratch, out):
+def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_scratch, out, axle):
     """Contact points of the left wheel (side-local frame) from the table.
 
     As solver.geometry.wheel_distance_minima (same arguments, plus the table and
-    the scratch arrays of TableScratch; same output rows); returns the number
+    the scratch arrays of TableScratch, and the axle frame of the pose,
+    geometry._axle_frame; same output rows); returns the number
     of points, or -1 when the pose is outside the table or a branch cannot be
     re-located (the caller then runs the online search).
 
@@ -361,7 +361,6 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
     s0 = params[geo.G_WHEEL_S0]
     ds = params[geo.G_WHEEL_DS]
     rail_frame = geo._rail_frame(params, rail)
-    axle = geo._axle_frame(pose.roll, pose.yaw)
     # 3. the branches, re-located exactly
     n_b = 0
     agree = table.flags[i, j, k] == 1
@@ -441,7 +440,6 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
     maxima in R_HUMP when `agree`, else sampled on the pose): the points into
     out, deepest first. Returns their number."""
     params = tables.params
-    theta0 = params[geo.G_INCLINATION]
     s0 = params[geo.G_WHEEL_S0]
     ds = params[geo.G_WHEEL_DS]
     order = index_scratch
@@ -451,7 +449,7 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
             order[q] = order[q - 1]
             q -= 1
         order[q] = b
-    tan_theta = math.tan(theta0 + rail.roll)
+    tan_theta = rail_frame.tan_theta
     wheel_t = tables.wheel
     rail_t = tables.rail
     u0 = params[geo.G_RAIL_U0]
@@ -530,15 +528,18 @@ def wheelset_table_kernel(tables, table, pose, rail_motion, epsilon, buffers, ta
     scratch = table_scratch.rows
     index_scratch = table_scratch.index
     online = 0
+    axle_left, axle_right = geo._axle_frames(pose)
     rail = geo._rail_pose(rail_motion, 0)
-    n = table_wheel_points(tables, table, pose, rail, epsilon, buffers.work, scratch, index_scratch, out[0])
+    n = table_wheel_points(tables, table, pose, rail, epsilon, buffers.work, scratch, index_scratch, out[0],
+                           axle_left)
     if n < 0:
         n = geo.wheel_distance_minima(tables, pose, rail, epsilon, buffers.work, out[0])
         online += 1
     counts[0] = n
     mirrored = geo._mirrored(pose)
     rail = geo._rail_pose(rail_motion, 1)
-    n = table_wheel_points(tables, table, mirrored, rail, epsilon, buffers.work, scratch, index_scratch, out[1])
+    n = table_wheel_points(tables, table, mirrored, rail, epsilon, buffers.work, scratch, index_scratch, out[1],
+                           axle_right)
     if n < 0:
         n = geo.wheel_distance_minima(tables, mirrored, rail, epsilon, buffers.work, out[1])
         online += 1
