@@ -218,8 +218,6 @@ class Instance:
             fast = wheelset.fast_step
             entry = fast.fmu_step_entry()
             step_data = model._step_data
-            names = fast.StepData._fields
-            data = dict(zip(names, step_data))
             n_outputs = len(slave._y)
             ints = np.zeros(fast.N_INTS, dtype=np.int64)
             ints[fast.I_N_PARAMETERS] = _N_PARAMETERS
@@ -228,14 +226,9 @@ class Instance:
             ints[fast.I_C_SLOT], ints[fast.I_DC_SLOT] = c_slot, dc_slot
             ints[fast.I_LIFT] = wheelset.R_LIFT
             ints[fast.I_STATUS:fast.I_STATUS + 3] = slave_module._STATUS_SLOTS
-            ints[fast.I_INTEGRATOR_ID] = data["integrator_id"]
             ints[fast.I_MAX_SUBSTEPS] = model.params.max_substeps
             reals = np.zeros(fast.N_REALS)
-            reals[fast.R_RAIL_DISTANCE] = data["rail_distance"]
-            reals[fast.R_TRACK_LENGTH] = data["track_length"]
-            reals[fast.R_MAX_PENETRATION] = data["max_penetration"]
-            reals[fast.R_LIFT_TOLERANCE] = data["lift_tolerance"]
-            reals[fast.R_FLANGE_TIP] = data["flange_tip"]
+            # (StepData's own scalars: pack_block)
             reals[fast.R_SPEED] = float(model.params.speed)
             reals[fast.R_FRICTION] = model.model[wheelset.M_FRICTION]
             reals[fast.R_FLANGE_PASSED] = model._flange_passed

@@ -211,39 +211,69 @@ class BlockError(Exception):
     """The arrays do not have the layout the fast step was written for."""
 
 
+def _put(block, kept, entry, name, array, dtype, ndim):
+    """Block row `entry`: the address and shape of `array`, which must have the
+    dtype and number of axes of the layout, be C-contiguous and writable (or one
+    of READ_ONLY): BlockError otherwise. The array goes into `kept`."""
+    if (not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != ndim
+            or not array.flags.c_contiguous
+            or not (array.flags.writeable or name in READ_ONLY)):
+        raise BlockError(f"{name}: {getattr(array, 'dtype', type(array).__name__)} "
+                         f"{getattr(array, 'shape', '')} is not a writable C-contiguous "
+                         f"{np.dtype(dtype).name} array with {ndim} axes")
+    block[entry, 0] = array.ctypes.data
+    block[entry, 1:1 + ndim] = array.shape
+    kept.append(array)
+
+
+def _put_step_data(block, kept, step_data, ints, reals):
+    """The entries E_STEP_DATA... of StepData's arrays, its scalars into ints / reals."""
+    if tuple(StepData._fields) != tuple(name for name, _, _ in STEP_DATA_KINDS):
+        raise BlockError("solver.integrate.StepData's fields differ from the fast step's "
+                         "layout (solver/fast_step.py STEP_DATA_KINDS)")
+    for i, ((name, kind, ndim), value) in enumerate(zip(STEP_DATA_KINDS, step_data)):
+        if ndim:
+            _put(block, kept, E_STEP_DATA + i, name, value, kind, ndim)
+        elif not isinstance(value, kind) or isinstance(value, bool):
+            raise BlockError(f"{name}: {value!r} is not a {kind.__name__}")
+    data = StepData(*step_data)
+    ints[I_INTEGRATOR_ID] = data.integrator_id
+    reals[R_RAIL_DISTANCE] = data.rail_distance
+    reals[R_TRACK_LENGTH] = data.track_length
+    reals[R_MAX_PENETRATION] = data.max_penetration
+    reals[R_LIFT_TOLERANCE] = data.lift_tolerance
+    reals[R_FLANGE_TIP] = data.flange_tip
+
+
+def pack_step_data(step_data: tuple):
+    """(int64 block, ints, reals, the arrays it points to) of StepData alone (the
+    FMU's entries left 0): what `advance_from_block` takes, so that a Python
+    caller of the core hands numba 3 arrays instead of StepData's 29 (numba
+    unboxes each array of a call: about 2 us of the 29). The block is valid
+    while the arrays live and are changed in place only (WheelsetModel keeps
+    them in its _step_data, built once)."""
+    block = np.zeros((N_ENTRIES, ENTRY), dtype=np.int64)
+    ints = np.zeros(N_INTS, dtype=np.int64)
+    reals = np.zeros(N_REALS)
+    kept = []
+    _put_step_data(block, kept, step_data, ints, reals)
+    return block, ints, reals, kept
+
+
 def pack_block(fmu: dict, step_data: tuple, ints, reals):
     """(int64 block, the arrays it points to): `fmu` maps each name of FMU_ARRAYS
     to its array; step_data is WheelsetModel._step_data. Every array must have
     the dtype and number of axes of the layout and be C-contiguous (the
     cfunc views them with numba.carray): BlockError otherwise (e.g. StepData
     changed its fields: the fast step then needs the same change)."""
-    if tuple(StepData._fields) != tuple(name for name, _, _ in STEP_DATA_KINDS):
-        raise BlockError("solver.integrate.StepData's fields differ from the fast step's "
-                         "layout (solver/fast_step.py STEP_DATA_KINDS)")
     block = np.zeros((N_ENTRIES, ENTRY), dtype=np.int64)
     kept = []
-
-    def put(entry, name, array, dtype, ndim):
-        if (not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != ndim
-                or not array.flags.c_contiguous
-                or not (array.flags.writeable or name in READ_ONLY)):
-            raise BlockError(f"{name}: {getattr(array, 'dtype', type(array).__name__)} "
-                             f"{getattr(array, 'shape', '')} is not a writable C-contiguous "
-                             f"{np.dtype(dtype).name} array with {ndim} axes")
-        block[entry, 0] = array.ctypes.data
-        block[entry, 1:1 + ndim] = array.shape
-        kept.append(array)
-
-    for entry, (name, dtype, ndim) in enumerate(FMU_ARRAYS):
-        array = {"ints": ints, "reals": reals}.get(name, fmu.get(name))
-        put(entry, name, array, dtype, ndim)
-    for i, ((name, kind, ndim), value) in enumerate(zip(STEP_DATA_KINDS, step_data)):
-        if ndim:
-            put(E_STEP_DATA + i, name, value, kind, ndim)
-        elif not isinstance(value, kind) or isinstance(value, bool):
-            raise BlockError(f"{name}: {value!r} is not a {kind.__name__}")
     if len(ints) != N_INTS or len(reals) != N_REALS:
         raise BlockError("ints/reals have the wrong length")
+    for entry, (name, dtype, ndim) in enumerate(FMU_ARRAYS):
+        array = {"ints": ints, "reals": reals}.get(name, fmu.get(name))
+        _put(block, kept, entry, name, array, dtype, ndim)
+    _put_step_data(block, kept, step_data, ints, reals)
     # what the cfunc copies into each other must have the same shapes
     data = dict(zip(StepData._fields, step_data))
     shape = {**{name: np.shape(a) for name, a in fmu.items()},
@@ -323,6 +353,13 @@ def _step_data(b, ints, reals):
             _v2(b[s + 16]), _v1(b[s + 17]), _v3(b[s + 18]), _v1(b[s + 19]), _v1(b[s + 20]),
             _v1(b[s + 21]), _v1(b[s + 22]), _b3(b[s + 23]), _v5(b[s + 24]), _v2(b[s + 25]),
             _n1(b[s + 26]), _v1(b[s + 27]), _v1(b[s + 28]))
+
+
+@njit(cache=True, error_model="numpy")
+def advance_from_block(state, h, n_sub, distance, inputs, block, ints, reals):
+    """solver.integrate.advance_kernel with StepData read from the block of
+    `pack_step_data` (the same kernel, the same results)."""
+    return advance_kernel(state, h, n_sub, distance, inputs, _step_data(block, ints, reals))
 
 
 @njit(cache=True, error_model="numpy")

@@ -40,7 +40,7 @@ from . import derailment
 from .errors import WheelsetError
 from . import fast_step
 from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_SEARCH_KEY,
-                        N_STAGE_ROWS, StepData, advance_kernel)
+                        N_STAGE_ROWS, StepData)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
 from .track_excitation import RailMotion
@@ -460,6 +460,7 @@ class WheelsetModel:
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=table_scratch.rows, table_index=table_scratch.index,
             search_key=self._search_key, jacobian=self._jacobian))
+        self._block_owner = 0     # _step_block: none yet
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/fast_step.py) updates from numba as the Python step does:
         # time, distance, internal step and what undo_step restores
@@ -677,10 +678,22 @@ class WheelsetModel:
         derailment, loss of all contact)."""
         return self.advance_vector(h, self._u if inputs is None else self.input_vector(inputs))
 
+    def _step_block(self):
+        """(block, ints, reals) of fast_step.pack_step_data for _step_data: the
+        step's arrays by address (numba unboxes 3 arrays instead of 29). Built on
+        first use and again for a copy of the model (whose arrays are its own:
+        the block records the id of the model it was made for)."""
+        if self._block_owner != id(self):
+            block, ints, reals, kept = fast_step.pack_step_data(self._step_data)
+            self._block = (block, ints, reals)
+            self._block_arrays = kept
+            self._block_owner = id(self)
+        return self._block
+
     def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
         """`advance` with the inputs as the flat vector of `input_vector` (U_*):
-        one numba call for the whole step (solver.integrate.advance_kernel); the
-        outputs at the new state are in `record`. A non-finite input raises
+        one numba call for the whole step (solver.integrate.advance_kernel, through
+        fast_step.advance_from_block); the outputs at the new state are in `record`. A non-finite input raises
         WheelsetError and changes nothing."""
         if not self._initialized:
             raise WheelsetError("advance() before initialize()")
@@ -695,8 +708,8 @@ class WheelsetModel:
                 "it into shorter communication steps", 0, "too_many_substeps")
         self._clock[fast_step.K_BEFORE_VALID] = 0.0
         saved_state, saved_contact, saved_summary = self._saved
-        code, where, n_rhs = advance_kernel(self.state, float(h), n_sub, self.distance, u,
-                                            self._step_data)
+        code, where, n_rhs = fast_step.advance_from_block(self.state, float(h), n_sub, self.distance,
+                                                          u, *self._step_block())
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
         self._u_before[:] = self._u

@@ -115,6 +115,27 @@ def test_state_snapshot_replays_bit_for_bit():
     assert np.array_equal(model.outputs().normal_force, first_out)
 
 
+def test_a_copied_model_steps_its_own_arrays():
+    """The step reaches the model's arrays by address (fast_step.pack_step_data):
+    a deep copy must get a block of its own, so that stepping the copy leaves the
+    original bit for bit as it was, and both step as models built alike (the same
+    bits: the same kernel on the same numbers)."""
+    import copy
+
+    model = free_wheelset()
+    model.initialize()
+    model.advance(0.05)
+    state_before = model.state.copy()
+    record_before = model.record.copy()
+    twin = copy.deepcopy(model)
+    twin.advance(0.05)
+    assert np.array_equal(model.state, state_before)
+    assert np.array_equal(model.record, record_before)
+    model.advance(0.05)
+    assert np.array_equal(model.state, twin.state)
+    assert np.array_equal(model.record, twin.record)
+
+
 def test_static_equilibrium_carries_the_weight():
     model = free_wheelset()
     model.initialize()
