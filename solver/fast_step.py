@@ -37,7 +37,7 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from .derailment import flange_climb_ratios
-from .dynamics import PROBLEM_NONE, R_CLIMB, R_DISTANCE, R_TIME, S_Y
+from .dynamics import M_FRICTION, PROBLEM_BAD_INPUT, PROBLEM_NONE, R_CLIMB, R_DISTANCE, R_TIME, S_Y
 from .integrate import StepData, advance_kernel
 from .track_excitation import cross_level_roll_kernel
 
@@ -245,17 +245,25 @@ def _put_step_data(block, kept, step_data, ints, reals):
     reals[R_FLANGE_TIP] = data.flange_tip
 
 
-def pack_step_data(step_data: tuple):
-    """(int64 block, ints, reals, the arrays it points to) of StepData alone (the
-    FMU's entries left 0): what `advance_from_block` takes, so that a Python
-    caller of the core hands numba 3 arrays instead of StepData's 29 (numba
-    unboxes each array of a call: about 2 us of the 29). The block is valid
-    while the arrays live and are changed in place only (WheelsetModel keeps
-    them in its _step_data, built once)."""
+# the entries of FMU_ARRAYS that the core's own step (core_step) uses
+CORE_ARRAYS = ("state", "clock", "rhs_count", "before_climb", "climb_ratios", "climb_time", "u",
+               "u_before")
+
+
+def pack_core_block(model_arrays: dict, step_data: tuple):
+    """(int64 block, ints, reals, the arrays it points to) of the model's arrays
+    CORE_ARRAYS and StepData (the FMU's other entries left 0): what `core_step`
+    takes, so that WheelsetModel.advance_vector hands numba 3 arrays instead of
+    40 in two calls (numba unboxes each array of a call: about 3.5 us of them).
+    The block is valid while the arrays live and are changed in place only
+    (WheelsetModel builds them once)."""
     block = np.zeros((N_ENTRIES, ENTRY), dtype=np.int64)
     ints = np.zeros(N_INTS, dtype=np.int64)
     reals = np.zeros(N_REALS)
     kept = []
+    for entry, (name, dtype, ndim) in enumerate(FMU_ARRAYS):
+        if name in CORE_ARRAYS:
+            _put(block, kept, entry, name, model_arrays[name], dtype, ndim)
     _put_step_data(block, kept, step_data, ints, reals)
     return block, ints, reals, kept
 
@@ -356,10 +364,30 @@ def _step_data(b, ints, reals):
 
 
 @njit(cache=True, error_model="numpy")
-def advance_from_block(state, h, n_sub, distance, inputs, block, ints, reals):
-    """solver.integrate.advance_kernel with StepData read from the block of
-    `pack_step_data` (the same kernel, the same results)."""
-    return advance_kernel(state, h, n_sub, distance, inputs, _step_data(block, ints, reals))
+def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
+    """The numba part of WheelsetModel.advance_vector on the block of
+    `pack_core_block`: solver.integrate.advance_kernel from the model's state
+    and distance with the inputs u; unless an input is bad, u becomes the
+    model's inputs (the last ones kept for undo); an accepted step (no problem,
+    not past the flange at flange_passed) gets its bookkeeping (accept_step, at
+    speed). Returns advance_kernel's (problem code, where, RHS evaluations): the
+    caller composes the messages of the others."""
+    clock = _v1(b[E_CLOCK])
+    clock[K_BEFORE_VALID] = 0.0
+    state = _v1(b[E_STATE])
+    data = _step_data(b, ints, reals)
+    code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], u, data)
+    if code == PROBLEM_BAD_INPUT:
+        return code, where, n_rhs
+    u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
+    u_before[:] = u_core
+    u_core[:] = u
+    if code == PROBLEM_NONE and not abs(state[S_Y]) > flange_passed:
+        named = StepData(*data)
+        accept_step(h, n_rhs, speed, named.model[M_FRICTION], clock, _n1(b[E_RHS_COUNT]),
+                    _v1(b[E_BEFORE_CLIMB]), _v1(b[E_CLIMB_TIME]), _v1(b[E_CLIMB_RATIOS]),
+                    named.contact, named.derived, named.record)
+    return code, where, n_rhs
 
 
 @njit(cache=True, error_model="numpy")

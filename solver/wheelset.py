@@ -12,6 +12,7 @@ and `WheelsetModel.advance_vector`.
 from __future__ import annotations
 
 import math
+import operator
 import os
 from dataclasses import dataclass, field
 
@@ -460,7 +461,7 @@ class WheelsetModel:
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=table_scratch.rows, table_index=table_scratch.index,
             search_key=self._search_key, jacobian=self._jacobian))
-        self._block_owner = 0     # _step_block: none yet
+        self._block_owner = (0, (), ())     # _step_block: none yet
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/fast_step.py) updates from numba as the Python step does:
         # time, distance, internal step and what undo_step restores
@@ -619,9 +620,10 @@ class WheelsetModel:
         if isinstance(inputs, np.ndarray):        # the flat vector of input_vector (U_*)
             u = np.array(inputs, dtype=float).reshape(N_INPUT)
             bad_input_error(u)
-            self._u = u
+            self._u[:] = u
         else:
-            self._u = self.input_vector(inputs or WheelsetInputs())
+            # in place: the step reaches self._u by address (_step_block)
+            self._u[:] = self.input_vector(inputs or WheelsetInputs())
         y0 = p.initial_lateral if lateral is None else lateral
         yaw0 = p.initial_yaw if yaw is None else yaw
         try:
@@ -679,21 +681,26 @@ class WheelsetModel:
         return self.advance_vector(h, self._u if inputs is None else self.input_vector(inputs))
 
     def _step_block(self):
-        """(block, ints, reals) of fast_step.pack_step_data for _step_data: the
-        step's arrays by address (numba unboxes 3 arrays instead of 29). Built on
-        first use and again for a copy of the model (whose arrays are its own:
-        the block records the id of the model it was made for)."""
-        if self._block_owner != id(self):
-            block, ints, reals, kept = fast_step.pack_step_data(self._step_data)
+        """(block, ints, reals) of fast_step.pack_core_block: the step's arrays by
+        address (numba unboxes 3 arrays instead of 40). Built on first use and
+        again for a copy of the model (whose arrays are its own: the block
+        records the id of the model it was made for)."""
+        core = (self.state, self._clock, self._rhs_count, self._before_climb, self._climb_ratios,
+                self._climb_time, self._u, self._u_before)
+        owner = self._block_owner
+        if owner[0] != id(self) or not all(map(operator.is_, core, owner[1])):
+            # (also if one of these arrays was replaced rather than changed in place)
+            block, ints, reals, kept = fast_step.pack_core_block(
+                dict(zip(fast_step.CORE_ARRAYS, core)), self._step_data)
             self._block = (block, ints, reals)
-            self._block_arrays = kept
-            self._block_owner = id(self)
+            self._block_owner = (id(self), core, kept)
         return self._block
 
     def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
         """`advance` with the inputs as the flat vector of `input_vector` (U_*):
-        one numba call for the whole step (solver.integrate.advance_kernel, through
-        fast_step.advance_from_block); the outputs at the new state are in `record`. A non-finite input raises
+        one numba call for the whole step and its bookkeeping (fast_step.core_step:
+        solver.integrate.advance_kernel, fast_step.accept_step); the outputs at
+        the new state are in `record`. A non-finite input raises
         WheelsetError and changes nothing."""
         if not self._initialized:
             raise WheelsetError("advance() before initialize()")
@@ -706,14 +713,11 @@ class WheelsetModel:
                 f"{self.internal_step:g} s, more than the {self.params.max_substeps} "
                 "allowed per step (max_substeps, FMU parameter solver.max_substeps): split "
                 "it into shorter communication steps", 0, "too_many_substeps")
-        self._clock[fast_step.K_BEFORE_VALID] = 0.0
         saved_state, saved_contact, saved_summary = self._saved
-        code, where, n_rhs = fast_step.advance_from_block(self.state, float(h), n_sub, self.distance,
-                                                          u, *self._step_block())
+        code, where, n_rhs = fast_step.core_step(float(h), n_sub, u, float(self.params.speed),
+                                                 self._flange_passed, *self._step_block())
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
-        self._u_before[:] = self._u
-        self._u[:] = u
         if code == PROBLEM_CONTACT_LOST or (code == PROBLEM_NONE and
                                             abs(self.state[S_Y]) > self._flange_passed):
             # both wheels off the rails: a wheel lift, or a flange that climbed
@@ -752,10 +756,7 @@ class WheelsetModel:
             if reason != "derailment":
                 message += self._stability_hint(h / n_sub)
             return StepResult("discard", message, 0, reason)
-        # the bookkeeping the fast step does too (solver/fast_step.py)
-        fast_step.accept_step(float(h), n_rhs, float(self.params.speed), self.model[M_FRICTION],
-                              self._clock, self._rhs_count, self._before_climb, self._climb_time,
-                              self._climb_ratios, self._contact, self._derived, self.record)
+        # accepted: core_step did the bookkeeping (as the FMU's fast step does)
         return StepResult("ok", "", n_rhs)
 
     def undo_step(self):

@@ -134,6 +134,12 @@ def test_a_copied_model_steps_its_own_arrays():
     model.advance(0.05)
     assert np.array_equal(model.state, twin.state)
     assert np.array_equal(model.record, twin.record)
+    # an array of the model replaced (not changed in place): the step finds the new one
+    model._u = model._u.copy()
+    u = model._u.copy()
+    u[ws.U_TORQUE] = 10.0
+    assert model.advance_vector(0.05, u).status == "ok"
+    assert np.array_equal(model._u, u, equal_nan=True)   # NaN: curvature and cant from the track
 
 
 def test_static_equilibrium_carries_the_weight():
