@@ -706,6 +706,17 @@ class WheelsetModel:
             raise WheelsetError("advance() before initialize()")
         if not (isinstance(h, (int, float)) and 0.0 < h < math.inf):
             raise WheelsetError(f"step size must be positive and finite, got {h!r}")
+        if not (type(u) is np.ndarray and u.dtype == np.float64 and u.shape == (N_INPUT,)
+                and u.flags.c_contiguous):
+            # the compiled step reads N_INPUT entries without bounds checks
+            try:
+                u = np.ascontiguousarray(u, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise WheelsetError(f"the input vector must be {N_INPUT} numbers (input_vector): "
+                                    f"{exc}") from None
+            if u.shape != (N_INPUT,):
+                raise WheelsetError(f"the input vector must have {N_INPUT} entries "
+                                    f"(input_vector), got shape {u.shape}")
         n_sub = max(1, int(math.ceil(h / self.internal_step - 1e-9)))
         if n_sub > self.params.max_substeps:
             return StepResult(

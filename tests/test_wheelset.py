@@ -239,6 +239,16 @@ def test_vector_step_rejects_non_finite_inputs_and_keeps_the_state():
     with pytest.raises(WheelsetError, match="curvature"):
         model.advance_vector(0.001, bad)
     assert model.advance_vector(0.001, u).status == "ok"     # NaN curvature/cant: the track
+    # the compiled step reads N_INPUT entries without bounds checks: a vector of
+    # another length is an error, not a read past its end
+    before = model.state.copy()
+    for wrong in (u[:5], np.concatenate([u, u]), "not numbers"):
+        with pytest.raises(WheelsetError, match="input vector"):
+            model.advance_vector(0.001, wrong)
+        assert np.array_equal(model.state, before)
+    # numbers of another type or layout are taken as float64
+    assert model.advance_vector(0.001, list(u)).status == "ok"
+    assert model.advance_vector(0.001, np.repeat(u, 2)[::2]).status == "ok"
 
 
 def test_creep_stiffness_instability_is_named_in_the_discard_message():
