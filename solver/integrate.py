@@ -67,7 +67,7 @@ from numba import njit
 
 from .dynamics import (C_ANGLE, C_CREEP_LAT, C_CREEP_LONG, C_NORMAL, M_BOX_SEMI_SPACING,
                        M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_RHS_STEP_SIZE, N_STATE,
-                       N_MODEL, PROBLEM_BAD_INPUT, PROBLEM_NONE, S_ROLL, S_Y, S_YAW, S_Z,
+                       PROBLEM_BAD_INPUT, PROBLEM_NONE, S_ROLL, S_Y, S_YAW, S_Z,
                        U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
@@ -158,22 +158,6 @@ K_POSE = 1               # y, z, roll, yaw (S_Y, S_Z, S_ROLL, S_YAW)
 K_RAIL = 5               # rail motion (2, 3), row-major
 N_SEARCH_KEY = 11
 
-# The last RHS of an RK4 call, kept with everything it was computed from
-# (rhs_cache): the next call's first stage at the same state, track point,
-# inputs and model is that RHS (the RHS is a function of these and of the
-# contact points, which the search key vouches for), so it is copied instead of
-# computed again: one RHS of the five of a 1 ms host step. Only the derivative
-# is kept: the contact results of the first stage are overwritten by the
-# later stages' before anything reads them. Entries:
-RC_VALID = 0
-RC_STATE = 1                                  # N_STATE
-RC_TRACK = RC_STATE + N_STATE                 # curvature, curvature rate, cant
-RC_INPUTS = RC_TRACK + 3                      # rail motion, rail velocity, box force, box moment
-                                              # ((2, 3) each, row-major), axle torque
-RC_MODEL = RC_INPUTS + 25                     # N_MODEL
-RC_DERIV = RC_MODEL + N_MODEL                 # N_STATE: the RHS
-N_RHS_CACHE = RC_DERIV + N_STATE
-
 
 class TrackSamples(NamedTuple):
     """The track layout at the start of each substep of a host step, (n_sub,) arrays."""
@@ -218,7 +202,6 @@ class StepData(NamedTuple):
     table_index: np.ndarray
     search_key: np.ndarray        # (N_SEARCH_KEY,) K_*: pose and rail motion of the points in `points`
     jacobian: np.ndarray          # (N_JACOBIAN,) JAC_*: the Rosenbrock integrator's kept Jacobian
-    rhs_cache: np.ndarray         # (N_RHS_CACHE,) RC_*: the last RHS of RK4 and what it was computed from
 
 
 @njit(cache=True, error_model="numpy")
@@ -273,84 +256,16 @@ def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key
 
 
 @njit(cache=True, error_model="numpy")
-def _same_bits(a, b):
-    """a and b the same float, signed zeros told apart (NaN never the same)."""
-    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-
-
-@njit(cache=True, error_model="numpy")
-def _rhs_arguments(cache, state, track, model, inputs, store):
-    """store False: True if the RHS in `cache` was computed from these arguments,
-    bit for bit; store True: write them into the cache (not marked valid)."""
-    values = (track.curvature, track.curvature_rate, track.cant)
-    if store:
-        cache[RC_STATE:RC_STATE + N_STATE] = state
-        for i in range(3):
-            cache[RC_TRACK + i] = values[i]
-        cache[RC_MODEL:RC_MODEL + N_MODEL] = model
-    else:
-        if cache[RC_VALID] != 1.0:
-            return False
-        for i in range(N_STATE):
-            if not _same_bits(cache[RC_STATE + i], state[i]):
-                return False
-        for i in range(3):
-            if not _same_bits(cache[RC_TRACK + i], values[i]):
-                return False
-        for i in range(N_MODEL):
-            if not _same_bits(cache[RC_MODEL + i], model[i]):
-                return False
-    j = RC_INPUTS
-    for array in (inputs.rail_motion, inputs.rail_velocity, inputs.box_force, inputs.box_moment):
-        for side in range(2):
-            for c in range(3):
-                if store:
-                    cache[j] = array[side, c]
-                elif not _same_bits(cache[j], array[side, c]):
-                    return False
-                j += 1
-    if store:
-        cache[j] = inputs.axle_torque
-        return True
-    return _same_bits(cache[j], inputs.axle_torque)
-
-
-@njit(cache=True, error_model="numpy")
-def _keep_rhs(cache, state, track, model, inputs, deriv):
-    """The RHS just computed (deriv) and its arguments into the cache."""
-    _rhs_arguments(cache, state, track, model, inputs, True)
-    cache[RC_DERIV:RC_DERIV + N_STATE] = deriv
-    cache[RC_VALID] = 1.0
-
-
-@njit(cache=True, error_model="numpy")
-def _first_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key,
-               cache):
-    """_full_rhs, or the kept RHS (deriv only, results untouched) when it was
-    computed from the same state, track point, model and inputs and the points
-    in the buffers are still those of a search at this pose (the key): the same
-    numbers without computing them. Returns the number of RHS evaluations (1, or
-    0 for the kept one)."""
-    if key is not None and _key_matches(key, state, inputs.rail_motion) and _rhs_arguments(
-            cache, state, track, model, inputs, False):
-        deriv[:] = cache[RC_DERIV:RC_DERIV + N_STATE]
-        return 0
-    _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key)
-    return 1
-
-
-@njit(cache=True, error_model="numpy")
 def _track_point(samples, step):
     return TrackPoint(samples.curvature[step], samples.curvature_rate[step], samples.cant[step])
 
 
 @njit(cache=True, error_model="numpy")
 def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages,
-                  table_search=None, key=None, cache=None):
+                  table_search=None, key=None):
     """n_sub classical RK4 steps of size dt (TrackSamples per substep; stages a
     (5, N_STATE) scratch array: k1..k4 and the stage state; key the search key
-    K_* or None; cache the RHS cache RC_* or None: the first stage may be the
-    last RHS of the previous call, the last RHS of this one is kept).
+    K_* or None).
 
     Returns the number of right-hand-side evaluations, or -1 if the state
     became non-finite (the caller restores the state and reports it)."""
@@ -362,12 +277,7 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     n_rhs = 0
     for step in range(n_sub):
         track = _track_point(samples, step)
-        if step == 0 and cache is not None:
-            n_rhs += _first_rhs(state, track, tables, model, inputs, search, results, k1,
-                                table_search, key, cache)
-        else:
-            _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key)
-            n_rhs += 1
+        _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
         _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key)
@@ -379,16 +289,14 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
         _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
-        n_rhs += 3
+        n_rhs += 4
         if not state_is_finite(state):
             return -1
     # one RHS evaluation at the end of the step, so that the contact results
     # (the outputs) belong to the final state; its contact points serve the
     # first stage of the next step (same pose, key)
-    track = _track_point(samples, n_sub - 1)
-    _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key)
-    if cache is not None:
-        _keep_rhs(cache, state, track, model, inputs, k1)
+    _full_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
+              table_search, key)
     return n_rhs + 1
 
 
@@ -954,8 +862,7 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
                 data, distance + speed * dt * i, inputs)
         if data.integrator_id == 0:
             n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
-                                  results, data.stages, table_search, data.search_key,
-                                  data.rhs_cache)
+                                  results, data.stages, table_search, data.search_key)
         else:
             n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
                                             search, results, data.stages, table_search,

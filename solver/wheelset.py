@@ -40,8 +40,7 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from . import derailment
 from .errors import WheelsetError
 from . import fast_step
-from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_RHS_CACHE,
-                        N_SEARCH_KEY,
+from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_SEARCH_KEY,
                         N_STAGE_ROWS, StepData)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
@@ -461,8 +460,7 @@ class WheelsetModel:
             derived=self._derived, record=self.record, table_params=table_arrays.tparams,
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=table_scratch.rows, table_index=table_scratch.index,
-            search_key=self._search_key, jacobian=self._jacobian,
-            rhs_cache=np.zeros(N_RHS_CACHE)))
+            search_key=self._search_key, jacobian=self._jacobian))
         self._block_owner = (0, (), ())     # _step_block: none yet
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/fast_step.py) updates from numba as the Python step does:

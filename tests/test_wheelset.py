@@ -142,39 +142,6 @@ def test_a_copied_model_steps_its_own_arrays():
     assert np.array_equal(model._u, u, equal_nan=True)   # NaN: curvature and cant from the track
 
 
-def test_kept_rhs_of_the_last_step_changes_no_bit():
-    """RK4 takes the first stage of a host step from the last RHS of the step
-    before when the state, track point, inputs and model are the same bits
-    (solver.integrate rhs_cache). Against a twin whose kept RHS is dropped before
-    every step: the same state and outputs bit for bit, with inputs that stay,
-    change (box force, rail motion) and a model parameter changed between
-    steps; and the kept RHS is used (fewer RHS evaluations)."""
-    from solver.integrate import RC_VALID, StepData
-
-    kept, computed = free_wheelset(speed=20.0), free_wheelset(speed=20.0)
-    for model in (kept, computed):
-        model.initialize(lateral=0.002)
-    cache = StepData(*computed._step_data).rhs_cache
-    u = kept.input_vector(WheelsetInputs())
-    for step in range(60):
-        if step in (20, 21, 40):
-            u = u.copy()
-            u[ws.U_BOX_FORCE + 1] += 50.0 if step != 40 else 0.0
-            u[ws.U_RAIL_MOTION + 1] += 1e-6 if step == 40 else 0.0
-        if step == 30:       # (friction would not do: it does not enter Kalker's linear law)
-            for model in (kept, computed):
-                model.model[ws.M_CONTACT_DAMPING] += 2.0e4
-        cache[RC_VALID] = 0.0
-        assert kept.advance_vector(0.001, u).status == "ok"
-        assert computed.advance_vector(0.001, u).status == "ok"
-        assert np.array_equal(kept.state, computed.state), step
-        assert np.array_equal(kept.record, computed.record), step
-    # 60 steps of 4 + 1 RHS; the kept one serves every step after the first but
-    # those whose inputs or model changed just before (steps 20, 21, 30, 40)
-    assert computed.rhs_evaluations == 60 * 5
-    assert kept.rhs_evaluations == 60 * 5 - (60 - 1 - 4)
-
-
 def test_static_equilibrium_carries_the_weight():
     model = free_wheelset()
     model.initialize()
