@@ -196,6 +196,7 @@ READ_ONLY = frozenset(("input_lo", "input_hi", "output_lo", "output_hi", "matrix
 _SD = {name: E_STEP_DATA + i for i, (name, _, _) in enumerate(STEP_DATA_KINDS)}
 SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (_SD["contact"], _SD["summary"], _SD["derived"],
                                                  _SD["record"])
+_SD_MODEL = _SD["model"]
 
 # ints[]: the FMU's layout and StepData.integrator_id
 (I_N_PARAMETERS, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
@@ -270,7 +271,9 @@ def pack_core_block(model_arrays: dict, step_data: tuple):
 
 def pack_block(fmu: dict, step_data: tuple, ints, reals):
     """(int64 block, the arrays it points to): `fmu` maps each name of FMU_ARRAYS
-    to its array; step_data is WheelsetModel._step_data. Every array must have
+    to its array; step_data is WheelsetModel._step_data, whose scalars are
+    written into ints / reals (I_INTEGRATOR_ID, R_RAIL_DISTANCE ... R_FLANGE_TIP;
+    the caller sets the others). Every array must have
     the dtype and number of axes of the layout and be C-contiguous (the
     cfunc views them with numba.carray): BlockError otherwise (e.g. StepData
     changed its fields: the fast step then needs the same change)."""
@@ -364,6 +367,14 @@ def _step_data(b, ints, reals):
 
 
 @njit(cache=True, error_model="numpy")
+def _accept_in_block(h, n_rhs, speed, friction, b):
+    """accept_step on the arrays of block b (the core's step and the FMU's)."""
+    accept_step(h, n_rhs, speed, friction, _v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]),
+                _v1(b[E_BEFORE_CLIMB]), _v1(b[E_CLIMB_TIME]), _v1(b[E_CLIMB_RATIOS]),
+                _v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), _v1(b[SD_RECORD]))
+
+
+@njit(cache=True, error_model="numpy")
 def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     """The numba part of WheelsetModel.advance_vector on the block of
     `pack_core_block`: solver.integrate.advance_kernel from the model's state
@@ -375,18 +386,15 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     clock = _v1(b[E_CLOCK])
     clock[K_BEFORE_VALID] = 0.0
     state = _v1(b[E_STATE])
-    data = _step_data(b, ints, reals)
-    code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], u, data)
+    code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], u,
+                                        _step_data(b, ints, reals))
     if code == PROBLEM_BAD_INPUT:
         return code, where, n_rhs
     u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
     u_before[:] = u_core
     u_core[:] = u
     if code == PROBLEM_NONE and not abs(state[S_Y]) > flange_passed:
-        named = StepData(*data)
-        accept_step(h, n_rhs, speed, named.model[M_FRICTION], clock, _n1(b[E_RHS_COUNT]),
-                    _v1(b[E_BEFORE_CLIMB]), _v1(b[E_CLIMB_TIME]), _v1(b[E_CLIMB_RATIOS]),
-                    named.contact, named.derived, named.record)
+        _accept_in_block(h, n_rhs, speed, _v1(b[_SD_MODEL])[M_FRICTION], b)
     return code, where, n_rhs
 
 
@@ -455,10 +463,8 @@ def _fmu_step(t, h, b):
         return FALLBACK_CORE
     if abs(state[S_Y]) > reals[R_FLANGE_PASSED]:
         return FALLBACK_FLANGE
+    _accept_in_block(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], b)
     record = _v1(b[SD_RECORD])
-    accept_step(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], clock, _n1(b[E_RHS_COUNT]),
-                _v1(b[E_BEFORE_CLIMB]), _v1(b[E_CLIMB_TIME]), _v1(b[E_CLIMB_RATIOS]),
-                _v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), record)
     y_new = _v1(b[E_Y_NEW])
     fmu_outputs(record, _n1(b[E_RECORD_INDEX]), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],
                 REASON_NONE, y_new)
