@@ -128,28 +128,23 @@ def _rhs_costs(params, repeats, n=20000):
     args = (state, su.tables, model.model, zero, model._search, model._results, model._deriv)
     search = model._table_search or geometry_table.TableSearch(geometry_table.empty_table_arrays(),
                                                                geometry_table.table_scratch())
-    _rhs_loop(2, *args, False, search)
-    _rhs_loop(2, *args, True, search)
-    _rhs_loop(2, *args, False, search, True)
-    _rhs_loop(2, *args, False, search, False, True)
+    def us_per_rhs(update_only, scan=False, no_search=False, calls=n):
+        c0 = time.process_time()
+        _rhs_loop(calls, *args, update_only, search, scan, no_search)
+        return (time.process_time() - c0) / calls * 1e6
+
+    for update_only, scan_flag, no_search in ((False, False, False), (True, False, False),
+                                              (False, True, False), (False, False, True)):
+        us_per_rhs(update_only, scan_flag, no_search, calls=2)      # compile each variant
+
     full, update, scan, reused = [], [], [], []
     for _ in range(repeats):
         _rhs_loop(1, *args, False, search)      # the points of a full search at this state
-        c0 = time.process_time()
-        _rhs_loop(n, *args, False, search)
-        c1 = time.process_time()
-        _rhs_loop(n, *args, True, search)
-        c2 = time.process_time()
-        _rhs_loop(n, *args, False, search, True)   # the full scan of the profiles every time
-        c3 = time.process_time()
-        _rhs_loop(1, *args, False, search)
-        c4 = time.process_time()
-        _rhs_loop(n, *args, False, search, False, True)   # no search: the points of the last one
-        c5 = time.process_time()
-        full.append((c1 - c0) / n * 1e6)
-        update.append((c2 - c1) / n * 1e6)
-        scan.append((c3 - c2) / n * 1e6)
-        reused.append((c5 - c4) / n * 1e6)
+        full.append(us_per_rhs(False))
+        update.append(us_per_rhs(True))
+        scan.append(us_per_rhs(False, scan=True))   # the full scan of the profiles every time
+        _rhs_loop(1, *args, False, search)      # again: the scans above forgot the tracked minima
+        reused.append(us_per_rhs(False, no_search=True))   # no search: the points of the last one
     return full, update, scan, reused, [int(c) for c in model._counts]
 
 
