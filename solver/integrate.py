@@ -139,9 +139,11 @@ ERROR_SCALE = np.array([1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,
 # multipoint selection takes or drops a point, or moves the contact from one
 # minimum of the distance function to another within one patch (a jump of the
 # contact angle), and the wheelset may chatter on such a boundary; there a step
-# this short locates the switch to within it (at the default 1 ms, 15.6 us:
-# shorter than the 50 us RK4 needs to converge under hard flange contact,
-# tests/test_adaptive_integrator.py).
+# this short locates the switch to within it (at the default 1 ms, 15.6 us).
+# Across such jumps no integrator converges faster than at first order: under
+# the flange impacts of a 100 kN step load RK4 at 6.25 and 12.5 us is 17 um
+# apart after 50 ms, and whether the run then settles, bounces or derails
+# depends on the trajectory (tests/test_adaptive_integrator.py, README).
 MIN_STEP_FRACTION = 1.0 / 64.0
 STEP_GROWTH_MAX = 5.0        # the step-size rule of Hairer, Norsett & Wanner (Solving ODE I,
 STEP_SHRINK_MAX = 0.2        # II.4): dt * min(5, max(0.2, 0.9 err^(-exponent)))
@@ -496,11 +498,13 @@ JACOBIAN_STEP = np.array([1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8,
 #     rejected step if it was not computed at that step's start.
 # The stiff modes are those of the contact; a Jacobian that no longer holds
 # them leaves them to an explicit-like treatment, unstable at these steps.
-# Measured on the hard-flange case (tests/test_adaptive_integrator.py, 100 kN
-# lateral axle-box load, tolerances 1e-3 ... 1e-6): the age and count rules
-# alone let the wheelset bounce on the flange (0.2-0.5 mm) or end in a false
-# derailment at some tolerances; with all the rules it settles within 0.1 um of
-# the converged run at every tolerance, with 1 ms host steps.
+# Measured on the hard-flange case (100 kN lateral axle-box step load at exactly
+# 50 kN per box, tolerances 1e-3 ... 1e-6): the age and count rules alone let
+# the wheelset bounce on the flange (0.2-0.5 mm) or end in a derailment at some
+# tolerances; with all the rules it settled at every tolerance, with 1 ms host
+# steps. (That run's end is not a function of the integrator's accuracy alone:
+# the converged RK4 itself bounces or derails for some loads within +-500 N,
+# tests/test_adaptive_integrator.py.)
 LOAD_NORMAL, LOAD_ANGLE, LOAD_TRACTION = 0, 1, 2     # N (N), angle (rad), |creep force| / N
 N_LOAD = 3
 JAC_AGE = 0

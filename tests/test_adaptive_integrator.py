@@ -87,55 +87,116 @@ def test_rosenbrock_steps_past_the_explicit_stability_limit_on_ren_jin():
     assert model.rhs_evaluations < 2 * scenario.duration / (2.83 / fastest)
 
 
-def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, **params):
+def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, ramp=0.0,
+                     lateral=50e3, **params):
     """A wheelset on the built-in suspension (100 kN static load per axle box)
-    pushed into the left flange by 100 kN of lateral axle-box force from t = 0:
-    flange impacts, then hard flange contact (the issue's case)."""
+    pushed into the left flange by `lateral` N of lateral force on each axle
+    box (100 kN on the wheelset at the default): from t = 0 as a step (flange
+    impacts, then hard flange contact: the issue's case), or raised linearly
+    over `ramp` s (the wheelset comes onto the flange without impacts).
+    Returns y at the end of each host step (as far as the run went), the model
+    and the status of the last host step."""
     params = WheelsetParameters(internal_step=internal_step, integrator=integrator, bogie=True,
                                 suspended_mass=2 * 100e3 / 9.81, **params)
     model = WheelsetModel(params)
     inputs = WheelsetInputs()
     model.initialize(inputs)
-    inputs.axle_box_force[:, 1] = 50e3
     y = []
-    for _ in range(int(round(duration / host_step))):
+    result = None
+    for i in range(int(round(duration / host_step))):
+        share = min(1.0, (i + 0.5) * host_step / ramp) if ramp > 0.0 else 1.0
+        inputs.axle_box_force[:, 1] = lateral * share
         result = model.advance(host_step, inputs)
-        assert result.status == "ok", result.message
+        if result.status != "ok":
+            break
         y.append(model.state[S_Y])
-    return np.array(y), model
+    return np.array(y), model, result
 
 
-def test_hard_flange_contact_at_the_default_step_matches_the_converged_fixed_step():
-    # fixed-step RK4 converges on this run at 25 us (12.5 and 25 us: the same settled
-    # flange position to 0.001 um, measured 0.25 and 0.58 nm with two roundings of
-    # the contact physics). At 50 us the run settles too, but how long its flange
-    # impacts go on bouncing depends on the rounding (last bounce above 1 um at
-    # 1.15 s or 1.66 s, measured with the same two roundings), so 50 us cannot
-    # serve as the converged check. At its default step RK4 ends the run in a
-    # (false) derailment after the impacts, see README "Core speed". The adaptive
-    # integrators run it at the default largest step of 1 ms (the host step).
-    reference, fixed = _hard_flange_run("rk4", 2.5e-5)
-    finer, _ = _hard_flange_run("rk4", 1.25e-5)
+# Lateral axle-box loads around the issue's 50 kN per box: the settled flange
+# position moves 6.9 um per kN (measured), so three loads 0.5 kN apart show that
+# a run follows the load, not one lucky trajectory.
+HARD_FLANGE_LOADS = (49.5e3, 50e3, 50.5e3)
+
+
+@pytest.mark.parametrize("lateral", HARD_FLANGE_LOADS)
+def test_hard_flange_contact_at_the_default_step_matches_the_converged_fixed_step(lateral):
+    # The lateral load rises over 0.5 s, so the wheelset comes onto its flange
+    # without impacts and the run is well posed: its settled position is the
+    # static flange equilibrium, a smooth function of the load (measured 6.2331,
+    # 6.2368, 6.2401 mm), reached by every integrator that holds the hard flange
+    # contact stably. The step load of the issue is not well posed, see the next test.
+    reference, _, _ = _hard_flange_run("rk4", 2.5e-5, ramp=0.5, lateral=lateral)
+    finer, _, _ = _hard_flange_run("rk4", 1.25e-5, ramp=0.5, lateral=lateral)
+    assert len(reference) == len(finer) == 2000
     settled = reference[1500:].mean()
-    assert abs(finer[1500:].mean() - settled) < 1e-8         # the reference has converged
+    # RK4 at 25 and 12.5 us: the same settled position to 1 nm (measured 0.5 pm)
+    assert abs(finer[1500:].mean() - settled) < 1e-9
     assert 6.0e-3 < settled < 6.5e-3                          # on the flange (contact from 6.26 mm at rest)
-    # The Rosenbrock at tolerance 1e-4 (the speed figures' setting): at its default
-    # 1e-6 it settles as well but refreshes its Jacobian so often under the
-    # impacts that it costs 252 000 RHS, more than RK4 at 50 us (measured)
+    assert reference[1500:].std() < 1e-7                      # settled (measured 9-18 nm)
+    # Every integrator at the default largest step of 1 ms (RK4 at its default
+    # 1 ms step too), and the Rosenbrock with 10 ms host steps and steps up to
+    # 10 ms, past the explicit stability limit of the Hertz bounce (about 2 ms
+    # for RK4 at 1300 rad/s), as the speed figures run it.
+    runs = (("rk4", 1e-3, 1e-3, {}), ("rk23", 1e-3, 1e-3, {}), ("rk45", 1e-3, 1e-3, {}),
+            ("rosenbrock", 1e-3, 1e-3, {"tolerance": 1e-4}),
+            ("rosenbrock", 1e-2, 1e-2, {"tolerance": 1e-4}))
+    for integrator, step, host_step, params in runs:
+        y, model, result = _hard_flange_run(integrator, step, host_step=host_step, ramp=0.5,
+                                            lateral=lateral, **params)
+        assert result.status == "ok", (integrator, result.message)
+        last = y[int(round(1.5 / host_step)):]
+        # 0.01 um: the local error the tolerance 1e-6 lets through on y in one step,
+        # 1e-6 x (ERROR_SCALE 1 mm + 6.2 mm); measured within 0.23 nm, the
+        # Rosenbrock at 1e-4 included (the equilibrium does not depend on the steps)
+        assert last.mean() == pytest.approx(settled, abs=1e-8), (integrator, step)
+        assert last.std() < 1e-7, (integrator, step)           # settled, no bounce (measured < 18 nm)
+
+
+@pytest.mark.parametrize("offset", [0.0, -400.0, 100.0])
+def test_flange_impacts_under_a_step_load_end_in_a_reported_state(offset):
+    # The issue's case: the 100 kN lateral load as a step from t = 0. The flange
+    # impacts that follow are not a well-posed test of accuracy: the multipoint
+    # contact force jumps where the deepest point of a patch moves from one
+    # minimum of the distance function to another (flange root 37 deg, 241 kN
+    # -> flange 70 deg, 99 kN within 50 um of lateral motion, measured at the
+    # settled pose), so RK4 converges at first order only (6.25 and 12.5 us runs
+    # 17 um apart at 50 ms) and how the run ends depends on the trajectory:
+    # RK4 at 6.25 us settles on the flange at 50 kN per box, ends in a
+    # derailment at 50 kN - 400 N and keeps bouncing (0.39 mm rms) at
+    # 50 kN + 100 N; at 25 us 7 of 21 loads within +-500 N bounce or derail
+    # (measured, README "Core speed"). What each integrator must do at its
+    # default 1 ms: get through every impact with a finite state and end each
+    # host step as "ok" or a reported derailment of the flanging wheel, never
+    # a step-size failure, a non-finite state or an excessive penetration
+    # (those are integration errors, not outcomes of the model), and cost
+    # less than half the RHS of RK4 at 25 us (the step that settles at 50 kN:
+    # 322 000 RHS).
+    lateral = 50e3 + offset
+    # Up to the first flange contact (y = 6.26 mm at about 30.5 ms) the run is
+    # well posed: RK4 at 6.25 and 3.125 us agree within 0.1 um there (measured
+    # 0.03 nm at 50 kN, 54 nm at 49.6 kN: the tread contact jumps at about
+    # 3.65 ms, which converges at first order only)
+    reference, _, _ = _hard_flange_run("rk4", 6.25e-6, duration=0.03, lateral=lateral)
+    finer, _, _ = _hard_flange_run("rk4", 3.125e-6, duration=0.03, lateral=lateral)
+    assert np.abs(finer - reference).max() < 1e-7
+    for integrator in ("rk23", "rk45", "rosenbrock"):
+        y, _, result = _hard_flange_run(integrator, 1e-3, duration=0.03, lateral=lateral)
+        assert result.status == "ok", (integrator, result.message)
+        # 0.5 um: the local errors the tolerance 1e-6 allows on y over the 30 steps
+        # of 1 ms, 30 x 1e-6 x (1 mm + 6 mm) = 0.21 um, with a factor 2 for their
+        # propagation (measured at most 0.20, 0.18 and 0.26 um over the three
+        # loads, most of it from the jump of the tread contact at 3.65 ms, which
+        # RK4 at 12.5 us also places 0.11-0.15 um off); RK4 at its default 1 ms
+        # is 1.4-6.8 um off (measured)
+        assert np.abs(y - reference).max() < 5e-7, integrator
     for integrator, params in (("rk23", {}), ("rk45", {}), ("rosenbrock", {"tolerance": 1e-4})):
-        y, model = _hard_flange_run(integrator, 1e-3, **params)
-        # 0.1 um: a twentieth of a micrometre above the reference's own spread over
-        # the last 0.5 s (std 0.07 um), far below the 1 nm x 1e3 the tolerance lets
-        # accumulate over 2000 steps
-        assert y[1500:].mean() == pytest.approx(settled, abs=1e-7), integrator
-        # cheaper than the fixed step that converges (RHS evaluations, not time)
-        assert model.rhs_evaluations < fixed.rhs_evaluations / 2, integrator
-    # and with 10 ms host steps and steps up to 10 ms, as the speed figures run it:
-    # the same settled position (measured within 0.01 um; at tolerance 1e-3 with
-    # 1 ms host steps it keeps bouncing on the flange, 28 um rms: README)
-    y, _ = _hard_flange_run("rosenbrock", 1e-2, host_step=1e-2, tolerance=1e-4)
-    assert y[150:].mean() == pytest.approx(settled, abs=1e-7)
-    assert y[150:].std() < 1e-7
+        y, model, result = _hard_flange_run(integrator, 1e-3, lateral=lateral, **params)
+        assert result.status == "ok" or (result.reason == "derailment" and "left wheel" in
+                                         result.message), (integrator, result.message)
+        assert np.isfinite(model.state).all()
+        assert np.all((y > 0.0) & (y < 0.02)), integrator     # on the left flange side, on the rails
+        assert model.rhs_evaluations < 322_000 / 2, integrator
 
 
 def _ren_jin_peak(integrator, internal_step):
