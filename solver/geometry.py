@@ -123,7 +123,8 @@ G_E_K = 9
 G_COS_INCLINATION = 10  # cos, sin, tan of G_INCLINATION (the rail frame of a rail that does not roll)
 G_SIN_INCLINATION = 11
 G_TAN_INCLINATION = 12
-N_GEOMETRY_PARAMS = 13
+G_RAIL_INV_DU = 13      # 1 / G_RAIL_DU (the distance function's rail lookup multiplies by it)
+N_GEOMETRY_PARAMS = 14
 
 # Wheel and rail tables: columns lateral, height, slope, second derivative.
 T_LAT, T_H, T_SLOPE, T_D2 = 0, 1, 2, 3
@@ -327,6 +328,7 @@ class ContactSetup:
         p[G_E_D] = self.separation_min
         p[G_E_K] = self.slope_difference_min
         p[G_COS_INCLINATION], p[G_SIN_INCLINATION], p[G_TAN_INCLINATION] = _cos_sin_tan(self.inclination)
+        p[G_RAIL_INV_DU] = 1.0 / p[G_RAIL_DU]
         self.params = p
         self.tables = ContactTables(self.wheel_table, self.rail_table, self.params)
 
@@ -489,7 +491,7 @@ def _distance_at(k, tables, pose, rail_frame, axle, work):
     work[2, k] = px
     work[3, k] = py
     work[4, k] = pz
-    f = (u - params[G_RAIL_U0]) / params[G_RAIL_DU]
+    f = (u - params[G_RAIL_U0]) * params[G_RAIL_INV_DU]
     if f <= 0.0 or f >= n_r - 1:
         work[1, k] = np.inf
         return
