@@ -234,7 +234,7 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     my_tot = 0.0
     mz_tot = 0.0
     max_pen = 0.0
-    speed_ref = max(abs(V), 0.1)
+    inv_speed_ref = 1.0 / max(abs(V), 0.1)    # creepages: velocities over the reference speed
     creep_model = int(model[M_CREEP_MODEL])
     overrides = (model[M_F11] > 0.0 or model[M_F22] > 0.0 or model[M_F23] > 0.0
                  or model[M_F33] > 0.0)
@@ -263,10 +263,10 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             t1x -= dotn * nx
             t1y -= dotn * ny
             t1z -= dotn * nz
-            norm = math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z)
-            t1x /= norm
-            t1y /= norm
-            t1z /= norm
+            inv_norm = 1.0 / math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z)
+            t1x *= inv_norm
+            t1y *= inv_norm
+            t1z *= inv_norm
             t2x, t2y, t2z = _cross(nx, ny, nz, t1x, t1y, t1z)
             # contact point relative to the wheelset centre
             rx = p[geo.P_X]
@@ -294,9 +294,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             rel_t2 = dvx * t2x + dvy * t2y + dvz * t2z
             # rail rotation rate about x contributes to the spin
             spin_w = wx * nx + wy * ny + wz * nz - rail_velocity[side, 2] * nx
-            xi = rel_t1 / speed_ref
-            eta = rel_t2 / speed_ref
-            spin = spin_w / speed_ref
+            xi = rel_t1 * inv_speed_ref
+            eta = rel_t2 * inv_speed_ref
+            spin = spin_w * inv_speed_ref
             # penetration along the normal and its rate
             rail_slope = p[geo.P_RAIL_SLOPE]
             rail_q = 1.0 + rail_slope * rail_slope
