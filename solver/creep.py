@@ -373,7 +373,8 @@ def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     Finally the tangential resultant is limited to mu*Q (the spin term can push
     the published formulas slightly past it); Mz is scaled with it.
     """
-    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
+    a_over_b = a / b
+    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a_over_b, nu)
     sy_c = eta + phi * a
     if not abs(sy_c) > abs(eta):
         sy_c = eta
@@ -389,24 +390,27 @@ def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
         return 0.0, 0.0, 0.0
     s = math.sqrt(xi * xi + eta * eta)
     if s > 0.0:
-        c_jj = math.sqrt((c11 * xi / s) ** 2 + (c22 * eta / s) ** 2)
+        c_jj = math.sqrt((c11 * xi) ** 2 + (c22 * eta) ** 2) / s
     else:
         c_jj = c22
+    # (the divisions shared where the formulas share a denominator: Q mu, s_C)
+    n_mu = n * mu
     f_lin = g * a * b * c_jj * s_c
-    eps = math.pi * f_lin / (4.0 * n * mu)
+    eps = math.pi * f_lin / (4.0 * n_mu)
     ka_eps = k_a * eps
-    f_res = 2.0 * n * mu / math.pi * (ka_eps / (1.0 + ka_eps * ka_eps) + math.atan(k_s * eps))
-    spin_factor = 1.0 + 6.3 * (1.0 - math.exp(-a / b))
+    f_res = 2.0 * n_mu / math.pi * (ka_eps / (1.0 + ka_eps * ka_eps) + math.atan(k_s * eps))
+    spin_factor = 1.0 + 6.3 * (1.0 - math.exp(-a_over_b))
     ab = a * b
     root_ab = math.sqrt(ab)
-    eps_m = 8.0 / 3.0 * g * b * root_ab / (n * mu) * c23 * abs(sy_c) / spin_factor
+    eps_m = 8.0 / 3.0 * g * b * root_ab / (n_mu * spin_factor) * c23 * abs(sy_c)
     k_m = -2.0 / 3.0 * eps_m / (1.0 + eps_m * eps_m) ** 2
-    f_spin = -9.0 / 16.0 * a * n * mu * k_m * spin_factor * phi / s_c
-    fx = -f_res * xi / s_c
-    fy = -(f_res * eta / s_c + f_spin)
+    inv_s_c = 1.0 / s_c
+    f_spin = -9.0 / 16.0 * a * n_mu * k_m * spin_factor * phi * inv_s_c
+    fx = -f_res * xi * inv_s_c
+    fy = -(f_res * eta * inv_s_c + f_spin)
     mz = (g * (ab * root_ab) * c23 * eta - g * ab * ab * c33 * phi) * (f_res / f_lin)
     total = math.sqrt(fx * fx + fy * fy)
-    limit = mu * n
+    limit = n_mu
     if total > limit:
         r = limit / total
         fx *= r
