@@ -159,7 +159,7 @@ _G_FLOOR = 1e-12         # g = min(a/b, b/a) is clamped to this (a/b beyond 1e12
 # One implementation of each formula: the numba kernels below. Where a test
 # needs a plain-Python run it uses a kernel's .py_func.
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _asymptote(branch, coef, g, nu):
     """Kalker's asymptotic expressions for g -> 0 (Kalker 1990, Table E.3, first
     and last rows; also CONTACT linrol). Lambda = ln(16/g^2).
@@ -192,7 +192,7 @@ def _asymptote(branch, coef, g, nu):
     return 2.0 * pi / (3.0 * g ** 1.5 * ((1.0 - nu) * lam - 2.0 + 4.0 * nu))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _harmonic_in_nu(lo, hi, frac, w0, w1, w2):
     """One coefficient between two table rows lo, hi (its three columns nu = 0,
     0.25, 0.5): linear in g (fraction frac), then 1/C quadratic in nu (weights w):
@@ -205,7 +205,7 @@ def _harmonic_in_nu(lo, hi, frac, w0, w1, w2):
     return c0 * c1 * c2 / (w0 * (c1 * c2) + w1 * (c0 * c2) + w2 * (c0 * c1))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _table_interp(table, branch, g, nu):
     """(C11, C22, C23, C33) at g: linear interpolation in g between table rows
     (linear extrapolation of the first interval for g < 0.1), then quadratic
@@ -229,7 +229,7 @@ def _table_interp(table, branch, g, nu):
             _harmonic_in_nu(lo[3], hi[3], frac, w0, w1, w2))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _coefficient_below_table(table, branch, coef, g, nu):
     """One coefficient at g < 0.1 (below the table's first row)."""
     if branch == 1 and coef == 3:
@@ -242,7 +242,7 @@ def _coefficient_below_table(table, branch, coef, g, nu):
     return _asymptote(branch, coef, g, nu) * (1.0 + (r - 1.0) * g / _G_MIN_TABLE)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _kalker_coefficients(table, a_over_b, poisson):
     if a_over_b <= 1.0:
         branch = 0
@@ -262,7 +262,7 @@ def _kalker_coefficients(table, a_over_b, poisson):
             _coefficient_below_table(table, branch, 3, g, poisson))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def kalker_coefficients_kernel(a_over_b, poisson):
     """numba kernel of `kalker_coefficients` (no argument checks; g = min(a/b, b/a)
     is clamped to 1e-12)."""
@@ -325,7 +325,7 @@ def fastsim_flexibilities(a, b, shear_modulus, poisson):
 # Analytic models: numba kernels (plain Python: their .py_func)
 # ----------------------------------------------------------------------------
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _kalker(xi, eta, phi, a, b, g, nu):
     """Kalker's linear theory: Fx = -f11 xi, Fy = -f22 eta - f23 phi, Mz = f23 eta - f33 phi."""
     c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
@@ -337,7 +337,7 @@ def _kalker(xi, eta, phi, a, b, g, nu):
     return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _she(xi, eta, phi, a, b, n, mu, g, nu):
     """Shen, Hedrick & Elkins (1983): Kalker's linear forces scaled by F'/F =
     1 - u/3 + u^2/27 (u < 3), 1/u beyond, u = F/(mu N)."""
@@ -350,7 +350,7 @@ def _she(xi, eta, phi, a, b, n, mu, g, nu):
     return scale * fx, scale * fy, scale * mz
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     """Polach (1999) with spin, Polach (2005) adhesion reduction and falling friction.
 
@@ -442,7 +442,7 @@ _ADHESION = 1
 _SLIP = 2
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _fastsim_ellipse_nb(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind,
                         store, x_out, p_out, px_out, py_out, state_out):
     dy = 2.0 * b / ny
@@ -556,7 +556,7 @@ def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bo
     return fx, fy, mz, adh, sl, x, p, px_all, py_all, state
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
                      px_out, py_out, state_out):
     ny, nx = pressure.shape
@@ -862,7 +862,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
 FASTRIP_DEFAULT_N = 20
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out, state_out):
     """FaStrip forces (Fx, Fy, Mz, adhesion area, slip area); see the block comment.
     store: write tractions/state into the (ny, nx) output arrays."""
@@ -1020,7 +1020,7 @@ def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
 # One kernel, one signature
 # ----------------------------------------------------------------------------
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
                         shear_modulus, poisson, speed, p1, p2, p3, p4, p5):
     """numba kernel of `creep_forces`; returns (Fx, Fy, Mz) (rail on wheel, contact frame).
@@ -1088,7 +1088,7 @@ def creep_forces_kernel(model_id, xi, eta, phi, a, b, normal_force, friction,
     return fx, fy, mz
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _uniform_grid_nb(a, b, normal_force, nx, ny, bound_kind):
     """CONTACT-style FASTSIM grid: nx x ny equal cells over [-a, a] x [-b, b];
     parabolic (0) or elliptic (1) pressure at the cell centres, scaled so that

@@ -132,12 +132,12 @@ class ContactResults(NamedTuple):
     summary: np.ndarray   # (N_SUMMARY,) entries O_*
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _cross(ax, ay, az, bx, by, bz):
     return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
     """Kalker's linear creep forces (Fx, Fy, Mz, rail on wheel) with the
     coefficients overridden where model[M_F11..M_F33] > 0; the others from
@@ -152,7 +152,7 @@ def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
     return -f11 * xi, -f22 * eta - f23 * spin, f23 * eta - f33 * spin
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False,
                  table_search=None, reuse_geometry=False):
     """Time derivative of the wheelset state (deriv, N_STATE) and the contact results.
@@ -446,7 +446,7 @@ class StepLimits(NamedTuple):
 
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def state_is_finite(state):
     """True if every entry of the state vector is finite."""
     for j in range(state.shape[0]):
@@ -455,7 +455,7 @@ def state_is_finite(state):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def step_problem(state, n_rhs, results, limits):
     """Why a step cannot be accepted: (PROBLEM_* code, side). `results` the
     ContactResults at the end of the step, `limits` the StepLimits. Checked in
@@ -492,7 +492,7 @@ D_ENERGY = 48
 N_DERIVED = 49
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def derived_outputs(state, contact, box_semi_spacing, out):
     """Axle-box kinematics, wheel-rail forces, Y, Q, Y/Q (per wheel and per
     point) and the wear number T gamma = |Fx xi| + |Fy eta| per point.
@@ -583,7 +583,7 @@ def record_index_of_contact(side: int, point: int, column: int) -> int:
     return R_CONTACT + (side * geo.MAX_POINTS + point) * N_CONTACT + column
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_record(state, results, box_semi_spacing, derived, record):
     """The output record (entries from R_STATE on) at the current state and its
     ContactResults; `derived` (N_DERIVED,) is scratch for `derived_outputs`."""

@@ -359,7 +359,7 @@ class ContactSetup:
 # Kernel: distance function and its minima for the LEFT wheel (side-local)
 # ---------------------------------------------------------------------------
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _interp_column(table, x0, dx, x, col):
     """Linear interpolation of a column of a uniform-grid table at x (clamped)."""
     n = table.shape[0]
@@ -373,13 +373,13 @@ def _interp_column(table, x0, dx, x, col):
     return table[i, col] * (1.0 - t) + table[i + 1, col] * t
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _cos_sin_tan(theta):
     """cos, sin, tan of theta with the kernels' functions (the same bits as in them)."""
     return np.cos(theta), np.sin(theta), np.tan(theta)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _axle_frame(roll, yaw):
     """Axle direction e = Rz(yaw) Rx(roll) (0,1,0) and the basis (u1, u2) of the
     trace-line construction: u1 along the part of x perpendicular to e, u2 = e x u1
@@ -387,7 +387,7 @@ def _axle_frame(roll, yaw):
     return _axle_frame_of(np.cos(roll), np.sin(roll), np.cos(yaw), np.sin(yaw))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _axle_frames(pose):
     """_axle_frame of both wheels: of `pose` and of its mirror (_mirrored: roll
     and yaw negated), from one cos and sin of each angle (cos(-x) = cos(x),
@@ -399,7 +399,7 @@ def _axle_frames(pose):
     return _axle_frame_of(cphi, sphi, cpsi, spsi), _axle_frame_of(cphi, -sphi, cpsi, -spsi)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _axle_frame_of(cphi, sphi, cpsi, spsi):
     """_axle_frame from the cos and sin of roll (phi) and yaw (psi)."""
     ex = -spsi * cphi
@@ -417,7 +417,7 @@ def _axle_frame_of(cphi, sphi, cpsi, spsi):
     return _AxleFrame(ex, ey, ez, u1x, u1y, u1z, u2x, u2y, u2z, 1.0 / s1)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _rail_frame(params, rail):
     """The rail of one wheel (RailPose `rail`, side-local) placed on the track."""
     if rail.roll == 0.0:
@@ -430,13 +430,13 @@ def _rail_frame(params, rail):
                       np.cos(theta), np.sin(theta), np.tan(theta))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _mirrored(pose):
     """The pose of the mirrored wheelset (y -> -y): its left wheel is the right wheel."""
     return WheelsetPose(-pose.y, pose.z, -pose.roll, -pose.yaw)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _rail_pose(rail_motion, side):
     """RailPose of rail `side` (0 left, 1 right) from the (2, 3) track-frame rail motion,
     in the side-local frame of its wheel (the right rail mirrored)."""
@@ -445,7 +445,7 @@ def _rail_pose(rail_motion, side):
     return RailPose(-rail_motion[1, 0], rail_motion[1, 1], -rail_motion[1, 2])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _wheel_range(tables, y, rail_lateral):
     """Wheel grid indices [k0, k1) that can lie over the rail head (+-10 mm margin)."""
     params = tables.params
@@ -460,7 +460,7 @@ def _wheel_range(tables, y, rail_lateral):
     return max(k0, 0), min(k1, n_w)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _distance_at(k, tables, pose, rail_frame, axle, work):
     """Trace-line point and wheel-rail distance at wheel grid index k (into work[:, k]).
 
@@ -500,7 +500,7 @@ def _distance_at(k, tables, pose, rail_frame, axle, work):
     work[1, k] = zeta - (rail[i, T_H] * (1.0 - t) + rail[i + 1, T_H] * t)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheel_distance_function(tables, pose, rail, work, stride=1):
     """Distance function of the left wheel (side-local frame) on the wheel grid.
 
@@ -522,7 +522,7 @@ def wheel_distance_function(tables, pose, rail, work, stride=1):
     return k0, k1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _patch_level(gap_a, gap_b, gap_min, epsilon):
     """Distance level that bounds the contact zones of two minima (Eq. 6).
 
@@ -538,7 +538,7 @@ def _patch_level(gap_a, gap_b, gap_min, epsilon):
     return (1.0 - VIRTUAL_PENETRATION) * max(gap_a, gap_b)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
     """One contact point's output row, at the fractional wheel grid index k + t."""
     wheel = tables.wheel
@@ -562,7 +562,7 @@ def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slo
 
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def parabola_minimum(g0, g1, g2):
     """The minimum of the parabola through three equally spaced distance samples
     around a grid minimum g1: (its offset t from the middle sample in grid steps,
@@ -575,7 +575,7 @@ def parabola_minimum(g0, g1, g2):
     return 0.0, g1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _known_minimum(min_pos, n_min, k):
     """True if grid index k is the grid point of one of the first n_min minima
     (fractional grid indices): the one test of the scan and the tracked minima."""
@@ -585,7 +585,7 @@ def _known_minimum(min_pos, n_min, k):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     """The local minima of the distance samples `gg` on the full grid inside the
     search windows (a window: `stride` samples either side of windows[w], within
@@ -616,7 +616,7 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
                 n_min += 1
     return n_min
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     """The scan of wheel_distance_minima: the local minima of the left wheel's
     distance function (side-local frame), deepest first, into min_pos
@@ -650,7 +650,7 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     return n_min, fallback
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def coarse_minima(gg, k0, k1, windows):
     """The local minima of the coarse samples gg[k0::COARSE_STRIDE] below k1 (a
     sample lower than the one before and not higher than the one after; a
@@ -681,7 +681,7 @@ def coarse_minima(gg, k0, k1, windows):
     return n_windows, n_coarse
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
     """The distance function on the full grid inside the search windows of
     scan_minima: COARSE_STRIDE + 1 samples either side of each coarse minimum,
@@ -699,7 +699,7 @@ def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
                 _distance_at(k, tables, pose, rail_frame, axle, work)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def sort_minima(min_pos, min_gap, n_min):
     """Sort the first n_min minima by depth, deepest first (insertion sort, n_min is small)."""
     for i in range(1, n_min):
@@ -714,7 +714,7 @@ def sort_minima(min_pos, min_gap, n_min):
         min_pos[m + 1] = pp
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _rises_on_coarse_samples(tables, work, coarse, lo, hi, level):
     """True if the distance function rises above `level` at one of the full
     scan's coarse samples (every COARSE_STRIDE-th grid index from k0 of the
@@ -740,7 +740,7 @@ def _rises_on_coarse_samples(tables, work, coarse, lo, hi, level):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coarse=None):
     """The multipoint selection of wheel_distance_minima on the minima of
     scan_minima (deepest first; `work` as the scan left it): the contact points
@@ -825,7 +825,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coa
     return n_acc
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     """Contact points of the left wheel (side-local frame) by the trace-line extremum method.
 
@@ -846,7 +846,7 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     return select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
     """Both wheels. `pose` a WheelsetPose; rail_motion is a (2, 3) array: lateral,
     vertical (m), roll (rad) per rail (left, right) in the track frame.
@@ -863,7 +863,7 @@ def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
         out[1, i, P_Y] = -out[1, i, P_Y]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
     """Warm start of a contact point: from wheel grid index k (its previous place),
     evaluate the distance function at k-1, k, k+1 and step downhill until a grid
@@ -895,7 +895,7 @@ def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheel_contact_update(tables, pose, rail, count, work, out, axle):
     """Re-locate the contact points already in `out` (side-local frame) at a new pose.
 
@@ -954,7 +954,7 @@ def wheel_contact_update(tables, pose, rail, count, work, out, axle):
                         gmin, (zp + tan_theta) / (1.0 - zp * tan_theta), zp)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_contact_update(tables, pose, rail_motion, buffers):
     """Both wheels: `wheel_contact_update` of the points in `buffers` (track frame,
     as left by `wheelset_contact_kernel`)."""
@@ -978,7 +978,7 @@ def forget_tracked_minima(work):
         work[W_TRACK_HEAD + side, :N_TRACK_HEAD] = 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _near_last_scan(head, pose, rail):
     """True if the pose and the rail are within TRACK_MOVE_* of the last full scan
     in `head` and no new contact can have been born from a shoulder of the
@@ -1000,7 +1000,7 @@ def _near_last_scan(head, pose, rail):
     return 2.0 * change < head[TR_CLEARANCE]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _shoulder_clearance(gg, k0, k1):
     """The lowest distance of the shoulders of the coarse samples gg[k0:k1:COARSE_STRIDE]:
     where the function flattens without turning (the steps to either side of a
@@ -1041,7 +1041,7 @@ def _shoulder_clearance(gg, k0, k1):
     return clearance
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _convex_window(gg, k):
     """True if the distance samples of the scan's window around grid index k
     (k +- COARSE_STRIDE, where sampled) bend upwards at every sample: a smooth
@@ -1061,7 +1061,7 @@ def _convex_window(gg, k):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos):
     """Keep the minima of a full scan (grid positions into track_pos) with its pose,
     the clearance of its shoulders (_shoulder_clearance) and, once per scratch,
@@ -1097,7 +1097,7 @@ def _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_p
     head[TR_CLEARANCE] = _shoulder_clearance(work[1], k0, k1)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axle):
     """The contact points of wheel_distance_minima from the tracked minima, or -1
     when they cannot answer for sure (then the caller scans).
@@ -1148,7 +1148,7 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axl
     return n_acc
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, out, axle):
     """wheel_distance_minima with the full scan only when needed: the minima of
     the last full scan are re-located at this pose (_tracked_points) while the
@@ -1187,7 +1187,7 @@ def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, ou
     return n_acc
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_contact_tracked(tables, pose, rail_motion, epsilon, buffers):
     """wheelset_contact_kernel (the same points, same arguments) with the full
     scan of each wheel only when its tracked minima cannot answer

@@ -124,7 +124,7 @@ class TableSearch(NamedTuple):
 # Build: all relevant minima of the distance function at one pose
 # ---------------------------------------------------------------------------
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _node_minima(tables, pose, work, branches):
     """Every relevant local minimum of the left wheel's distance function at `pose`
     (nominal rail), ordered along the wheel profile, into branches (MAX_BRANCHES,
@@ -190,7 +190,7 @@ def _node_minima(tables, pose, work, branches):
     return n_keep
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _build_kernel(tables, lat, rolls, yaws, zeta_ref, work, counts, nodes):
     """Fill counts (n_lat, n_roll, n_yaw) and nodes (..., MAX_BRANCHES, N_BRANCH_FIELDS)."""
     params = tables.params
@@ -212,7 +212,7 @@ def _build_kernel(tables, lat, rolls, yaws, zeta_ref, work, counts, nodes):
                         nodes[i, j, k, b, f] = branches[b, f]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _cell_flags(counts):
     """1 where the cell's eight nodes hold the same number of branches, else 0. (The
     minima of a distance function cannot pass each other without merging: in such a
@@ -248,7 +248,7 @@ N_SCRATCH = 7
 MAX_SEEDS = 8 * MAX_BRANCHES
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _refine_branch(k, tables, pose, rail_frame, axle, work, result, max_walk):
     """Walk down the distance function on the profile grid from index k to its local
     minimum and refine it by the parabola of solver.geometry (the same arithmetic as
@@ -276,7 +276,7 @@ def _refine_branch(k, tables, pose, rail_frame, axle, work, result, max_walk):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _hump_online(tables, pose, rail, rail_frame, axle, pos_a, pos_b, work):
     """Intermediate maximum of the distance function between two minima (fractional
     grid indices), over the coarse samples the online search would take there."""
@@ -293,7 +293,7 @@ def _hump_online(tables, pose, rail, rail_frame, axle, pos_a, pos_b, work):
     return hump
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _relative_pose(params, pose, rail):
     """The pose of the wheelset relative to its rail (left wheel, side-local): undo
     the rail roll (a rotation about x of wheelset and rail together), then the
@@ -321,7 +321,7 @@ def _relative_pose(params, pose, rail):
     return ct0 * dY + st0 * dZ, -st0 * dY + ct0 * dZ, roll_rel, yaw_rel
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_scratch, out, axle):
     """Contact points of the left wheel (side-local frame) from the table.
 
@@ -432,7 +432,7 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
                             rail_frame, axle, out)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
                      rail_frame, axle, out):
     """The multipoint selection of solver.geometry.select_minima on the n_b
@@ -517,7 +517,7 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
     return n_acc
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_table_kernel(tables, table, pose, rail_motion, epsilon, buffers, table_scratch):
     """Both wheels from the table, as solver.geometry.wheelset_contact_kernel (same
     arguments plus the TableArrays `table` and a TableScratch, same output in the

@@ -206,7 +206,7 @@ class StepData(NamedTuple):
     jacobian: np.ndarray          # (N_JACOBIAN,) JAC_*: the Rosenbrock integrator's kept Jacobian
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _key_matches(key, state, rail_motion):
     """True if the contact points in the buffers are those of a full search at
     this state's pose and this rail motion (bit for bit)."""
@@ -222,7 +222,7 @@ def _key_matches(key, state, rail_motion):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _set_key(key, state, rail_motion):
     key[K_VALID] = 1.0
     key[K_POSE] = state[S_Y]
@@ -234,7 +234,7 @@ def _set_key(key, state, rail_motion):
             key[K_RAIL + 3 * side + c] = rail_motion[side, c]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key):
     """wheelset_rhs with the full contact search, or with the points already in the
     buffers when `key` says they belong to this pose and rail motion (the same
@@ -249,7 +249,7 @@ def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table
         _set_key(key, state, inputs.rail_motion)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
     """wheelset_rhs with the contact update (the points re-located: the key no longer holds)."""
     if key is not None:
@@ -257,12 +257,12 @@ def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key
     wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _track_point(samples, step):
     return TrackPoint(samples.curvature[step], samples.curvature_rate[step], samples.cant[step])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages,
                   table_search=None, key=None):
     """n_sub classical RK4 steps of size dt (TrackSamples per substep; stages a
@@ -302,7 +302,7 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     return n_rhs + 1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, search, results,
                             stages, table_search=None, key=None):
     """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
@@ -325,7 +325,7 @@ def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, se
     return n_rhs + 1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _track_at(data, s, inputs):
     """The TrackPoint at travelled distance s: the track's layout, or the host's
     curvature and cant where the inputs give them (finite)."""
@@ -339,14 +339,14 @@ def _track_at(data, s, inputs):
     return TrackPoint(curvature, curvature_rate, cant)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _scaled_error(e, j, state, y_new, tolerance):
     """The local error estimate e of state entry j over what the error test allows
     it: tolerance * (ERROR_SCALE[j] + the entry's size before or after the step)."""
     return e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _copy_points(points, counts, key, to_points, to_counts, to_key):
     """Copy the contact points of a search, their counts and their search key."""
     to_points[:] = points
@@ -354,7 +354,7 @@ def _copy_points(points, counts, key, to_points, to_counts, to_key):
     to_key[:] = key
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _step_factor(err, exponent):
     """The next step over this one, from the error `err` of this one (relative
     to the tolerance; accepted or not): dt * min(5, max(0.2, 0.9 err^(-exponent))),
@@ -366,7 +366,7 @@ def _step_factor(err, exponent):
     return min(STEP_GROWTH_MAX, max(STEP_SHRINK_MAX, STEP_SAFETY * err ** (-exponent)))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables, step_inputs,
                        search, results, table_search, key):
     """Adaptive steps of an embedded first-same-as-last pair (`tableau`, a
@@ -526,7 +526,7 @@ JACOBIAN_TRACTION_CHANGE = 0.03
 JACOBIAN_BOUND = 1e10
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _copy_contact_loads(contact, loads):
     """loads (2, MAX_POINTS, N_LOAD) = each point's normal force, contact angle and
     traction ratio (the creep force over the normal force: how far into
@@ -543,7 +543,7 @@ def _copy_contact_loads(contact, loads):
             loads[side, i, LOAD_TRACTION] = traction
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _contact_moved(jac_state, loads):
     """True if a contact point's Hertz stiffness, angle or traction ratio moved
     beyond the JACOBIAN_* bounds since the kept Jacobian was computed."""
@@ -568,7 +568,7 @@ def _contact_moved(jac_state, loads):
     return False
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, results, jac_state,
                   y_work, f_work, key):
     """Compute the kept Jacobian at `state` (f0 = f(state), the points of its full
@@ -592,7 +592,7 @@ def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, r
     return N_STATE
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _invert_iteration_matrix(jac, dt, w, w_inv):
     """w_inv = (I - dt d J)^-1 by Gauss-Jordan elimination with partial pivoting.
     Written out (12 x 12) rather than numpy.linalg.inv: that one raises on a
@@ -636,7 +636,7 @@ def _invert_iteration_matrix(jac, dt, w, w_inv):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _multiply(matrix, vector, out):
     for i in range(N_STATE):
         acc = 0.0
@@ -645,7 +645,7 @@ def _multiply(matrix, vector, out):
         out[i] = acc
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _continues(jac_state, state):
     """True if the last host step ended at this very state (bit for bit)."""
     for j in range(N_STATE):
@@ -654,7 +654,7 @@ def _continues(jac_state, state):
     return True
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _jacobian_usable(jac_state, state, counts, loads):
     """True if the kept Jacobian (JAC_*) was left by the host step that ended at
     this very state, is younger than JACOBIAN_MAX_AGE and was computed with the
@@ -672,7 +672,7 @@ def _jacobian_usable(jac_state, state, counts, loads):
     return not _contact_moved(jac_state, loads)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_inputs, search,
                          results, table_search, key):
     """Adaptive steps of the W-method ROS_* over the host step h, none longer than
@@ -802,7 +802,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
         dt = min(max(dt * factor, dt_min), dt_max)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def _step_inputs(inputs):
     """The StepInputs of the flat input vector (U_*)."""
     rail_motion = np.empty((2, 3))
@@ -819,7 +819,7 @@ def _step_inputs(inputs):
     return StepInputs(rail_motion, rail_velocity, box_force, box_moment, inputs[U_TORQUE])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=True)
 def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     """Advance the state by h in n_sub equal substeps (the adaptive integrators:
     in steps of at most h / n_sub; see the module docstring).

@@ -288,7 +288,7 @@ def hertz_penetration_from_force(normal_force, A, B, young, poisson):
 # Hertz: numba kernels (AGM elliptic integrals, safeguarded Newton)
 # ---------------------------------------------------------------------------
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _agm_kernel(kc):
     """AGM (Abramowitz & Stegun 17.6) for k' = kc in (0, 1]: returns (K, S1).
 
@@ -312,7 +312,7 @@ def _agm_kernel(kc):
     return math.pi / (2.0 * a), s1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def elliptic_integrals_kernel(complementary_parameter):
     """(K, E) by the AGM for the complementary parameter p = 1 - m = k'^2 in (0, 1]."""
     kc = math.sqrt(complementary_parameter)
@@ -321,7 +321,7 @@ def elliptic_integrals_kernel(complementary_parameter):
     return K, K * (1.0 - 0.5 * m - s1)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _shape_kernel(ratio):
     """(k' = minor/major, K, E) for ratio = larger/smaller curvature sum >= 1.
 
@@ -377,7 +377,7 @@ def _shape_kernel(ratio):
     return math.exp(0.5 * t), K, E
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _clamp_curvatures_kernel(A, B):
     """Documented fallback: (A, B, flag).
 
@@ -407,12 +407,12 @@ def _clamp_curvatures_kernel(A, B):
     return A, B, flag
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def material_ok_kernel(young, poisson):
     return math.isfinite(young) and young > 0.0 and math.isfinite(poisson) and -1.0 < poisson <= 0.5
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _ellipse_constants_kernel(A, B, young, poisson):
     """Load-independent Hertz constants for curvature sums A, B (convex, clamped):
     E*, the axis ratio kc = minor/major, K(e), E(e), the coefficients m, n of the
@@ -428,7 +428,7 @@ def _ellipse_constants_kernel(A, B, young, poisson):
     return e_star, kc, K, E, m_major, n_minor, stiffness
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def hertz_ellipse_kernel(normal_force, A, B, young, poisson):
     """numba Hertz ellipse: (a, b, peak_pressure, approach, stiffness, flag).
 
@@ -462,7 +462,7 @@ def hertz_ellipse_kernel(normal_force, A, B, young, poisson):
     return minor, major, p0, approach, stiffness, flag
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def hertz_from_penetration_kernel(penetration, A, B, young, poisson):
     """numba Hertz from the penetration delta (m): (normal_force, a, b, flag).
 
@@ -533,7 +533,7 @@ def _shape_fit_coefficients():
 _SHAPE_FIT = _shape_fit_coefficients()
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def shape_terms_fit_kernel(ratio):
     """(k', E/K, S) for ratio = larger/smaller curvature sum in [1, MAX_CURVATURE_RATIO]
     from the Chebyshev fit (Clenshaw's recurrence)."""
@@ -559,7 +559,7 @@ def shape_terms_fit_kernel(ratio):
             x * b1_2 - b2_2 + coefficients[i, 2, 0])
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def hertz_from_penetration_fit_kernel(penetration, A, B, young, poisson):
     """hertz_from_penetration_kernel with the shape terms from the fit
     (shape_terms_fit_kernel): the same (normal_force, a, b, flag) to ~1e-13
@@ -633,7 +633,7 @@ def multipoint_normal_forces(penetrations, penetration_rates, A, B, young, poiss
     return MultipointNormalForces(force, semi_a, semi_b, stiffness)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def multipoint_normal_forces_kernel(penetrations, penetration_rates, A, B, young, poisson, damping,
                                     normal_force_out, a_out, b_out, flag_out):
     """numba multipoint normal forces, written into the *_out arrays (1-D, one per point).

@@ -296,7 +296,7 @@ def _state_of(radius_cant_direction: tuple) -> tuple:
 TT_S0, TT_LENGTH, TT_K0, TT_KR, TT_E0, TT_ER = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", _nrt=False)
 def track_state_kernel(table, rail_distance, length, s):
     """(curvature, curvature_rate, cant_angle) at s from a segment table: the
     numba twin of ``Track.evaluate`` (which stays the reference; the tests
