@@ -8,10 +8,11 @@ Pa, Poisson's ratio ``poisson``); the combined modulus is
 E* = E / (2 (1 - nu^2)), i.e. 1/E* = (1-nu1^2)/E1 + (1-nu2^2)/E2. The normal
 force follows N = K * delta^1.5 (N, m).
 
-Each hot loop is a numba kernel (``@njit(cache=True, error_model="numpy")``,
-names ending in ``_kernel``) with a plain NumPy/SciPy reference beside it; tests/test_normal.py
-holds the two equal. The non-Hertzian methods (Kik-Piotrowski, the exact
-boundary-element solution, pressure maps) are in solver.normal_exact.
+Each hot loop is a numba kernel (``@njit(cache=True, error_model="numpy",
+_nrt=False)``, docs/CONVENTIONS.md; names ending in ``_kernel``) with a plain
+NumPy/SciPy reference beside it; tests/test_normal.py holds the two equal.
+The non-Hertzian methods (Kik-Piotrowski, the exact boundary-element
+solution, pressure maps) are in solver.normal_exact.
 
 Sources (facts and formulas only; the code is written here):
 
