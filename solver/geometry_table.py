@@ -622,17 +622,22 @@ class TableGrid:
         return out
 
 
+def table_origin(setup: geo.ContactSetup) -> tuple[float, float]:
+    """(lateral, zeta): the rail-frame coordinates of the wheelset centre at y = 0,
+    z = nominal radius (nominal rail), the origin of the table's lateral axis and its
+    reference height."""
+    p = setup.params
+    theta = p[geo.G_INCLINATION]
+    ct, st = math.cos(theta), math.sin(theta)
+    dY0, dZ0 = -p[geo.G_RAIL_CENTRE_Y], setup.nominal_radius
+    return ct * dY0 + st * dZ0, -st * dY0 + ct * dZ0
+
+
 def build_contact_table(setup: geo.ContactSetup, grid: TableGrid | None = None) -> ContactTable:
     """Precompute the contact table of `setup` over `grid` (both wheels share it)."""
     grid = grid or TableGrid()
     lat_rel, rolls, yaws = grid.axes()
-    p = setup.params
-    theta = p[geo.G_INCLINATION]
-    ct, st = math.cos(theta), math.sin(theta)
-    # rail-frame coordinates of the wheelset centre at y = 0, z = nominal radius
-    dY0, dZ0 = -p[geo.G_RAIL_CENTRE_Y], setup.nominal_radius
-    lat0 = ct * dY0 + st * dZ0
-    zeta_ref = -st * dY0 + ct * dZ0
+    lat0, zeta_ref = table_origin(setup)
     lat = lat0 + lat_rel
     n = (lat.size, rolls.size, yaws.size)
     counts = np.zeros(n, dtype=np.int64)
