@@ -154,7 +154,7 @@ def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False,
-                 table_search=None, reuse_geometry=False):
+                 table_search=None, reuse_geometry=False, record=True):
     """Time derivative of the wheelset state (deriv, N_STATE) and the contact results.
 
     state (N_STATE,) S_*; track a TrackPoint; tables the geometry.ContactTables;
@@ -172,6 +172,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     reuse_geometry: the contact points in
     `search` are those of a full search at this very pose and rail motion (the
     caller knows it, solver.integrate compares them bit for bit): no search.
+    record: fill the per-point rows of results.contact (False: only deriv and
+    results.summary; for a stage whose contact rows nobody reads, RK4's four: the
+    derivative is the same to the bit, the rows are left as they were).
     """
     curvature = track.curvature
     curvature_rate = track.curvature_rate
@@ -240,16 +243,15 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
                  or model[M_F33] > 0.0)
     for side in range(2):
         sign = 1.0 if side == 0 else -1.0
-        for i in range(geo.MAX_POINTS):
-            row = contact[side, i]
-            for f in range(N_CONTACT):
-                row[f] = 0.0
+        if record:
+            for i in range(geo.MAX_POINTS):
+                row = contact[side, i]
+                for f in range(N_CONTACT):
+                    row[f] = 0.0
         any_force = False
         for i in range(counts[side]):
             p = points[side, i]
-            row = contact[side, i]
             tan_c = p[geo.P_TAN_CONTACT]
-            delta = math.atan(tan_c)
             # cos, sin of delta = atan(tan_c) by algebra (no further transcendental call)
             cd = 1.0 / math.sqrt(1.0 + tan_c * tan_c)
             sd = tan_c * cd
@@ -351,13 +353,16 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             mx_tot += mxp
             my_tot += myp
             mz_tot += mzp
+            if not record:
+                continue
+            row = contact[side, i]
             row[C_ACTIVE] = 1.0 if normal > 0.0 else 0.0
             row[C_S_WHEEL] = p[geo.P_S_WHEEL]
             row[C_U_RAIL] = p[geo.P_U_RAIL]
             row[C_X] = p[geo.P_X]
             row[C_Y] = p[geo.P_Y]
             row[C_Z] = p[geo.P_Z]
-            row[C_ANGLE] = delta
+            row[C_ANGLE] = math.atan(tan_c)
             row[C_RADIUS] = radius
             row[C_GAP] = p[geo.P_GAP]
             row[C_PENETRATION] = pen

@@ -235,26 +235,31 @@ def _set_key(key, state, rail_motion):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key):
+def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key,
+              record=True):
     """wheelset_rhs with the full contact search, or with the points already in the
     buffers when `key` says they belong to this pose and rail motion (the same
-    points bit for bit: the search is a function of them only). key None: always search."""
+    points bit for bit: the search is a function of them only). key None: always search.
+    record: wheelset_rhs's (False: the contact rows are not filled)."""
     if key is None:
-        wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search)
+        wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
+                     False, record)
         return
     reuse = _key_matches(key, state, inputs.rail_motion)
     wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
-                 reuse)
+                 reuse, record)
     if not reuse:
         _set_key(key, state, inputs.rail_motion)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
-    """wheelset_rhs with the contact update (the points re-located: the key no longer holds)."""
+def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key, record=True):
+    """wheelset_rhs with the contact update (the points re-located: the key no longer holds).
+    record: wheelset_rhs's."""
     if key is not None:
         key[K_VALID] = 0.0
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True)
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True, None, False,
+                 record)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -279,16 +284,17 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     n_rhs = 0
     for step in range(n_sub):
         track = _track_point(samples, step)
-        _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key)
+        # (the stages' contact rows are not read: only the last RHS below fills them)
+        _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key, False)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key, False)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k2[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key, False)
         for j in range(N_STATE):
             tmp[j] = state[j] + dt * k3[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key, False)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
