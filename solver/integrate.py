@@ -422,8 +422,9 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
                     acc += a[i, m] * k[m, j]
                 y_new[j] = state[j] + dt * acc
             track = _track_at(data, distance + speed * (t + c[i] * dt), inputs)
-            if i < n_stage - 1:
-                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key)
+            if i < n_stage - 1:     # (its contact rows are not read)
+                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key,
+                            False)
             else:       # the new state: the full search (a point born in the step enters here)
                 _full_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
                           table_search, key)
@@ -591,7 +592,8 @@ def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, r
     for j in range(N_STATE):
         y_work[:] = state
         y_work[j] += JACOBIAN_STEP[j]
-        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key)
+        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key,
+                    False)      # (the contact rows are not read)
         for i in range(N_STATE):
             jac[i, j] = (f_work[i] - f0[i]) / JACOBIAN_STEP[j]
         points[:] = saved
@@ -757,7 +759,8 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
             _update_rhs(y_stage, _track_at(data, distance + speed * (t + 0.5 * dt), inputs),
-                        tables, model, step_inputs, search, results, f1, key)
+                        tables, model, step_inputs, search, results, f1, key,
+                        False)      # (its contact rows are not read: f2's are)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
             _multiply(w_inv, rhs, k2)                               # k2 = W^-1 (f1 - k1) + k1
