@@ -57,9 +57,11 @@ TARGET_RTF = {"online": 150.0, "table": 300.0}
 @njit
 def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, table_search,
               scan=False, no_search=False):
-    """n right-hand sides at `state`; scan: forget the tracked minima before each,
-    so that the online search scans the profiles every time; no_search: the contact
-    points in `search` reused as they are (no geometry at all)."""
+    """n right-hand sides at `state`, as the integrator's stages call them (the
+    contact rows not filled: only a step's last RHS fills them, for the outputs);
+    scan: forget the tracked minima before each, so that the online search scans
+    the profiles every time; no_search: the contact points in `search` reused as
+    they are (no geometry at all)."""
     track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
@@ -67,7 +69,7 @@ def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, ta
             search.work[geo.W_TRACK_HEAD, geo.TR_COUNT] = 0.0
             search.work[geo.W_TRACK_HEAD + 1, geo.TR_COUNT] = 0.0
         wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search,
-                     no_search)
+                     no_search, False)
 
 
 def _min_median(values):

@@ -91,7 +91,9 @@ def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, ta
     track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
-        wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search)
+        # as the integrator's stages call it: the contact rows not filled (record=False)
+        wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search,
+                     False, False)
 
 
 def _cpu(fn, *args, n=20000, repeats=5):
