@@ -39,7 +39,11 @@ def host(tmp_path_factory):
     return str(exe)
 
 
-def test_fresh_extraction_in_a_new_process_compiles_nothing(wheelset_fmu, host, tmp_path):
+@pytest.mark.parametrize("fast_step", ["on", "off"])
+def test_fresh_extraction_in_a_new_process_compiles_nothing(wheelset_fmu, host, tmp_path, fast_step):
+    # "off": the Python step (WHEELSET_FMU_FAST_STEP=0), the front end's path for every
+    # step that is not a clean accepted one: its kernels are shipped too (before they
+    # were not, and a host's first such step compiled for about 7 s)
     unzipped = tmp_path / "fmu"
     with zipfile.ZipFile(wheelset_fmu) as z:
         z.extractall(unzipped)
@@ -52,6 +56,8 @@ def test_fresh_extraction_in_a_new_process_compiles_nothing(wheelset_fmu, host, 
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(tmp_path)),
            "WHEELSET_FMU_CACHE": str(root), "NUMBA_DEBUG_CACHE": "1",
            "PYTHONUNBUFFERED": "1"}   # the FMU never finalizes Python: no flush at exit
+    if fast_step == "off":
+        env["WHEELSET_FMU_FAST_STEP"] = "0"
     proc = subprocess.run([host, str(unzipped), md.guid, "0.001", "1", f"o:{vr['wheelset.y']}"],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
