@@ -208,3 +208,21 @@ def test_tracked_search_scans_a_pose_that_is_not_finite(bad):
     geo.wheelset_contact_tracked(setup.tables, good, motion, -1.0, tracked)
     geo.wheelset_contact_kernel(setup.tables, good, motion, -1.0, full)
     np.testing.assert_array_equal(tracked.points[:, :1], full.points[:, :1])
+
+
+def test_a_minimum_that_starts_to_penetrate_is_not_answered_from_the_tracked_minima():
+    """Two poses of the hard-flange run above (S1002/UIC60, left flange pushed by
+    100 kN; substeps 5536 and 5545 of the RK4 run at 25 us on a 2026-12-06 machine,
+    taken as literals so that the case does not depend on the trajectory's last
+    bits). At the first the flange's only minimum is 0.15 um above its rail; at
+    the second it penetrates, and on the flange's plateau a second minimum born
+    1 mm away is 22 nm deeper. The tracked search must scan there (the basin of
+    a minimum that was not penetrating was never checked for convexity): before
+    it answered from the tracked minimum, 1.03 mm from the full scan's point."""
+    setup = WheelsetModel(WheelsetParameters(internal_step=2.5e-5, integrator="rk4", bogie=True,
+                                             suspended_mass=2 * 100e3 / 9.81)).setup
+    scanned = WheelsetPose(0.006218927450104049, 0.4603366277827256, 0.0008148973059443822,
+                           -0.0004885964320649976)
+    later = WheelsetPose(0.006221056974841122, 0.4603326192366053, 0.0008087590393067555,
+                         -0.0004896489051247572)
+    _compare_along(setup, [scanned, later], [np.zeros((2, 3))] * 2)
