@@ -173,8 +173,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     `search` are those of a full search at this very pose and rail motion (the
     caller knows it, solver.integrate compares them bit for bit): no search.
     record: fill the per-point rows of results.contact (False: only deriv and
-    results.summary; for a stage whose contact rows nobody reads, RK4's four: the
-    derivative is the same to the bit, the rows are left as they were).
+    results.summary, for the integrators' stages whose rows nobody reads,
+    solver.integrate: the derivative is the same to the bit, the rows are left as
+    they were).
     """
     curvature = track.curvature
     curvature_rate = track.curvature_rate

@@ -1189,8 +1189,9 @@ def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, ou
     # (the convexity is known for the penetrating minima only: a minimum that starts
     # to penetrate at a tracked pose sends the search back to the scan,
     # _tracked_points; measured: on the hard-flange run of tests/test_contact_tracking.py
-    # a minimum 0.15 um above its rail at the scan penetrated one substep later on
-    # a plateau where a second minimum was born 1 mm away and became the deepest)
+    # a minimum 0.15 um above its rail at the scan penetrated within the next
+    # substeps, on a plateau where a second minimum was born 1 mm away and became
+    # the deepest)
     if not fallback and n_min < MAX_MINIMA and n_cand <= n_acc and convex:
         k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
         _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos)
