@@ -253,13 +253,13 @@ def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key, record=True):
-    """wheelset_rhs with the contact update (the points re-located: the key no longer holds).
-    record: wheelset_rhs's."""
+def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
+    """wheelset_rhs with the contact update (the points re-located: the key no longer holds),
+    at an inner stage: its contact rows are not filled (no caller reads them)."""
     if key is not None:
         key[K_VALID] = 0.0
     wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True, None, False,
-                 record)
+                 False)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -288,13 +288,13 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
         _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key, False)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key, False)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k2[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key, False)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + dt * k3[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key, False)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
@@ -422,9 +422,8 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
                     acc += a[i, m] * k[m, j]
                 y_new[j] = state[j] + dt * acc
             track = _track_at(data, distance + speed * (t + c[i] * dt), inputs)
-            if i < n_stage - 1:     # (its contact rows are not read)
-                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key,
-                            False)
+            if i < n_stage - 1:
+                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key)
             else:       # the new state: the full search (a point born in the step enters here)
                 _full_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
                           table_search, key)
@@ -592,8 +591,7 @@ def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, r
     for j in range(N_STATE):
         y_work[:] = state
         y_work[j] += JACOBIAN_STEP[j]
-        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key,
-                    False)      # (the contact rows are not read)
+        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key)
         for i in range(N_STATE):
             jac[i, j] = (f_work[i] - f0[i]) / JACOBIAN_STEP[j]
         points[:] = saved
@@ -759,8 +757,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
             _update_rhs(y_stage, _track_at(data, distance + speed * (t + 0.5 * dt), inputs),
-                        tables, model, step_inputs, search, results, f1, key,
-                        False)      # (its contact rows are not read: f2's are)
+                        tables, model, step_inputs, search, results, f1, key)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
             _multiply(w_inv, rhs, k2)                               # k2 = W^-1 (f1 - k1) + k1
