@@ -76,6 +76,21 @@ def branches_on_fine_grid(setup, roll, yaw):
     return offsets, counts[:, 0, 0], nodes[:, 0, 0]
 
 
+def cell_branches(counts, i0, i1):
+    """The number of branches the fine samples i0..i1 all hold (0: none, or not the
+    same throughout: a minimum born or lost inside, no interpolation there)."""
+    n_b = counts[i0]
+    return n_b if n_b > 0 and np.all(counts[i0:i1 + 1] == n_b) else 0
+
+
+def linear_cell_error(nodes, i0, i1, n_b):
+    """Largest |error| of (s, gap) of the linear interpolation between fine samples i0
+    and i1 (the cell's nodes), over the samples between them."""
+    t = np.linspace(0.0, 1.0, i1 - i0 + 1)[:, None, None]
+    linear = nodes[i0, :n_b, :2][None] * (1 - t) + nodes[i1, :n_b, :2][None] * t
+    return np.abs(linear - nodes[i0:i1 + 1, :n_b, :2]).max(axis=(0, 1))
+
+
 def interpolation_errors(offsets, counts, nodes, spacing):
     """Largest |error| of s and gap over the interpolable cells, linear and cubic, the
     worst cell's lateral offset, and the cells counted (interpolable, within the bound)."""
@@ -85,23 +100,21 @@ def interpolation_errors(offsets, counts, nodes, spacing):
     node_index = np.arange(0, offsets.size, stride)
     for c in range(node_index.size - 1):
         i0, i1 = node_index[c], node_index[c + 1]
-        n_b = counts[i0]
-        if n_b <= 0 or np.any(counts[i0:i1 + 1] != n_b):
+        n_b = cell_branches(counts, i0, i1)
+        if n_b == 0:
             continue
-        t = (np.arange(i0, i1 + 1) - i0) / stride
-        fine = nodes[i0:i1 + 1, :n_b, :2]                       # s, gap
-        linear = nodes[i0, :n_b, :2][None] * (1 - t)[:, None, None] + nodes[i1, :n_b, :2][None] * t[:, None, None]
-        estimates = {"linear": linear}
+        errors = {"linear": linear_cell_error(nodes, i0, i1, n_b)}
         if c >= 1 and c + 2 < node_index.size:
             im, i2 = node_index[c - 1], node_index[c + 2]
             if np.all(counts[im:i2 + 1] == n_b):
                 # Lagrange cubic through the nodes at -1, 0, 1, 2 (in cell units)
+                t = (np.arange(i0, i1 + 1) - i0) / stride
                 w = [-t * (t - 1) * (t - 2) / 6, (t + 1) * (t - 1) * (t - 2) / 2,
                      -(t + 1) * t * (t - 2) / 2, (t + 1) * t * (t - 1) / 6]
-                estimates["cubic"] = sum(wk[:, None, None] * nodes[ik, :n_b, :2][None]
-                                         for wk, ik in zip(w, (im, i0, i1, i2)))
-        for kind, estimate in estimates.items():
-            err = np.abs(estimate - fine).max(axis=(0, 1))
+                cubic = sum(wk[:, None, None] * nodes[ik, :n_b, :2][None]
+                            for wk, ik in zip(w, (im, i0, i1, i2)))
+                errors["cubic"] = np.abs(cubic - nodes[i0:i1 + 1, :n_b, :2]).max(axis=(0, 1))
+        for kind, err in errors.items():
             cells[kind][0] += 1
             cells[kind][1] += int(err[0] <= POSITION_BOUND)
             if err[0] > worst[kind][0]:
@@ -120,13 +133,11 @@ def cell_errors_near(offsets, counts, nodes, spacing, lateral, half_width):
         if abs(offsets[i0] + 0.5 * spacing - lateral) > half_width:
             continue
         i1 = i0 + stride
-        n_b = counts[i0]
-        if n_b <= 0 or np.any(counts[i0:i1 + 1] != n_b):
+        n_b = cell_branches(counts, i0, i1)
+        if n_b == 0:
             rows.append((offsets[i0], None, None))
             continue
-        t = (np.arange(i0, i1 + 1) - i0) / stride
-        linear = nodes[i0, :n_b, :2][None] * (1 - t)[:, None, None] + nodes[i1, :n_b, :2][None] * t[:, None, None]
-        err = np.abs(linear - nodes[i0:i1 + 1, :n_b, :2]).max(axis=(0, 1))
+        err = linear_cell_error(nodes, i0, i1, n_b)
         rows.append((offsets[i0], err[0], err[1]))
     return rows
 
