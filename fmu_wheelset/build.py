@@ -249,6 +249,7 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
 # signature numba keys its index on, every file's sha256); the FMU's loader
 # installs them into a new cache copy only when all of these fit.
 _WARM_UP = r"""
+import os
 import sys
 from fmpy import simulate_fmu, read_model_description
 fmu = sys.argv[1]
@@ -267,7 +268,6 @@ for start in runs:
 # accepted one (a discarded step, an output out of range, ...) and for
 # WHEELSET_FMU_FAST_STEP=0; without it a host's first such step compiles for
 # seconds (measured: about 7 s in the C host, 2026-12-06)
-import os
 os.environ["WHEELSET_FMU_FAST_STEP"] = "0"
 simulate_fmu(fmu, stop_time=0.002, output_interval=0.001)
 """
