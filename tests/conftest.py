@@ -5,9 +5,57 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+import tempfile
+import threading
 import zipfile
+from pathlib import Path
 
 import pytest
+
+
+# zig cc's first win64 link in a new environment builds the mingw-w64 C runtime
+# into zig's global cache: about 100 s of one core (measured 2026-12-06: 119 s
+# wall for the first cross build of the front end, 0.4 s for the next; a new
+# .venv misses the cache, so every clean checkout pays it). When the session
+# will run tests/test_cross_binaries.py, it starts that one-off build as soon as
+# the tests are collected, in the background, so that it overlaps the numba
+# compiling of the first tests (also one core) instead of adding to the run;
+# the cross-binaries fixture waits for it before its own build.
+_ZIG_WARM_UP = {"thread": None, "folder": None}
+
+
+def _compile_cross_front_ends(folder):
+    from fmu_wheelset import cross_build
+    zig = cross_build.zig_command()
+    for platform, (_triple, _sources, suffix, _flags) in cross_build.CROSS_TARGETS.items():
+        try:
+            cross_build.cross_compile(platform, Path(folder) / f"warm-up{suffix}", zig)
+        except RuntimeError:
+            return      # the test's own build reports the compiler's message
+
+
+def pytest_collection_modifyitems(session, config, items):
+    from fmu_wheelset import cross_build
+    if (cross_build.zig_command() is None
+            or not any(item.path.name == "test_cross_binaries.py" for item in items)):
+        return
+    _ZIG_WARM_UP["folder"] = tempfile.TemporaryDirectory(prefix="wheelset-zig-warm-up-")
+    thread = threading.Thread(target=_compile_cross_front_ends,
+                              args=(_ZIG_WARM_UP["folder"].name,), daemon=True)
+    thread.start()
+    _ZIG_WARM_UP["thread"] = thread
+
+
+def wait_for_zig_warm_up():
+    """Block until the session's background cross build (above) has finished."""
+    if _ZIG_WARM_UP["thread"] is not None:
+        _ZIG_WARM_UP["thread"].join()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    wait_for_zig_warm_up()
+    if _ZIG_WARM_UP["folder"] is not None:
+        _ZIG_WARM_UP["folder"].cleanup()
 
 
 @pytest.fixture(scope="session")

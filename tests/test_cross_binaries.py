@@ -24,7 +24,9 @@ EXPECTED = {"linux64": ("Wheelset.so", "ELF"), "win64": ("Wheelset.dll", "PE"),
 
 @pytest.fixture(scope="module")
 def binaries(tmp_path_factory):
+    from conftest import wait_for_zig_warm_up
     from fmu_wheelset.build import build_fmu
+    wait_for_zig_warm_up()      # zig's one-off C runtime build, started with the session
     out = tmp_path_factory.mktemp("cross") / "Wheelset.fmu"
     build_fmu(out, quiet=True, platforms=cross_build.parse_platforms("all"))
     folder = out.parent / "unzipped"
