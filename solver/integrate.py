@@ -234,32 +234,35 @@ def _set_key(key, state, rail_motion):
             key[K_RAIL + 3 * side + c] = rail_motion[side, c]
 
 
+# wheelset_rhs's flags are passed as bool(...), never as a bare True / False:
+# numba compiles a function once per literal value of an argument written as a
+# constant but once for every value of a plain bool, and wheelset_rhs inlines the
+# whole contact model (about 4 s of compiling each time, measured 2026-12-06).
+# With plain bools and a TableSearch in every call (an empty one for the online
+# search) the integrators, WheelsetModel.rhs and the FMU share one compiled RHS.
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key,
-              record=True):
+              record):
     """wheelset_rhs with the full contact search, or with the points already in the
     buffers when `key` says they belong to this pose and rail motion (the same
-    points bit for bit: the search is a function of them only). key None: always search.
+    points bit for bit: the search is a function of them only).
     record: wheelset_rhs's (False: the contact rows are not filled)."""
-    if key is None:
-        wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
-                     False, record)
-        return
     reuse = _key_matches(key, state, inputs.rail_motion)
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
-                 reuse, record)
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, bool(False),
+                 table_search, reuse, record)
     if not reuse:
         _set_key(key, state, inputs.rail_motion)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
+def _update_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key):
     """wheelset_rhs with the contact update (the points re-located: the key no longer holds),
-    at an inner stage: its contact rows are not filled (no caller reads them)."""
-    if key is not None:
-        key[K_VALID] = 0.0
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True, None, False,
-                 False)
+    at an inner stage: its contact rows are not filled (no caller reads them).
+    table_search is not read (the update never searches); it is passed for the
+    shared compiled RHS (see above)."""
+    key[K_VALID] = 0.0
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, bool(True),
+                 table_search, bool(False), bool(False))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -269,10 +272,11 @@ def _track_point(samples, step):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, results, stages,
-                  table_search=None, key=None):
+                  table_search, key):
     """n_sub classical RK4 steps of size dt (TrackSamples per substep; stages a
-    (5, N_STATE) scratch array: k1..k4 and the stage state; key the search key
-    K_* or None).
+    (5, N_STATE) scratch array: k1..k4 and the stage state; table_search the
+    geometry_table.TableSearch, an empty one for the online search; key the search
+    key K_*).
 
     Returns the number of right-hand-side evaluations, or -1 if the state
     became non-finite (the caller restores the state and reports it)."""
@@ -285,16 +289,17 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     for step in range(n_sub):
         track = _track_point(samples, step)
         # (the stages' contact rows are not read: only the last RHS below fills them)
-        _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key, False)
+        _full_rhs(state, track, tables, model, inputs, search, results, k1, table_search, key,
+                  bool(False))
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, table_search, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k2[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, table_search, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + dt * k3[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, table_search, key)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
@@ -304,13 +309,13 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
     # (the outputs) belong to the final state; its contact points serve the
     # first stage of the next step (same pose, key)
     _full_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
-              table_search, key)
+              table_search, key, bool(True))
     return n_rhs + 1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, search, results,
-                            stages, table_search=None, key=None):
+                            stages, table_search, key):
     """n_sub semi-implicit (symplectic) Euler steps: velocities first, then
     positions with the new velocities. One RHS evaluation per step; stable for
     stiff contact springs at steps where explicit Euler is not."""
@@ -318,7 +323,7 @@ def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, se
     n_rhs = 0
     for step in range(n_sub):
         _full_rhs(state, _track_point(samples, step), tables, model, inputs, search, results, k1,
-                  table_search, key)
+                  table_search, key, bool(True))
         for j in range(6):
             state[6 + j] += dt * k1[6 + j]
         for j in range(6):
@@ -327,7 +332,7 @@ def integrate_semi_implicit(state, n_sub, dt, samples, tables, model, inputs, se
         if not state_is_finite(state):
             return -1
     _full_rhs(state, _track_point(samples, n_sub - 1), tables, model, inputs, search, results, k1,
-              table_search, key)
+              table_search, key, bool(True))
     return n_rhs + 1
 
 
@@ -399,7 +404,7 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
     # the contact points of the full search at the current step's start, put back
     # after a rejected step (its stages moved them)
     _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
-              results, k[0], table_search, key)
+              results, k[0], table_search, key, bool(True))
     n_rhs = 1
     start_points = points.copy()
     start_counts = counts.copy()
@@ -423,10 +428,11 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
                 y_new[j] = state[j] + dt * acc
             track = _track_at(data, distance + speed * (t + c[i] * dt), inputs)
             if i < n_stage - 1:
-                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key)
+                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
+                            table_search, key)
             else:       # the new state: the full search (a point born in the step enters here)
                 _full_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
-                          table_search, key)
+                          table_search, key, bool(True))
         n_rhs += n_stage - 1
         err = 0.0
         for j in range(N_STATE):
@@ -576,7 +582,7 @@ def _contact_moved(jac_state, loads):
 
 @njit(cache=True, error_model="numpy", _nrt=True)
 def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, results, jac_state,
-                  y_work, f_work, key):
+                  y_work, f_work, table_search, key):
     """Compute the kept Jacobian at `state` (f0 = f(state), the points of its full
     search in `search`, put back after each column): each column by a forward
     difference with the update RHS (the points re-located at the perturbed
@@ -591,7 +597,8 @@ def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, r
     for j in range(N_STATE):
         y_work[:] = state
         y_work[j] += JACOBIAN_STEP[j]
-        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key)
+        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work,
+                    table_search, key)
         for i in range(N_STATE):
             jac[i, j] = (f_work[i] - f0[i]) / JACOBIAN_STEP[j]
         points[:] = saved
@@ -707,7 +714,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     points = search.points
     counts = search.counts
     _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
-              results, f0, table_search, key)
+              results, f0, table_search, key, bool(True))
     n_rhs = 1
     # the contact points of the full search at the current step's start, put back
     # after a rejected step and after each Jacobian (their stages move them)
@@ -737,7 +744,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
         if refresh:
             n_rhs += _new_jacobian(state, f0, loads, _track_at(data, distance + speed * t, inputs),
                                    tables, model, step_inputs, search, results, jac_state, y_stage,
-                                   f1, key)
+                                   f1, table_search, key)
             age = 0.0
             _copy_points(start_points, start_counts, start_key, points, counts, key)
             dt_inverted = -1.0
@@ -757,7 +764,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
             _update_rhs(y_stage, _track_at(data, distance + speed * (t + 0.5 * dt), inputs),
-                        tables, model, step_inputs, search, results, f1, key)
+                        tables, model, step_inputs, search, results, f1, table_search, key)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
             _multiply(w_inv, rhs, k2)                               # k2 = W^-1 (f1 - k1) + k1
@@ -765,7 +772,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
                 k2[j] += k1[j]
                 y_new[j] = state[j] + dt * k2[j]
             _full_rhs(y_new, _track_at(data, distance + speed * (t + dt), inputs), tables, model,
-                      step_inputs, search, results, f2, table_search, key)
+                      step_inputs, search, results, f2, table_search, key, bool(True))
             for j in range(N_STATE):
                 rhs[j] = f2[j] - ROS_E32 * (k2[j] - f1[j]) - 2.0 * (k1[j] - f0[j])
             _multiply(w_inv, rhs, k3)                               # k3, for the estimate
