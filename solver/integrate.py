@@ -234,35 +234,34 @@ def _set_key(key, state, rail_motion):
             key[K_RAIL + 3 * side + c] = rail_motion[side, c]
 
 
-# wheelset_rhs's flags are passed as bool(...), never as a bare True / False:
 # numba compiles a function once per literal value of an argument written as a
-# constant but once for every value of a plain bool, and wheelset_rhs inlines the
-# whole contact model (about 4 s of compiling each time, measured 2026-12-06).
-# With plain bools and a TableSearch in every call (an empty one for the online
-# search) the integrators, WheelsetModel.rhs and the FMU share one compiled RHS.
+# constant (True, False, None) but once for all values of a plain bool, and
+# wheelset_rhs inlines the whole contact model (3-4 s of compiling each time,
+# measured 2026-12-06). So the integrators call it in two versions only: the
+# full search with `record` a plain bool (callers of _full_rhs pass bool(...)),
+# and the update of the inner stages, whose constant flags let numba leave the
+# search and the contact rows out of that version.
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key,
               record):
     """wheelset_rhs with the full contact search, or with the points already in the
     buffers when `key` says they belong to this pose and rail motion (the same
     points bit for bit: the search is a function of them only).
-    record: wheelset_rhs's (False: the contact rows are not filled)."""
+    record: wheelset_rhs's (False: the contact rows are not filled), a plain bool."""
     reuse = _key_matches(key, state, inputs.rail_motion)
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, bool(False),
-                 table_search, reuse, record)
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
+                 reuse, record)
     if not reuse:
         _set_key(key, state, inputs.rail_motion)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _update_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key):
+def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
     """wheelset_rhs with the contact update (the points re-located: the key no longer holds),
-    at an inner stage: its contact rows are not filled (no caller reads them).
-    table_search is not read (the update never searches); it is passed for the
-    shared compiled RHS (see above)."""
+    at an inner stage: its contact rows are not filled (no caller reads them)."""
     key[K_VALID] = 0.0
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, bool(True),
-                 table_search, bool(False), bool(False))
+    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True, None, False,
+                 False)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -293,13 +292,13 @@ def integrate_rk4(state, n_sub, dt, samples, tables, model, inputs, search, resu
                   bool(False))
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k1[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, table_search, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k2, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + 0.5 * dt * k2[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, table_search, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k3, key)
         for j in range(N_STATE):
             tmp[j] = state[j] + dt * k3[j]
-        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, table_search, key)
+        _update_rhs(tmp, track, tables, model, inputs, search, results, k4, key)
         for j in range(N_STATE):
             state[j] += dt / 6.0 * (k1[j] + 2.0 * k2[j] + 2.0 * k3[j] + k4[j])
         n_rhs += 4
@@ -428,8 +427,7 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
                 y_new[j] = state[j] + dt * acc
             track = _track_at(data, distance + speed * (t + c[i] * dt), inputs)
             if i < n_stage - 1:
-                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
-                            table_search, key)
+                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key)
             else:       # the new state: the full search (a point born in the step enters here)
                 _full_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
                           table_search, key, bool(True))
@@ -582,7 +580,7 @@ def _contact_moved(jac_state, loads):
 
 @njit(cache=True, error_model="numpy", _nrt=True)
 def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, results, jac_state,
-                  y_work, f_work, table_search, key):
+                  y_work, f_work, key):
     """Compute the kept Jacobian at `state` (f0 = f(state), the points of its full
     search in `search`, put back after each column): each column by a forward
     difference with the update RHS (the points re-located at the perturbed
@@ -597,8 +595,7 @@ def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, r
     for j in range(N_STATE):
         y_work[:] = state
         y_work[j] += JACOBIAN_STEP[j]
-        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work,
-                    table_search, key)
+        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key)
         for i in range(N_STATE):
             jac[i, j] = (f_work[i] - f0[i]) / JACOBIAN_STEP[j]
         points[:] = saved
@@ -744,7 +741,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
         if refresh:
             n_rhs += _new_jacobian(state, f0, loads, _track_at(data, distance + speed * t, inputs),
                                    tables, model, step_inputs, search, results, jac_state, y_stage,
-                                   f1, table_search, key)
+                                   f1, key)
             age = 0.0
             _copy_points(start_points, start_counts, start_key, points, counts, key)
             dt_inverted = -1.0
@@ -764,7 +761,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
             _update_rhs(y_stage, _track_at(data, distance + speed * (t + 0.5 * dt), inputs),
-                        tables, model, step_inputs, search, results, f1, table_search, key)
+                        tables, model, step_inputs, search, results, f1, key)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
             _multiply(w_inv, rhs, k2)                               # k2 = W^-1 (f1 - k1) + k1

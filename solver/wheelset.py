@@ -441,10 +441,6 @@ class WheelsetModel:
             self._table_search = geometry_table.TableSearch(table_arrays, geometry_table.table_scratch())
         table_scratch = (self._table_search.scratch if self._table_search is not None
                          else geometry_table.table_scratch())
-        # what `rhs` passes to the contact search: the integrators' TableSearch (an
-        # empty table: the online search), so that both use one compiled RHS
-        # (solver/integrate.py, _full_rhs)
-        self._rhs_table_search = geometry_table.TableSearch(table_arrays, table_scratch)
         self.state = np.zeros(N_STATE)
         self.record = np.zeros(N_RECORD)    # the outputs at the current state, flat (R_*)
         # all that the per-step kernel works on, as the plain tuple it takes (see
@@ -592,8 +588,7 @@ class WheelsetModel:
                             axle_torque=u[U_TORQUE])
         self._search_key[:] = 0.0     # the points below are not those of the step's key
         wheelset_rhs(state, TrackPoint(kap, rate, cant), self.setup.tables, self.model, inputs,
-                     self._search, self._results, self._deriv, False, self._rhs_table_search,
-                     False, True)
+                     self._search, self._results, self._deriv, False, self._table_search)
         return self._deriv.copy()
 
     def _update_record(self):

