@@ -34,6 +34,7 @@ def _compile_cross_front_ends(folder):
             return      # the test's own build reports the compiler's message
 
 
+@pytest.hookimpl(trylast=True)      # after -k / -m have deselected: only the tests that will run
 def pytest_collection_modifyitems(session, config, items):
     from fmu_wheelset import cross_build
     if (cross_build.zig_command() is None
