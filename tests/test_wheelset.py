@@ -339,3 +339,26 @@ def test_full_search_rhs_is_called_with_a_plain_bool_record():
                         constants.append(f"{name}:{node.lineno}")
     assert calls >= 8, calls          # RK4 (2), semi-implicit (2), the pairs (2), Rosenbrock (2)
     assert not constants, f"_full_rhs without a bool(...) record at {constants}"
+
+
+def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):
+    """benchmarks/bench_geometry_share.py measures the contact geometry's share of
+    a whole RK4 run by running a copy of solver/ whose wheelset_rhs does its
+    geometry twice (issue 19's bound for a free table). It patches the block by
+    its text: this fails as soon as the block in solver/dynamics.py changes, so
+    the benchmark cannot silently measure an unpatched copy."""
+    import ast
+    import os
+
+    from benchmarks import bench_geometry_share as bench
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "solver", "dynamics.py"), encoding="utf-8") as f:
+        original = f.read()
+    assert original.count(bench.GEOMETRY_BLOCK) == 1
+    bench._copy_with_geometry_twice(tmp_path)
+    patched = (tmp_path / "solver" / "dynamics.py").read_text(encoding="utf-8")
+    ast.parse(patched)
+    for call in ("geo.wheelset_contact_update(", "geometry_table.wheelset_table_kernel(",
+                 "geo.wheelset_contact_tracked("):
+        assert patched.count(call) == 2 * original.count(call), call
+    assert patched.count(bench.NEVER_TRUE_GUARD) == 1
