@@ -32,6 +32,7 @@ Run: PYTHONPATH=. python benchmarks/bench_geometry_share.py [repeats]
 """
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -48,25 +49,33 @@ ADVANCE = 0.01       # s per compiled call (the scenario's output interval)
 INTERNAL_STEP = 1e-3  # s: RK4's step in the scenario (checked by the worker)
 TARGET_TABLE = 300.0  # issue 19: >= 300x real time with the table
 
-# The geometry block of dynamics.wheelset_rhs, as it stands; the copy runs it a
-# second time. If it changes, this benchmark says so instead of measuring
-# something else.
-GEOMETRY_BLOCK = """    if reuse_geometry:
-        pass
-    elif update_only:
-        geo.wheelset_contact_update(tables, pose, inputs.rail_motion, search)
-    elif table_search is not None:
-        if table_search.arrays.tparams.size > 0:
-            geometry_table.wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
-                                                 epsilon, search, table_search.scratch)
-        else:
-            geo.wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
-    else:
-        geo.wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
-"""
+# The copy runs the contact geometry block of dynamics.wheelset_rhs (the `if
+# reuse_geometry: ... elif update_only: ... else: <search>` statement) a second
+# time, found in the source by its syntax tree, not by its text.
+GEOMETRY_CALLS = ("geo.wheelset_contact_update(", "geometry_table.wheelset_table_kernel(",
+                  "geo.wheelset_contact_tracked(")
 # false for every finite state (x is a NaN only in a state the integrator rejects), but
 # the compiler cannot know it, so it keeps the second call
-NEVER_TRUE_GUARD = "    if reuse_geometry or not state[S_X] == state[S_X]:"
+NEVER_TRUE_GUARD = "if reuse_geometry or not state[S_X] == state[S_X]:"
+
+
+def geometry_block_lines(source: str) -> tuple[int, int]:
+    """(first, last) line, 1-based, of the geometry statement in wheelset_rhs: the
+    `if` whose test is `reuse_geometry`; it must hold every call of GEOMETRY_CALLS."""
+    tree = ast.parse(source)
+    rhs = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "wheelset_rhs"]
+    found = [node for node in (rhs[0].body if rhs else [])
+             if isinstance(node, ast.If) and ast.unparse(node.test) == "reuse_geometry"]
+    if len(found) != 1:
+        raise SystemExit("dynamics.wheelset_rhs has no single `if reuse_geometry:` statement: "
+                         "update bench_geometry_share.py")
+    first, last = found[0].lineno, found[0].end_lineno
+    block = "\n".join(source.splitlines()[first - 1:last])
+    missing = [call for call in GEOMETRY_CALLS if call not in block]
+    if missing:
+        raise SystemExit(f"the geometry statement of wheelset_rhs lacks {missing}: "
+                         "update bench_geometry_share.py")
+    return first, last
 
 
 def _worker() -> None:
@@ -108,12 +117,12 @@ def _copy_with_geometry_twice(dest: Path) -> None:
     shutil.copytree(ROOT / "solver", dest / "solver",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
     path = dest / "solver" / "dynamics.py"
-    text = path.read_text(encoding="utf-8")
-    if text.count(GEOMETRY_BLOCK) != 1:
-        raise SystemExit("dynamics.wheelset_rhs's geometry block is not the one this benchmark "
-                         "doubles (GEOMETRY_BLOCK): update the benchmark")
-    twice = GEOMETRY_BLOCK + GEOMETRY_BLOCK.replace("    if reuse_geometry:", NEVER_TRUE_GUARD, 1)
-    path.write_text(text.replace(GEOMETRY_BLOCK, twice), encoding="utf-8")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    first, last = geometry_block_lines("".join(lines))
+    block = lines[first - 1:last]
+    indent = block[0][:len(block[0]) - len(block[0].lstrip())]
+    again = [indent + NEVER_TRUE_GUARD + "\n"] + block[1:]
+    path.write_text("".join(lines[:last] + again + lines[last:]), encoding="utf-8")
 
 
 def _run(tree: Path, cache: Path | None, repeats: int) -> dict:

@@ -344,9 +344,9 @@ def test_full_search_rhs_is_called_with_a_plain_bool_record():
 def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):
     """benchmarks/bench_geometry_share.py measures the contact geometry's share of
     a whole RK4 run by running a copy of solver/ whose wheelset_rhs does its
-    geometry twice (issue 19's bound for a free table). It patches the block by
-    its text: this fails as soon as the block in solver/dynamics.py changes, so
-    the benchmark cannot silently measure an unpatched copy."""
+    geometry twice (issue 19's bound for a free table). This checks that the
+    copy it writes parses and calls every geometry kernel of the RHS exactly
+    twice as often, so the benchmark cannot silently measure an unpatched copy."""
     import ast
     import os
 
@@ -354,11 +354,13 @@ def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "solver", "dynamics.py"), encoding="utf-8") as f:
         original = f.read()
-    assert original.count(bench.GEOMETRY_BLOCK) == 1
+    first, last = bench.geometry_block_lines(original)
+    assert 0 < first < last
     bench._copy_with_geometry_twice(tmp_path)
     patched = (tmp_path / "solver" / "dynamics.py").read_text(encoding="utf-8")
     ast.parse(patched)
-    for call in ("geo.wheelset_contact_update(", "geometry_table.wheelset_table_kernel(",
-                 "geo.wheelset_contact_tracked("):
+    for call in bench.GEOMETRY_CALLS:
+        assert original.count(call) >= 1, call
         assert patched.count(call) == 2 * original.count(call), call
     assert patched.count(bench.NEVER_TRUE_GUARD) == 1
+    assert len(patched.splitlines()) == len(original.splitlines()) + last - first + 1
