@@ -116,10 +116,31 @@ def test_fmu_matches_core_on_a_short_run(out):
     assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
 
 
-def test_klingel_through_the_fmu(out):
-    res = klingel.case_klingel(out, backend="fmu")
-    assert res.backend == "fmu"
+def test_klingel_through_the_fmu(out, monkeypatch):
+    """With a relative output folder, as `make demo` gives it: the case writes its
+    profile files there and must hand the FMU their absolute paths (the FMU looks a
+    relative name up in its resources only; until 2026-12-07 the demo's Klingel
+    rows fell back to the core with 'the FMU run failed')."""
+    monkeypatch.chdir(out.parent)
+    res = klingel.case_klingel(out.name, backend="fmu")
+    assert res.backend == "fmu", [r.cells() for r in res.rows]
     assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
+
+
+def test_a_failed_fmu_run_leaves_no_extraction_behind(out, tmp_path, monkeypatch):
+    """An FMU run that raises (here: a profile file that does not exist, refused
+    at initialization) must not leave its extraction in the temporary folder
+    (FMPy's simulate_fmu removes its own only when the run returns)."""
+    import fmpy
+    from fmpy.fmi1 import FMICallException
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(scratch))
+    fmu = common.fmu_path(out)
+    with pytest.raises(FMICallException):
+        common.quiet_simulate(fmpy, str(fmu), stop_time=0.01, output_interval=0.005,
+                              start_values={"wheel.profile": str(tmp_path / "no-such-profile.txt")})
+    assert list(scratch.iterdir()) == []
 
 
 def test_report_is_self_contained(out):

@@ -199,12 +199,19 @@ def run_case(scenario, out_dir, backend: str = "fmu", **overrides) -> Run:
                r.status if r.status == "ok" else f"{r.status}: {r.message}")
 
 
-def quiet_simulate(fmpy, *args, **kwargs):
-    """fmpy.simulate_fmu without FMPy's 'missing input' chatter on stdout."""
+def quiet_simulate(fmpy, fmu, **kwargs):
+    """fmpy.simulate_fmu of the .fmu file `fmu` without FMPy's 'missing input'
+    chatter on stdout, extracted into a temporary folder of its own that is removed
+    however the run ends: FMPy removes the folder it extracts to only when the run
+    returns, so every run that raised (an FMU refusing its parameters, a failed
+    step) left a whole extraction (24 MB) in the system's temporary folder."""
     import contextlib
     import io
-    with contextlib.redirect_stdout(io.StringIO()):
-        return fmpy.simulate_fmu(*args, **kwargs)
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="wheelset-validation-fmu-") as unzipped:
+        fmpy.extract(str(fmu), unzipdir=unzipped)
+        with contextlib.redirect_stdout(io.StringIO()):
+            return fmpy.simulate_fmu(unzipped, **kwargs)
 
 
 def write_csv(columns: dict, path) -> Path:
