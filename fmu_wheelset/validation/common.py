@@ -140,10 +140,11 @@ def fmu_variables(fmu) -> set:
 
 def fmu_start_values(params, variables) -> tuple[dict, list]:
     """FMI start values for WheelsetParameters `params`, and the list of what the
-    FMU (whose model description has `variables`) cannot express."""
-    import solver.wheelset as wheelset
-    from fmu_wheelset.variables import start_values_for
-    return start_values_for(params, wheelset, available=set(variables))
+    FMU (whose model description has `variables`) cannot express: the sweep's
+    (a profile file named relative to the working directory passed absolute, as
+    the FMU looks relative names up in its resources only)."""
+    from fmu_wheelset.sweep import start_values
+    return start_values(params, variables)
 
 
 @dataclass

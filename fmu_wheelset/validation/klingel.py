@@ -28,10 +28,7 @@ RADIUS = 2000.0
 
 
 def write_profiles(out) -> tuple[Path, Path]:
-    """The two profile files in `out`, as absolute paths: the FMU looks a relative
-    profile name up in its own resources only (`make demo` passes a relative
-    output folder)."""
-    out = Path(out).resolve()
+    out = Path(out)
     step = 1e-4
     s = np.arange(-0.040, 0.050 + step / 2, step)
     wheel = out / "cone_0.05.txt"
