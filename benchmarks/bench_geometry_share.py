@@ -80,13 +80,13 @@ def geometry_block_lines(source: str) -> tuple[int, int]:
 
 def _worker() -> None:
     """Run the scenario through core_step, online and table; print one JSON line."""
-    import time as _time
-
     from solver import fast_step
     from solver.scenarios import load_scenario
     from solver.wheelset import WheelsetModel
 
     repeats = int(sys.argv[2])
+    n_calls = int(round(DURATION / ADVANCE))
+    n_sub = int(round(ADVANCE / INTERNAL_STEP))
     out = {}
     for geometry in ("online", "table"):
         scenario = load_scenario(SCENARIO, contact_geometry=geometry)
@@ -99,15 +99,13 @@ def _worker() -> None:
             model.initialize()
             u, block = model._u, model._step_block()
             speed, flange_passed = float(model.params.speed), model._flange_passed
-            n_calls = int(round(DURATION / ADVANCE))
-            n_sub = int(round(ADVANCE / INTERNAL_STEP))
             step = fast_step.core_step
-            c0 = _time.process_time()
+            c0 = time.process_time()
             for _ in range(n_calls):
                 code, _where, _n = step(ADVANCE, n_sub, u, speed, flange_passed, *block)
                 if code != 0:
                     raise SystemExit(f"{geometry}: the compiled step reported problem {code}")
-            cpu = _time.process_time() - c0
+            cpu = time.process_time() - c0
             best = cpu if best is None else min(best, cpu)
         out[geometry] = best / (n_calls * n_sub)      # s of CPU per 1 ms step
     print(json.dumps(out))
