@@ -71,18 +71,17 @@ def bench_hertz():
 
 
 def bench_multipoint():
-    points = 6
-    delta = np.array([1e-4, 3e-5, -1e-5, 5e-5, 2e-5, 0.0])
-    rate = np.linspace(-0.01, 0.01, points)
-    curv_a = np.full(points, 1.1)
-    curv_b = np.array([1.7, 30.0, 1.0, 0.5, 200.0, 2.0])
-    damping = np.full(points, 1e5)
-    outputs = [np.zeros(points) for _ in range(3)] + [np.zeros(points, dtype=np.int64)]
-    nm.multipoint_normal_forces_kernel(delta, rate, curv_a, curv_b, YOUNG, POISSON, damping, *outputs)
-    t_kernel = best_time(lambda: nm.multipoint_normal_forces_kernel(
-        delta, rate, curv_a, curv_b, YOUNG, POISSON, damping, *outputs), 5, 5000)
-    t_reference = best_time(lambda: nm.multipoint_normal_forces(delta, rate, curv_a, curv_b, YOUNG, POISSON, 1e5), 3, 100)
-    report("multipoint normal forces, 6 points (call)", t_kernel, t_reference, "us")
+    # three points of one wheel joined by penetrating saddles (the merged patch)
+    points = 3
+    depth = np.array([9e-5, 6e-5, 8e-5])
+    saddle = np.array([5e-5, 4e-5, -1.0])
+    stiffness = np.array([8.2e10, 1.6e11, 4.1e10])
+    force, shared = np.zeros(points), np.zeros(points)
+    nm.merged_patch_forces_kernel(depth, saddle, stiffness, points, force, shared)
+    t_kernel = best_time(lambda: nm.merged_patch_forces_kernel(
+        depth, saddle, stiffness, points, force, shared), 5, 5000)
+    t_reference = best_time(lambda: nm.merged_patch_forces(depth, saddle[:2], stiffness), 3, 100)
+    report("merged-patch normal forces, 3 points (call)", t_kernel, t_reference, "us")
 
 
 def bench_kik_piotrowski():

@@ -14,7 +14,7 @@ JSON object (at most MAX_BLOB_BYTES)::
      "model": {"time": "<hex>", "distance": "<hex>", "rhs_evaluations": 1234,
                "initialized": true, "state": <array>, "contact": <array>,
                "summary": <array>, "inputs": <array>, "model": <array>,
-               "climb_time": <array>, "jacobian": <array>}}
+               "safety": <array>, "jacobian": <array>}}
 
 Every number travels bit-exactly (floats as ``float.hex`` strings, arrays as
 raw little-endian float64 in base64), so a restored instance continues exactly
@@ -44,7 +44,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 import numpy as np
 
 FORMAT = "wheelset-fmu-state"
-VERSION = 1
+VERSION = 2
 MAX_BLOB_BYTES = 4 * 1024 * 1024       # a state is ~20 kB; anything far larger is refused unread
 MAX_STRING_CHARS = 4096                # longest String parameter a state may carry
 MAX_ARRAY_ELEMENTS = 100_000           # no array of the core has more than a few hundred
@@ -52,7 +52,7 @@ MAX_ARRAY_ELEMENTS = 100_000           # no array of the core has more than a fe
 # the keys of a document, of its "model" object, and of an array
 _TOP_KEYS = {"format", "version", "guid", "fmu_version", "initialized", "time", "values", "io", "model"}
 _MODEL_SCALARS = {"time", "distance", "rhs_evaluations", "initialized"}
-MODEL_ARRAYS = ("state", "contact", "summary", "inputs", "model", "climb_time", "jacobian")
+MODEL_ARRAYS = ("state", "contact", "summary", "inputs", "model", "safety", "jacobian")
 _MODEL_KEYS = _MODEL_SCALARS | set(MODEL_ARRAYS)
 _ARRAY_KEYS = {"shape", "float64_le"}
 

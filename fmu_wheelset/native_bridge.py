@@ -240,8 +240,8 @@ class Instance:
                 "matrix": slave._input_map[0], "offset": slave._input_map[1],
                 "record_index": slave._record_index, "core_u": np.zeros(wheelset.N_INPUT),
                 "y_new": np.zeros(n_outputs), "state": model.state, "clock": model._clock,
-                "rhs_count": model._rhs_count, "before_climb": model._before_climb,
-                "climb_ratios": model._climb_ratios, "climb_time": model._climb_time,
+                "rhs_count": model._rhs_count, "safety_before": model._safety_before,
+                "safety": model._safety,
                 "u": model._u, "u_before": model._u_before,
                 "keep_state": np.zeros_like(model.state),
                 "keep_contact": np.zeros_like(model._contact),
@@ -249,7 +249,8 @@ class Instance:
                 "keep_record": np.zeros_like(model.record),
                 "keep_derived": np.zeros_like(model._derived),
                 "keep_clock": np.zeros_like(model._clock),
-                "keep_rhs_count": np.zeros_like(model._rhs_count), "keep_climb": np.zeros(6)}
+                "keep_rhs_count": np.zeros_like(model._rhs_count),
+                "keep_safety": np.zeros(2 * fast.N_SAFETY)}
             if (len(slave_module._IN_LO) != len(INPUT_NAMES)
                     or len(slave_module._OUT_LO) != n_outputs
                     or len(slave._record_index) != n_outputs - len(slave_module._STATUS_SLOTS)):

@@ -392,12 +392,12 @@ class Wheelset(Fmi2Slave):
 
     def _feedthrough_scratch(self):
         """Every array update_feedthrough_outputs writes (the core's contact search
-        and results, the record, the core's inputs, the Nadal-ratio memory and the
+        and results, the record, the core's inputs, the running-safety memory and the
         FMU outputs): what directional_derivative saves and puts back bit for bit."""
         model = self._model
         arrays = [model._u, model._work, model._points, model._counts, model._contact,
                   model._summary, model._deriv, model._search_key, model.record, model._derived,
-                  model._climb_ratios, model._climb_time, self._y]
+                  model._safety, self._y]
         if model._table_search is not None:
             arrays.extend(model._table_search.scratch)
         return arrays
@@ -693,7 +693,7 @@ class Wheelset(Fmi2Slave):
         The numba function the fast step uses too (solver/fast_step.py)."""
         wheelset = self._core[0]
         fast = wheelset.fast_step
-        code = {"derailment": fast.REASON_DERAILMENT, "contact_lost": fast.REASON_CONTACT_LOST,
+        code = {"derailment": fast.REASON_DERAILMENT,
                 "excessive_penetration": fast.REASON_PENETRATION}.get(reason, fast.REASON_NONE)
         fast.fmu_outputs(self._model.record, self._record_index, wheelset.R_LIFT, _STATUS_SLOTS,
                          code, self._y)

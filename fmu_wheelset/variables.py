@@ -94,9 +94,11 @@ ENUMERATIONS = (
         "fastrip": ("FaStrip", "strip theory with FASTSIM slip direction "
                                "(Sichani, Enblom & Berg 2016)")}),
     EnumerationType("ContactModel", "CONTACT_MODEL_NAMES", {
-        "single": ("SinglePoint", "one contact point per wheel (the deepest)"),
-        "multipoint": ("Multipoint", "up to three independent contact points per wheel "
-                                     "(trace-line extremum detection, Ren & Jin 2010)")}),
+        "single": ("SinglePoint", "one contact point per wheel, the deepest, carrying "
+                                  "the wheel's whole normal load"),
+        "multipoint": ("Multipoint", "up to three contact points per wheel (trace-line "
+                                     "extremum detection, Ren & Jin 2010), each carrying "
+                                     "its share of the load (solver.normal merged patch)")}),
     EnumerationType("ContactGeometry", "CONTACT_GEOMETRY_NAMES", {
         "online": ("Online", "the profiles scanned (between scans the minima of the last "
                              "scan re-located: the same points)"),
@@ -180,12 +182,6 @@ def _parameters() -> List[ScalarVariable]:
           "contact geometry: 0 online (profiles scanned, minima tracked between "
           "scans), 1 table (precomputed at initialisation; the same contact points, faster)",
           core="contact_geometry", declared_type="ContactGeometry"),
-        p("contact.multipoint.min_separation", "Real",
-          "e_d of Ren & Jin (Eq. 5): minimum lateral separation of two contact points",
-          "m", 0.0, 0.1, core="separation_min"),
-        p("contact.multipoint.min_slope_difference", "Real",
-          "e_k of Ren & Jin (Eq. 7): minimum difference of the contact angle tangents",
-          "1", 0.0, 10.0, core="slope_difference_min"),
         p("contact.damping", "Real",
           "normal contact damping C in N = K delta^1.5 + C d(delta)/dt (Kang 2012)",
           "N.s/m", 0.0, 1.0e9, core="contact_damping"),
@@ -205,9 +201,6 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.max_penetration", "Real",
           "a step with a larger normal penetration is discarded (impact or instability)",
           "m", 1.0e-6, 0.1, core="max_penetration"),
-        p("contact.lift_tolerance", "Real",
-          "contact is lost (step discarded) when both wheels are further than this off "
-          "their rails", "m", 1.0e-6, 0.1, core="lift_tolerance"),
         p("solver.internal_step", "Real",
           "largest internal integration step; a communication step is split into equal "
           "sub-steps no longer than this, and no longer than half the creep-damping "
@@ -383,13 +376,23 @@ def _outputs() -> List[ScalarVariable]:
               0, POINTS_PER_WHEEL),
             o(f"wheel.{side}.lift", "Boolean",
               f"the {side} wheel has lost contact with its rail"),
+            # a wheel not over its rail at all reads 1 m (solver/dynamics.py fill_record)
+            o(f"wheel.{side}.lift_height", "Real",
+              f"height of the {side} wheel above its rail while it has lost contact "
+              f"(the smallest wheel-rail distance; 0 in contact)", "m", 0.0, 1.0),
             # bound: a point's Y/Q is 0 unless Q > 1 N, so |Y/Q| <= BIG_FORCE / 1 N;
             # the Nadal limit is taken >= 1e-3 (solver/derailment.py): ratio <= 1e10
             o(f"wheel.{side}.flange_climb_ratio", "Real",
               f"flange-climb indicator of the {side} wheel: the largest Y/Q of a flange "
               f"contact (contact angle >= 45 deg) divided by Nadal's limit (tan d - mu) / "
-              f"(1 + mu tan d) at its angle; above 1 the flange climbs (solver/derailment.py)",
-              "1", 0.0, 1.0e10),
+              f"(1 + mu tan d) at its angle; above 1 the flange climbs (Nadal 1896, the "
+              f"basis of EN 14363's Y/Q limit)", "1", 0.0, 1.0e10),
+            o(f"wheel.{side}.flange_climb_time", "Real",
+              f"how long the flange-climb ratio of the {side} wheel has been above 1, "
+              f"without interruption (0 when it is not)", "s", 0.0, 1.0e12),
+            o(f"wheel.{side}.flange_climb_distance", "Real",
+              f"over what distance travelled the flange-climb ratio of the {side} wheel has "
+              f"been above 1 (0 when it is not)", "m", 0.0, 1.0e12),
         ]
     for side in SIDES:
         for k in range(1, POINTS_PER_WHEEL + 1):
@@ -430,6 +433,23 @@ def _outputs() -> List[ScalarVariable]:
                 o(f"{pre}.spin_moment", "Real", f"{what}: spin creep moment of the rail "
                   f"on the wheel about the contact normal", "N.m", -BIG_MOMENT, BIG_MOMENT),
             ]
+    v += [
+        # |Y/Q| <= 1e7 per wheel (wheel.*.Y_over_Q), Weinstock's limit >= 1e-3
+        o("wheelset.axle_sum_Y_over_Q", "Real",
+          "Weinstock's axle sum of the derailment quotients |Y/Q| of both wheels "
+          "(Weinstock 1984)", "1", 0.0, 2.0 * BIG_FORCE),
+        o("wheelset.weinstock_ratio", "Real",
+          "the axle sum of |Y/Q| divided by Weinstock's limit: Nadal's limit at the "
+          "flange contact angle plus the friction coefficient (0 without flange "
+          "contact); above 1 the flange may climb", "1", 0.0, 1.0e10),
+        o("wheelset.airborne_time", "Real",
+          "how long both wheels have been off their rails (0 in contact); beyond "
+          "2 sqrt(2 h / g), h the flange height, the step is a derailment", "s",
+          0.0, 1.0e12),
+        o("status.flange_climb_warning", "Boolean",
+          "a flange's Y/Q is above Nadal's limit at its contact angle (a warning: the "
+          "wheel may climb; wheel.*.flange_climb_time and _distance say for how long)"),
+    ]
     for side in SIDES:
         v.append(o(f"wheel.{side}.wear_number", "Real",
                    f"wear number T gamma of the {side} wheel: sum over its contact points of "
@@ -440,10 +460,13 @@ def _outputs() -> List[ScalarVariable]:
     v += [ScalarVariable(var.name, var.type, var.causality, var.variability, var.initial,
                          var.description, var.start, core=None) for var in (
         o("status.derailment", "Boolean",
-          "derailment: a flange has climbed over its rail (the step was discarded)"),
+          "derailment (the step was discarded, the FMU terminated): a flange contact "
+          "reached the flange tip, a wheel is off its rail head (over it on the field "
+          "side or dropped inside the gauge), or both wheels were off their rails longer "
+          "than 2 sqrt(2 h / g), h the flange height"),
         o("status.wheel_lift", "Boolean",
-          "at least one wheel has lost contact (or, after a discarded step, both wheels "
-          "lifted off the rails)"),
+          "at least one wheel has lost contact with its rail (wheel.*.lift_height "
+          "says how high)"),
         o("status.excessive_penetration", "Boolean",
           "the last step was discarded: penetration above contact.max_penetration "
           "(impact or instability)"),

@@ -1,34 +1,46 @@
-"""Derailment: the flange-climb indicator (Nadal) and the geometric criteria
-(issue 18 item 9), the same for every contact and creep model.
+"""Running safety: the flange-climb indicators (Nadal, Weinstock) and the
+criteria of a derailment, the same for every contact model, integrator and step.
 
-Nadal's limit (Nadal 1908; the basis of the Y/Q limits of EN 14363 and UIC
-518): a flange contact at contact angle delta, with friction coefficient mu,
-starts to climb when the quotient of the lateral and vertical forces of that
-contact exceeds
+Indicators (outputs; a warning, not a derailment):
 
-    (Y/Q)_limit = (tan delta - mu) / (1 + mu tan delta)
+* Nadal's limit (Nadal 1896, "Théorie de la stabilité des locomotives, part 2:
+  mouvement de lacet", Annales des Mines 10; the basis of the Y/Q limits of
+  EN 14363 and UIC 518): a flange contact at contact angle delta, with
+  friction coefficient mu, starts to climb when the quotient of the lateral
+  and vertical forces of that contact exceeds
 
-(1.34 for delta = 70 deg, mu = 0.3). ``flange_climb_ratios`` gives, per wheel,
-the largest Y/Q of a flange contact (contact angle >= FLANGE_CONTACT_ANGLE)
-divided by its Nadal limit: above 1 the flange climbs.
+      (Y/Q)_limit = (tan delta - mu) / (1 + mu tan delta)
 
-A step is a derailment (``derailment_cause``), whatever the creep and contact
-model, when
+  (1.34 for delta = 70 deg, mu = 0.3). ``flange_climb_ratios`` gives, per
+  wheel, the largest Y/Q of a flange contact (contact angle >=
+  FLANGE_CONTACT_ANGLE) divided by its Nadal limit: above 1 the flange
+  climbs, and the step's bookkeeping (solver/fast_step.py update_safety)
+  counts how long and over what distance the ratio has stayed above 1 (a
+  flange climb needs both: EN 14363 averages Y/Q over a 2 m window for the
+  same reason).
+* Weinstock's axle-sum criterion (Weinstock 1984, "Wheel climb derailment
+  criteria for evaluation of rail vehicle safety", ASME 84-WA/RT-1; also in
+  49 CFR 213.333 as the "truck side L/V" family of limits): the sum of |Y/Q|
+  of the two wheels of an axle against the Nadal limit of the flanging wheel
+  plus the friction coefficient of the other (whose |Y/Q| cannot exceed mu):
+  ``weinstock`` gives the sum and its ratio to that limit.
 
-* the wheelset's lateral displacement is past the flange: the flange tip has
-  crossed the rail's gauge face (the line the gauge is measured at, 14 mm below
-  the rail top, EN 13848-1). `flange_passed_lateral` is that displacement for a
-  wheel/rail setup: half the gauge minus the flange tip's lateral position at
-  y = 0 (22.5 mm for S1002 on UIC60, gauge 1435 mm, back-to-back 1360 mm), or
-* a loaded contact lies within CLIMB_MARGIN of the flange tip (the step check
-  of solver/dynamics.py), or
-* both wheels lost contact (what the contact check alone would call "wheel
-  lift") while a flange had climbed -- its Nadal ratio above 1 -- within the
-  last CLIMB_MEMORY seconds: the wheelset jumped off the rail on its flange.
+Derailment (a discarded step, fmi2Discard then fmi2Terminated in the FMU),
+reported at the end of the first communication step in which one holds:
 
-Both wheels off the rails with no flange climbing before is a wheel lift
-(contact lost), told apart by the FMU's outputs status.wheel_lift and
-status.derailment.
+* a loaded contact point reaches the flange tip (within CLIMB_MARGIN, 3 mm,
+  of it, solver/dynamics.py step_problem): the wheel has risen over its rail
+  by the flange height;
+* a wheel is off its rail head: the flange tip has crossed the rail's gauge
+  face (the lateral displacement is past `flange_passed_lateral`: the wheel
+  is over the rail on the field side), or the rail head's centre lies beyond
+  the field-side end of the wheel profile (step_problem: the wheel has
+  dropped inside the gauge);
+* both wheels have been off their rails for longer than `airborne_limit`: a
+  wheelset that falls under gravity (at least: the suspension only adds to
+  it) for that long has been more than the flange height above its rails, so
+  its flanges no longer guide it; or both are more than the flange height
+  above their rails already.
 """
 from __future__ import annotations
 
@@ -36,15 +48,10 @@ import math
 
 from numba import njit
 
-from .dynamics import C_ACTIVE, C_ANGLE, D_PYQ
+from .dynamics import C_ACTIVE, C_ANGLE, D_PYQ, D_YQ, GRAVITY
 from . import geometry as geo
 
 FLANGE_CONTACT_ANGLE = math.radians(45.0)   # a contact steeper than this is on the flange
-# how long a climbing flange (Nadal ratio > 1) explains a later loss of all
-# contact: the jump of the flange slam of tests/test_security_derailment.py
-# takes 2-5 ms from the first exceedance to both wheels off the rails; 50 ms
-# is ten times that and still far below a wheelset's lateral period (~0.5 s)
-CLIMB_MEMORY = 0.05
 # a step that takes the wheelset from before the flange to more than this many
 # times the flange's lateral reach is an integration failure, not a climb (a
 # climbing flange rises over ~30 mm of flange height at most a few m/s)
@@ -61,7 +68,11 @@ def nadal_limit(contact_angle, friction):
 @njit(cache=True)
 def flange_climb_ratios(contact, derived, friction, out):
     """out[side] = the largest Y/Q of an active flange contact of the wheel divided
-    by Nadal's limit at its contact angle (0 with no flange contact)."""
+    by Nadal's limit at its contact angle (0 with no flange contact). Returns the
+    contact angle of the flange contact with the largest ratio of both wheels (0
+    with none)."""
+    angle = 0.0
+    largest = -math.inf
     for side in range(2):
         best = 0.0
         for i in range(contact.shape[1]):
@@ -73,9 +84,38 @@ def flange_climb_ratios(contact, derived, friction, out):
                         # a limit near 0 (contact angle near atan(mu), mu ~ 1: not a
                         # wheel-rail pair) is taken as 1e-3: the ratio stays bounded
                         ratio = derived[D_PYQ + geo.MAX_POINTS * side + i] / max(limit, 1.0e-3)
-                        if ratio > best:
-                            best = ratio
+                        best = max(best, ratio)
+                        if ratio > largest:
+                            largest = ratio
+                            angle = delta
         out[side] = best
+    return angle
+
+
+@njit(cache=True)
+def weinstock(derived, flange_angle, friction):
+    """(sum of |Y/Q| of both wheels, its ratio to Weinstock's limit: Nadal's limit
+    at the flange contact angle plus mu; 0 without a flange contact)."""
+    total = abs(derived[D_YQ]) + abs(derived[D_YQ + 1])
+    if flange_angle <= 0.0:
+        return total, 0.0
+    limit = nadal_limit(flange_angle, friction) + friction
+    return total, total / max(limit, 1.0e-3)
+
+
+def flange_height(setup) -> float:
+    """The flange height of the wheel profile: its radius increase at the flange
+    tip over the taping line (m)."""
+    return float(setup.wheel_table[0, geo.T_H])
+
+
+def airborne_limit(setup) -> float:
+    """The longest time (s) both wheels may be off their rails: 2 sqrt(2 h / g),
+    the flight of a body that rises by the flange height h and falls back under
+    gravity alone (0.151 s for a 28 mm flange). A wheelset is pulled down by its
+    weight and its suspension, so a longer flight means it has risen more than
+    the flange height."""
+    return 2.0 * math.sqrt(2.0 * max(flange_height(setup), 1e-3) / GRAVITY)
 
 
 def flange_passed_lateral(setup) -> float:
@@ -85,19 +125,3 @@ def flange_passed_lateral(setup) -> float:
     taping = setup.back_to_back / 2.0 + float(setup.wheel.flange_back_to_taping_line)
     flange_tip = float(setup.wheel_table[0, geo.T_LAT])
     return setup.gauge / 2.0 - (taping + flange_tip)
-
-
-def derailment_cause(lateral, flange_passed, climbed_side, contact_lost):
-    """(side, sentence) when the state is a derailment, else None. `lateral`: the
-    wheelset's lateral displacement y (m; + left); `climbed_side`: the wheel whose
-    flange climbed (Nadal ratio > 1) within CLIMB_MEMORY, or -1; `contact_lost`:
-    both wheels are off the rails."""
-    if abs(lateral) > flange_passed:
-        side = 0 if lateral > 0 else 1
-        return side, (f"the lateral displacement {lateral * 1e3:.1f} mm is past the flange (the "
-                      f"flange tip crosses the gauge face at {flange_passed * 1e3:.1f} mm)")
-    if contact_lost and climbed_side >= 0:
-        return climbed_side, (f"its flange climbed (Y/Q of the flange contact above Nadal's "
-                              f"limit) within the last {CLIMB_MEMORY * 1e3:.0f} ms, then both "
-                              "wheels left the rails")
-    return None

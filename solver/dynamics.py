@@ -17,10 +17,13 @@ kappa = track curvature (1/m, + left curve), phi_t = track cant angle (rad, +
 lifts the left rail), Omega = spin about the axle (rad/s, + rolls forward,
 Omega = V/r0 in pure rolling). The contact forces come from the contact search
 (solver.geometry, trace line + multipoint detection) at every right-hand-side
-evaluation: each contact point's normal force from its own penetration by Hertz
-(solver.normal, N = K delta^1.5 + C ddelta/dt, never pulling), its creep forces
-from the creepages (solver.creep, model by parameter). Contact points appear and
-vanish as the wheel moves; a wheel may lift.
+evaluation: each contact point's Hertz contact by its own penetration, the
+points of one wheel sharing the load of the patches their interpenetrations
+form (solver.normal.merged_patch_forces_kernel: a point alone carries K
+delta^1.5), plus C ddelta/dt, never pulling; its creep forces from the
+creepages (solver.creep, model by parameter) on the Hertz ellipse of its load.
+The single-point model puts the wheel's whole normal load on its deepest point.
+Contact points appear and vanish as the wheel moves, with zero load; a wheel may lift.
 
 Creepages at a contact point (velocity of the wheel material relative to the
 rail, divided by V, in the contact frame t1 = rolling, t2 = lateral in the
@@ -46,7 +49,7 @@ from numba import njit
 from . import geometry as geo
 from . import geometry_table
 from .creep import creep_forces_kernel, kalker_coefficients_kernel
-from .normal import hertz_from_penetration_fit_kernel
+from .normal import hertz_from_penetration_fit_kernel, merged_patch_forces_kernel
 
 GRAVITY = 9.81
 
@@ -99,11 +102,23 @@ C_ELASTIC_ENERGY = 22                 # 2/5 K delta^2.5 (J)
 C_HERTZ_FLAG = 23
 N_CONTACT = 24
 
+# The normal-force layer's scratch per wheel (rows geometry.W_PATCH, W_PATCH + 1
+# of the search's work array; each field MAX_POINTS entries): the points in
+# order along the profile (PATCH_*, by rank), and each point's Hertz contact
+# by its own penetration and its share of the load (HZ_*, by point index).
+PATCH_DEPTH, PATCH_SADDLE, PATCH_STIFFNESS, PATCH_FORCE, PATCH_SHARED, PATCH_INDEX = 0, 1, 2, 3, 4, 5
+HZ_FORCE, HZ_A, HZ_B, HZ_FLAG, HZ_STIFFNESS = 0, 1, 2, 3, 4
+HZ_A_SUM, HZ_B_SUM, HZ_RANK = 5, 6, 7    # curvature sums A, B; the rank along the profile
+# (8 fields of MAX_POINTS entries fit the MAX_MINIMA columns a work row has at least)
+
 # Summary outputs of the kernel.
 O_LIFT_LEFT, O_LIFT_RIGHT = 0, 1
 O_MAX_PENETRATION = 2
 O_GAP_LEFT, O_GAP_RIGHT = 3, 4     # smallest wheel-rail distance per wheel (m)
-N_SUMMARY = 5
+# where the rail's head centre lies under each wheel: its lateral coordinate on the
+# wheel profile (s from the taping line, + field side; m), along the axle
+O_RAIL_ON_WHEEL_LEFT, O_RAIL_ON_WHEEL_RIGHT = 5, 6
+N_SUMMARY = 7
 
 
 class TrackPoint(NamedTuple):
@@ -216,10 +231,6 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
         geo.wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
     cos_yaw = math.cos(yaw)     # the rolling direction of every contact point
     sin_yaw = math.sin(yaw)
-    if model[M_MULTIPOINT] < 0.5:
-        for side in range(2):
-            if counts[side] > 1:
-                counts[side] = 1
     # Axle direction and angular velocity of the wheelset (absolute yaw rate
     # includes the rotation of the track-following frame, V kappa).
     ex = -math.sin(yaw) * math.cos(roll)
@@ -242,6 +253,11 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     creep_model = int(model[M_CREEP_MODEL])
     overrides = (model[M_F11] > 0.0 or model[M_F22] > 0.0 or model[M_F23] > 0.0
                  or model[M_F33] > 0.0)
+    multipoint = model[M_MULTIPOINT] >= 0.5
+    damping = model[M_CONTACT_DAMPING]
+    patch = search.work[geo.W_PATCH]
+    hertz = search.work[geo.W_PATCH + 1]
+    n_max = geo.MAX_POINTS
     for side in range(2):
         sign = 1.0 if side == 0 else -1.0
         if record:
@@ -249,8 +265,66 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
                 row = contact[side, i]
                 for f in range(N_CONTACT):
                     row[f] = 0.0
+        n_points = counts[side]
+        # 1. each point's Hertz contact by its own penetration, and the load
+        # sharing of the points along the wheel (solver.normal.merged_patch_forces_kernel)
+        for i in range(n_points):
+            p = points[side, i]
+            rail_slope = p[geo.P_RAIL_SLOPE]
+            rail_q = 1.0 + rail_slope * rail_slope
+            rail_root = math.sqrt(rail_q)
+            pen = -p[geo.P_GAP] / rail_root
+            wheel_slope = p[geo.P_WHEEL_SLOPE]
+            wheel_q = 1.0 + wheel_slope * wheel_slope
+            wheel_root = math.sqrt(wheel_q)
+            curv_roll = 1.0 / (wheel_root * p[geo.P_RADIUS])     # cos(gamma) / r, gamma = atan(-F')
+            k_w = -p[geo.P_WHEEL_F2] / (wheel_q * wheel_root)     # F'' / (1 + F'^2)^1.5
+            k_r = -p[geo.P_RAIL_Z2] / (rail_q * rail_root)
+            A = 0.5 * curv_roll
+            B = 0.5 * (k_w + k_r)
+            elastic, a, b, flag = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
+            stiffness = elastic / (pen * math.sqrt(pen)) if elastic > 0.0 else 0.0
+            hertz[HZ_FORCE * n_max + i] = elastic
+            hertz[HZ_A * n_max + i] = a
+            hertz[HZ_B * n_max + i] = b
+            hertz[HZ_FLAG * n_max + i] = flag
+            hertz[HZ_STIFFNESS * n_max + i] = stiffness
+            hertz[HZ_A_SUM * n_max + i] = A
+            hertz[HZ_B_SUM * n_max + i] = B
+            if pen > max_pen:
+                max_pen = pen
+            # its place along the profile (equal s: the lower index first, as
+            # geometry.fill_saddles orders them)
+            rank = 0
+            for j in range(n_points):
+                sj = points[side, j, geo.P_S_WHEEL]
+                if sj < p[geo.P_S_WHEEL] or (sj == p[geo.P_S_WHEEL] and j < i):
+                    rank += 1
+            patch[PATCH_INDEX * n_max + rank] = i
+            hertz[HZ_RANK * n_max + i] = rank
+            depth = -p[geo.P_GAP]
+            patch[PATCH_DEPTH * n_max + rank] = depth if depth > 0.0 else 0.0
+            patch[PATCH_SADDLE * n_max + rank] = -p[geo.P_SADDLE]
+            # the force along the normal per (vertical depth)^1.5: K pen^1.5 = K (depth / root)^1.5
+            patch[PATCH_STIFFNESS * n_max + rank] = stiffness / (rail_root * math.sqrt(rail_root))
+        merged_patch_forces_kernel(patch[PATCH_DEPTH * n_max:(PATCH_DEPTH + 1) * n_max],
+                                   patch[PATCH_SADDLE * n_max:(PATCH_SADDLE + 1) * n_max],
+                                   patch[PATCH_STIFFNESS * n_max:(PATCH_STIFFNESS + 1) * n_max],
+                                   n_points,
+                                   patch[PATCH_FORCE * n_max:(PATCH_FORCE + 1) * n_max],
+                                   patch[PATCH_SHARED * n_max:(PATCH_SHARED + 1) * n_max])
+        if not multipoint and n_points > 1:
+            # the single-point model: the wheel's whole load on its deepest point
+            lump = 0.0
+            for rank in range(n_points):
+                lump += patch[PATCH_FORCE * n_max + rank]
+            rank = int(hertz[HZ_RANK * n_max])
+            patch[PATCH_FORCE * n_max + rank] = lump
+            patch[PATCH_SHARED * n_max + rank] = 1.0
+            n_points = 1
+        # 2. forces and moments of each point
         any_force = False
-        for i in range(counts[side]):
+        for i in range(n_points):
             p = points[side, i]
             tan_c = p[geo.P_TAN_CONTACT]
             # cos, sin of delta = atan(tan_c) by algebra (no further transcendental call)
@@ -302,33 +376,32 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             spin = spin_w * inv_speed_ref
             # penetration along the normal and its rate
             rail_slope = p[geo.P_RAIL_SLOPE]
-            rail_q = 1.0 + rail_slope * rail_slope
-            rail_root = math.sqrt(rail_q)
-            pen = -p[geo.P_GAP] / rail_root
+            pen = -p[geo.P_GAP] / math.sqrt(1.0 + rail_slope * rail_slope)
             pen_rate = -rel_n
-            # Hertz curvature sums (convex > 0): rolling A, lateral B
-            wheel_slope = p[geo.P_WHEEL_SLOPE]
-            radius = p[geo.P_RADIUS]
-            wheel_q = 1.0 + wheel_slope * wheel_slope
-            wheel_root = math.sqrt(wheel_q)
-            curv_roll = 1.0 / (wheel_root * radius)     # cos(gamma) / r, gamma = atan(-F')
-            k_w = -p[geo.P_WHEEL_F2] / (wheel_q * wheel_root)     # F'' / (1 + F'^2)^1.5
-            k_r = -p[geo.P_RAIL_Z2] / (rail_q * rail_root)
-            A = 0.5 * curv_roll
-            B = 0.5 * (k_w + k_r)
-            normal = 0.0
-            a = 0.0
-            b = 0.0
-            flag = 0
+            own = hertz[HZ_FORCE * n_max + i]
+            rank = int(hertz[HZ_RANK * n_max + i])
+            normal = patch[PATCH_FORCE * n_max + rank]
+            a = hertz[HZ_A * n_max + i]
+            b = hertz[HZ_B * n_max + i]
+            flag = int(hertz[HZ_FLAG * n_max + i])
             energy = 0.0
-            if pen > 0.0:
-                normal, a, b, flag = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
-                energy = 0.4 * normal * pen
-                normal += model[M_CONTACT_DAMPING] * pen_rate
+            if normal > 0.0:
+                stiffness = hertz[HZ_STIFFNESS * n_max + i]
+                # the patch of a shared load: the Hertz ellipse of the penetration
+                # that carries it alone, (N / K)^(2/3)
+                equivalent = pen
+                if patch[PATCH_SHARED * n_max + rank] > 0.0:
+                    equivalent = (normal / stiffness) ** (2.0 / 3.0)
+                    _, a, b, flag = hertz_from_penetration_fit_kernel(
+                        equivalent, hertz[HZ_A_SUM * n_max + i], hertz[HZ_B_SUM * n_max + i],
+                        young, nu)
+                energy = 0.4 * normal * equivalent
+                # the damping of the point's own share of its compression
+                normal += damping * pen_rate * (normal / own if own > normal else 1.0)
                 if normal < 0.0:
                     normal = 0.0
-                if pen > max_pen:
-                    max_pen = pen
+            else:
+                normal = 0.0
             fl = 0.0
             ft = 0.0
             ms = 0.0
@@ -364,7 +437,7 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             row[C_Y] = p[geo.P_Y]
             row[C_Z] = p[geo.P_Z]
             row[C_ANGLE] = math.atan(tan_c)
-            row[C_RADIUS] = radius
+            row[C_RADIUS] = p[geo.P_RADIUS]
             row[C_GAP] = p[geo.P_GAP]
             row[C_PENETRATION] = pen
             row[C_NORMAL] = normal
@@ -384,6 +457,15 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
         summary[side] = 0.0 if any_force else 1.0
         summary[O_GAP_LEFT + side] = points[side, 0, geo.P_GAP] if counts[side] > 0 else 1.0
     summary[O_MAX_PENETRATION] = max_pen
+    # the rail head's centre under each wheel, along the axle (side-local: the right
+    # wheel mirrored), in the wheel profile's coordinate
+    params = tables.params
+    axle_cos = math.cos(yaw) * math.cos(roll)
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        rail_centre = params[geo.G_RAIL_CENTRE_Y] + sign * inputs.rail_motion[side, 0]
+        taping = sign * y + params[geo.G_TAPING_AXIAL] * axle_cos
+        summary[O_RAIL_ON_WHEEL_LEFT + side] = (rail_centre - taping) / axle_cos
     # External loads at the axle boxes (host bogie) or the built-in bogie.
     b_ab = model[M_BOX_SEMI_SPACING]
     for side in range(2):
@@ -435,10 +517,14 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     deriv[S_SPIN_RATE] = my_tot / jy
 
 
-PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_PENETRATION, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT = 0, 1, 2, 3, 4
+PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_PENETRATION = 0, 1, 2
+PROBLEM_DERAILMENT = 4   # a loaded contact at the flange tip: the wheel has climbed its rail
 PROBLEM_BAD_INPUT = 5    # a non-finite entry in the input vector (checked before integrating)
 PROBLEM_STEP_SIZE = 6    # the adaptive integrator needed more than M_MAX_STEPS steps (accepted
                          # or rejected) in one host step
+PROBLEM_OFF_RAIL = 7     # derailment: a wheel has dropped off its rail head inside the gauge
+PROBLEM_AIRBORNE = 8     # derailment: both wheels off the rails longer than the airborne limit
+                         # (solver/derailment.py airborne_limit; checked by the step's bookkeeping)
 N_RHS_STEP_SIZE = -2     # the RHS count an integrator returns for PROBLEM_STEP_SIZE
 CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the wheel climbs
 
@@ -447,7 +533,7 @@ class StepLimits(NamedTuple):
     """What an accepted step may not exceed."""
 
     max_penetration: float   # m
-    lift_tolerance: float    # m: both wheels further than this off the rails = contact lost
+    tread_end: float         # lateral coordinate of the wheel profile's field-side end (m)
     flange_tip: float        # lateral coordinate of the flange tip on the wheel profile (m)
 
 
@@ -466,14 +552,14 @@ def step_problem(state, n_rhs, results, limits):
     """Why a step cannot be accepted: (PROBLEM_* code, side). `results` the
     ContactResults at the end of the step, `limits` the StepLimits. Checked in
     this order: the adaptive integrator out of steps, non-finite
-    state, penetration above limits.max_penetration, both wheels further than
-    limits.lift_tolerance off the rails, a loaded contact point within
-    CLIMB_MARGIN of the flange tip (derailment: the wheel is climbing over the
-    rail)."""
+    state, penetration above limits.max_penetration, a loaded contact point within
+    CLIMB_MARGIN of the flange tip (derailment: the wheel has climbed over the
+    rail, risen by the flange height), a wheel whose rail head's centre lies
+    beyond the field-side end of its profile (derailment: the wheel has dropped
+    off the rail head inside the gauge)."""
     summary = results.summary
     contact = results.contact
     max_penetration = limits.max_penetration
-    lift_tolerance = limits.lift_tolerance
     flange_tip = limits.flange_tip
     if n_rhs == N_RHS_STEP_SIZE:
         return PROBLEM_STEP_SIZE, -1
@@ -481,12 +567,13 @@ def step_problem(state, n_rhs, results, limits):
         return PROBLEM_NON_FINITE, -1
     if summary[O_MAX_PENETRATION] > max_penetration:
         return PROBLEM_PENETRATION, -1
-    if summary[O_GAP_LEFT] > lift_tolerance and summary[O_GAP_RIGHT] > lift_tolerance:
-        return PROBLEM_CONTACT_LOST, -1
     for side in range(2):
         for i in range(contact.shape[1]):
             if contact[side, i, C_ACTIVE] > 0.5 and contact[side, i, C_S_WHEEL] < flange_tip + CLIMB_MARGIN:
                 return PROBLEM_DERAILMENT, side
+    for side in range(2):
+        if not summary[O_RAIL_ON_WHEEL_LEFT + side] <= limits.tread_end:
+            return PROBLEM_OFF_RAIL, side
     return PROBLEM_NONE, -1
 
 
@@ -580,8 +667,21 @@ R_CONTACT = R_DERIVED + N_DERIVED
 R_COUNT = R_CONTACT + 2 * geo.MAX_POINTS * N_CONTACT     # (2,)
 R_LIFT = R_COUNT + 2                                      # (2,) 1.0 = lifted
 R_WEAR = R_LIFT + 2                                       # (2,) wear number T gamma per wheel (N)
-R_CLIMB = R_WEAR + 2     # (2,) flange-climb ratio (Nadal), solver/derailment.py; written by WheelsetModel
-N_RECORD = R_CLIMB + 2
+R_LIFT_HEIGHT = R_WEAR + 2                                # (2,) a lifted wheel's height above its rail (m)
+# running safety (solver/derailment.py), written by the step's bookkeeping
+# (solver/fast_step.py update_safety): per wheel the flange-climb ratio (flange
+# Y/Q over Nadal's limit), how long (s) and how far (m) it has been above 1;
+# Weinstock's axle sum of |Y/Q| and its ratio to Weinstock's limit; how long
+# both wheels have been off the rails (s); the flange-climb warning (1.0: a
+# ratio above 1)
+R_CLIMB = R_LIFT_HEIGHT + 2
+R_CLIMB_TIME = R_CLIMB + 2
+R_CLIMB_DISTANCE = R_CLIMB_TIME + 2
+R_AXLE_SUM = R_CLIMB_DISTANCE + 2
+R_WEINSTOCK = R_AXLE_SUM + 1
+R_AIRBORNE = R_WEINSTOCK + 1
+R_CLIMB_WARNING = R_AIRBORNE + 1
+N_RECORD = R_CLIMB_WARNING + 1
 
 
 def record_index_of_contact(side: int, point: int, column: int) -> int:
@@ -611,7 +711,11 @@ def fill_record(state, results, box_semi_spacing, derived, record):
                 record[k] = contact[side, i, f] if active else 0.0
                 k += 1
         record[R_COUNT + side] = count
-        record[R_LIFT + side] = 1.0 if summary[O_LIFT_LEFT + side] > 0.5 else 0.0
+        lifted = summary[O_LIFT_LEFT + side] > 0.5
+        record[R_LIFT + side] = 1.0 if lifted else 0.0
+        gap = summary[O_GAP_LEFT + side]
+        # (a wheel not over its rail at all, or a gap not found: 1 m, the output's cap)
+        record[R_LIFT_HEIGHT + side] = min(gap, 1.0) if lifted and gap > 0.0 else 0.0
         wear = 0.0                     # the wheel's T gamma: sum over its points
         for i in range(contact.shape[1]):
             wear += derived[D_WEAR + side * contact.shape[1] + i]

@@ -5,7 +5,7 @@ Two parts:
 * numba functions that BOTH the Python step (solver.wheelset.WheelsetModel.
   advance_vector, fmu_wheelset/slave.py) and the fast step call, so that the
   two compute every accepted step with the same operations, bit for bit: the
-  bookkeeping of an accepted step (`accept_step`, `update_climb`), the FMU's
+  bookkeeping of an accepted step (`accept_step`, `update_safety`), the FMU's
   input mapping (`fmu_core_inputs`) and its output copy (`fmu_outputs`);
 * `fmu_step_entry()`: a numba ``cfunc`` (nopython, in the on-disk cache, so in
   the FMU's shipped numba cache: fmu_wheelset/build.py ships what is compiled
@@ -13,7 +13,7 @@ Two parts:
   point check, the inputs' finiteness and declared ranges, the input mapping,
   the number of substeps, solver.integrate.advance_kernel, the acceptance
   checks of advance_vector (core problem, past the flange), the bookkeeping
-  (time, distance, RHS evaluations, the undo record, climb ratios and times),
+  (time, distance, RHS evaluations, the undo record, the running-safety memory),
   the outputs into the FMU's value buffer and their declared ranges. The
   native front end (fmu_wheelset/native/fmi2_frontend.c) calls it in
   fmi2DoStep with a block of addresses built once (`pack_block`).
@@ -36,8 +36,11 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
-from .derailment import flange_climb_ratios
-from .dynamics import M_FRICTION, PROBLEM_BAD_INPUT, PROBLEM_NONE, R_CLIMB, R_DISTANCE, R_TIME, S_Y
+from .derailment import flange_climb_ratios, weinstock
+from .dynamics import (GRAVITY, M_FRICTION, O_GAP_LEFT, O_LIFT_LEFT, PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT,
+                       PROBLEM_NONE, R_AIRBORNE, R_AXLE_SUM, R_CLIMB, R_CLIMB_DISTANCE,
+                       R_CLIMB_TIME, R_CLIMB_WARNING, R_DISTANCE, R_TIME, R_WEINSTOCK, S_Y)
+from .geometry import T_H
 from .integrate import StepData, advance_kernel
 from .track_excitation import cross_level_roll_kernel
 
@@ -47,8 +50,16 @@ N_CLOCK = 6
 # WheelsetModel._rhs_count (int64): RHS evaluations, and their number before the last step
 N_RHS_COUNT = 2
 
+# WheelsetModel._safety (float64): the running-safety memory of the model (update_safety)
+SF_RATIO = 0            # (2,) flange-climb ratio per wheel (flange Y/Q over Nadal's limit)
+SF_CLIMB_SINCE = 2      # (2,) time (s) since which the ratio has been above 1 (NEVER: not)
+SF_CLIMB_FROM = 4       # (2,) the distance (m) at that time
+SF_AIRBORNE_SINCE = 6   # time (s) since which both wheels have been off their rails (NEVER: not)
+N_SAFETY = 7
+NEVER = -1.0e9          # the time of something that has not happened (s, finite)
+
 # reason of a discarded step, for the status outputs (fmu_outputs)
-REASON_NONE, REASON_DERAILMENT, REASON_CONTACT_LOST, REASON_PENETRATION = range(4)
+REASON_NONE, REASON_DERAILMENT, REASON_PENETRATION = 0, 1, 3
 
 # return codes of the fast step: ACCEPTED, or why the Python step must take over
 ACCEPTED = 1
@@ -66,34 +77,79 @@ FALLBACK_EXCEPTION = 9       # numba code raised
 # shared by the Python step and the fast step
 # ---------------------------------------------------------------------------
 @njit(cache=True, error_model="numpy")
-def update_climb(contact, derived, friction, ratios, record, climb_time, time):
-    """The Nadal ratios of the current contact into ratios and the record
-    (solver/derailment.py); the time each flange climbs (ratio > 1) into climb_time."""
-    flange_climb_ratios(contact, derived, friction, ratios)
-    record[R_CLIMB] = ratios[0]
-    record[R_CLIMB + 1] = ratios[1]
+def update_safety(contact, derived, summary, friction, safety, record, time, distance,
+                  step_time, step_distance):
+    """The running-safety outputs of the current state (solver/derailment.py) into
+    the record, and the memory of when they began into `safety` (SF_*): the
+    flange-climb ratio per wheel and how long (s) / how far (m) it has been above
+    1, Weinstock's axle sum, how long both wheels have been off their rails, the
+    warning flag. Something that begins in a step is dated from the step's start
+    (step_time, step_distance; the current time and distance outside a step)."""
+    angle = flange_climb_ratios(contact, derived, friction, safety[SF_RATIO:SF_RATIO + 2])
+    warning = 0.0
     for side in range(2):
-        if ratios[side] > 1.0:
-            climb_time[side] = time
+        ratio = safety[SF_RATIO + side]
+        record[R_CLIMB + side] = ratio
+        if ratio > 1.0:
+            warning = 1.0
+            if safety[SF_CLIMB_SINCE + side] == NEVER:
+                safety[SF_CLIMB_SINCE + side] = step_time
+                safety[SF_CLIMB_FROM + side] = step_distance
+            record[R_CLIMB_TIME + side] = time - safety[SF_CLIMB_SINCE + side]
+            record[R_CLIMB_DISTANCE + side] = abs(distance - safety[SF_CLIMB_FROM + side])
+        else:
+            safety[SF_CLIMB_SINCE + side] = NEVER
+            safety[SF_CLIMB_FROM + side] = 0.0
+            record[R_CLIMB_TIME + side] = 0.0
+            record[R_CLIMB_DISTANCE + side] = 0.0
+    record[R_CLIMB_WARNING] = warning
+    record[R_AXLE_SUM], record[R_WEINSTOCK] = weinstock(derived, angle, friction)
+    if summary[O_LIFT_LEFT] > 0.5 and summary[O_LIFT_LEFT + 1] > 0.5:
+        if safety[SF_AIRBORNE_SINCE] == NEVER:
+            safety[SF_AIRBORNE_SINCE] = step_time
+        record[R_AIRBORNE] = time - safety[SF_AIRBORNE_SINCE]
+    else:
+        safety[SF_AIRBORNE_SINCE] = NEVER
+        record[R_AIRBORNE] = 0.0
 
 
 @njit(cache=True, error_model="numpy")
-def accept_step(h, n_rhs, speed, friction, clock, rhs_count, before_climb, climb_time, ratios,
-                contact, derived, record):
+def airborne_too_long(summary, safety, step_time, time, wheel_table):
+    """True if both wheels are off their rails at `time` and either have been
+    since before time - the airborne limit of solver/derailment.py (2 sqrt(2 h /
+    g), h the flange height: the radius increase at the flange tip,
+    wheel_table[0]) or are both more than h above their rails (their flanges
+    clear the rails); a flight that begins in this step dates from its start,
+    step_time."""
+    if not (summary[O_LIFT_LEFT] > 0.5 and summary[O_LIFT_LEFT + 1] > 0.5):
+        return False
+    height = max(wheel_table[0, T_H], 1e-3)
+    if summary[O_GAP_LEFT] > height and summary[O_GAP_LEFT + 1] > height:
+        return True
+    since = safety[SF_AIRBORNE_SINCE]
+    if since == NEVER:
+        since = step_time
+    return time - since > 2.0 * math.sqrt(2.0 * height / GRAVITY)
+
+
+@njit(cache=True, error_model="numpy")
+def accept_step(h, n_rhs, speed, friction, clock, rhs_count, safety_before, safety,
+                contact, derived, summary, record):
     """Bookkeeping of an accepted step of h (s) with n_rhs RHS evaluations: what
     undo_step restores (before_*), time, distance (speed * h), the RHS count,
-    the record's time and distance, the climb ratios."""
+    the record's time and distance, the running-safety outputs."""
     clock[K_BEFORE_VALID] = 1.0
     clock[K_BEFORE_TIME] = clock[K_TIME]
     clock[K_BEFORE_DISTANCE] = clock[K_DISTANCE]
     rhs_count[1] = rhs_count[0]
-    before_climb[:] = climb_time
+    safety_before[:] = safety
     clock[K_TIME] += h
     clock[K_DISTANCE] += speed * h
     rhs_count[0] += n_rhs
     record[R_TIME] = clock[K_TIME]
     record[R_DISTANCE] = clock[K_DISTANCE]
-    update_climb(contact, derived, friction, ratios, record, climb_time, clock[K_TIME])
+    update_safety(contact, derived, summary, friction, safety, record, clock[K_TIME],
+                  clock[K_DISTANCE], clock[K_BEFORE_TIME], clock[K_BEFORE_DISTANCE])
 
 
 @njit(cache=True, error_model="numpy")
@@ -137,8 +193,7 @@ def fmu_outputs(record, record_index, lift, status_slots, reason, y):
     for k in range(record_index.size):
         y[k] = record[record_index[k]]
     y[status_slots[0]] = 1.0 if reason == REASON_DERAILMENT else 0.0
-    y[status_slots[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5
-                                 or reason == REASON_CONTACT_LOST) else 0.0
+    y[status_slots[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5) else 0.0
     y[status_slots[2]] = 1.0 if reason == REASON_PENETRATION else 0.0
 
 
@@ -160,26 +215,26 @@ FMU_ARRAYS = (
     ("core_u", np.float64, 1),          # scratch: the core's input vector
     ("y_new", np.float64, 1),           # scratch: the outputs of the step
     ("state", np.float64, 1), ("clock", np.float64, 1), ("rhs_count", np.int64, 1),
-    ("before_climb", np.float64, 1), ("climb_ratios", np.float64, 1),
-    ("climb_time", np.float64, 1), ("u", np.float64, 1), ("u_before", np.float64, 1),
+    ("safety_before", np.float64, 1), ("safety", np.float64, 1),
+    ("u", np.float64, 1), ("u_before", np.float64, 1),
     # scratch: what the step may change, saved at its start (restored unless accepted)
     ("keep_state", np.float64, 1), ("keep_contact", np.float64, 3),
     ("keep_summary", np.float64, 1), ("keep_record", np.float64, 1),
     ("keep_derived", np.float64, 1), ("keep_clock", np.float64, 1),
-    ("keep_rhs_count", np.int64, 1), ("keep_climb", np.float64, 1),
+    ("keep_rhs_count", np.int64, 1), ("keep_safety", np.float64, 1),
 )
 (E_VALUES, E_INPUT_LO, E_INPUT_HI, E_OUTPUT_LO, E_OUTPUT_HI, E_SLAVE_TIME, E_MATRIX, E_OFFSET,
  E_RECORD_INDEX, E_INTS, E_REALS, E_CORE_U, E_Y_NEW, E_STATE, E_CLOCK, E_RHS_COUNT,
- E_BEFORE_CLIMB, E_CLIMB_RATIOS, E_CLIMB_TIME, E_U, E_U_BEFORE, E_KEEP_STATE, E_KEEP_CONTACT,
+ E_SAFETY_BEFORE, E_SAFETY, E_U, E_U_BEFORE, E_KEEP_STATE, E_KEEP_CONTACT,
  E_KEEP_SUMMARY, E_KEEP_RECORD, E_KEEP_DERIVED, E_KEEP_CLOCK, E_KEEP_RHS_COUNT,
- E_KEEP_CLIMB) = range(len(FMU_ARRAYS))
+ E_KEEP_SAFETY) = range(len(FMU_ARRAYS))
 # then the fields of solver.integrate.StepData, in its order (scalars in `reals`/`ints`)
 E_STEP_DATA = len(FMU_ARRAYS)
 STEP_DATA_KINDS = (
     ("track_table", np.float64, 2), ("rail_distance", float, 0), ("track_length", float, 0),
     ("wheel_table", np.float64, 2), ("rail_table", np.float64, 2),
     ("geometry_params", np.float64, 1), ("model", np.float64, 1), ("integrator_id", int, 0),
-    ("max_penetration", float, 0), ("lift_tolerance", float, 0), ("flange_tip", float, 0),
+    ("max_penetration", float, 0), ("tread_end", float, 0), ("flange_tip", float, 0),
     ("work", np.float64, 2), ("points", np.float64, 3), ("counts", np.int64, 1),
     ("contact", np.float64, 3), ("summary", np.float64, 1), ("stages", np.float64, 2),
     ("saved_state", np.float64, 1), ("saved_contact", np.float64, 3),
@@ -197,13 +252,14 @@ _SD = {name: E_STEP_DATA + i for i, (name, _, _) in enumerate(STEP_DATA_KINDS)}
 SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (_SD["contact"], _SD["summary"], _SD["derived"],
                                                  _SD["record"])
 _SD_MODEL = _SD["model"]
+_SD_WHEEL_TABLE = _SD["wheel_table"]
 
 # ints[]: the FMU's layout and StepData.integrator_id
 (I_N_PARAMETERS, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
  I_MAX_SUBSTEPS) = (0, 1, 2, 3, 4, 5, 8, 9)
 N_INTS = 10
 # reals[]: StepData's floats, the model's constants, the input map's rail distance
-(R_RAIL_DISTANCE, R_TRACK_LENGTH, R_MAX_PENETRATION, R_LIFT_TOLERANCE, R_FLANGE_TIP, R_SPEED,
+(R_RAIL_DISTANCE, R_TRACK_LENGTH, R_MAX_PENETRATION, R_TREAD_END, R_FLANGE_TIP, R_SPEED,
  R_FRICTION, R_FLANGE_PASSED, R_CROSS_RAIL_DISTANCE) = range(9)
 N_REALS = 9
 
@@ -242,13 +298,12 @@ def _put_step_data(block, kept, step_data, ints, reals):
     reals[R_RAIL_DISTANCE] = data.rail_distance
     reals[R_TRACK_LENGTH] = data.track_length
     reals[R_MAX_PENETRATION] = data.max_penetration
-    reals[R_LIFT_TOLERANCE] = data.lift_tolerance
+    reals[R_TREAD_END] = data.tread_end
     reals[R_FLANGE_TIP] = data.flange_tip
 
 
 # the entries of FMU_ARRAYS that the core's own step (core_step) uses
-CORE_ARRAYS = ("state", "clock", "rhs_count", "before_climb", "climb_ratios", "climb_time", "u",
-               "u_before")
+CORE_ARRAYS = ("state", "clock", "rhs_count", "safety_before", "safety", "u", "u_before")
 
 
 def pack_core_block(model_arrays: dict, step_data: tuple):
@@ -293,16 +348,15 @@ def pack_block(fmu: dict, step_data: tuple, ints, reals):
             ("record", "keep_record"), ("derived", "keep_derived"), ("clock", "keep_clock"),
             ("rhs_count", "keep_rhs_count"), ("state", "saved_state"), ("u", "core_u"),
             ("u", "u_before"), ("y_new", "output_lo"), ("y_new", "output_hi"),
-            ("input_lo", "input_hi"), ("climb_ratios", "climb_time"),
-            ("climb_ratios", "before_climb"))
+            ("input_lo", "input_hi"), ("safety", "safety_before"))
     for a, b in same:
         if shape[a] != shape[b]:
             raise BlockError(f"{a} {shape[a]} and {b} {shape[b]} differ in shape")
     if (shape["clock"] != (N_CLOCK,) or shape["rhs_count"] != (N_RHS_COUNT,)
-            or shape["climb_ratios"] != (2,) or shape["keep_climb"] != (6,)
+            or shape["safety"] != (N_SAFETY,) or shape["keep_safety"] != (2 * N_SAFETY,)
             or shape["slave_time"] != (1,) or shape["matrix"] != shape["offset"] + shape["input_lo"]
             or shape["offset"] != shape["u"]):
-        raise BlockError("the clock, climb or input-map arrays have the wrong shapes")
+        raise BlockError("the clock, safety or input-map arrays have the wrong shapes")
     return block, kept
 
 
@@ -359,7 +413,7 @@ def _step_data(b, ints, reals):
     s = E_STEP_DATA
     return (_v2(b[s]), reals[R_RAIL_DISTANCE], reals[R_TRACK_LENGTH], _v2(b[s + 3]),
             _v2(b[s + 4]), _v1(b[s + 5]), _v1(b[s + 6]), ints[I_INTEGRATOR_ID],
-            reals[R_MAX_PENETRATION], reals[R_LIFT_TOLERANCE], reals[R_FLANGE_TIP],
+            reals[R_MAX_PENETRATION], reals[R_TREAD_END], reals[R_FLANGE_TIP],
             _v2(b[s + 11]), _v3(b[s + 12]), _n1(b[s + 13]), _v3(b[s + 14]), _v1(b[s + 15]),
             _v2(b[s + 16]), _v1(b[s + 17]), _v3(b[s + 18]), _v1(b[s + 19]), _v1(b[s + 20]),
             _v1(b[s + 21]), _v1(b[s + 22]), _b3(b[s + 23]), _v5(b[s + 24]), _v2(b[s + 25]),
@@ -370,8 +424,16 @@ def _step_data(b, ints, reals):
 def _accept_in_block(h, n_rhs, speed, friction, b):
     """accept_step on the arrays of block b (the core's step and the FMU's)."""
     accept_step(h, n_rhs, speed, friction, _v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]),
-                _v1(b[E_BEFORE_CLIMB]), _v1(b[E_CLIMB_TIME]), _v1(b[E_CLIMB_RATIOS]),
-                _v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), _v1(b[SD_RECORD]))
+                _v1(b[E_SAFETY_BEFORE]), _v1(b[E_SAFETY]), _v3(b[SD_CONTACT]),
+                _v1(b[SD_DERIVED]), _v1(b[SD_SUMMARY]), _v1(b[SD_RECORD]))
+
+
+@njit(cache=True, error_model="numpy")
+def _airborne_in_block(h, b):
+    """airborne_too_long at the end of a step of h on the arrays of block b."""
+    clock = _v1(b[E_CLOCK])
+    return airborne_too_long(_v1(b[SD_SUMMARY]), _v1(b[E_SAFETY]), clock[K_TIME],
+                             clock[K_TIME] + h, _v2(b[_SD_WHEEL_TABLE]))
 
 
 @njit(cache=True, error_model="numpy")
@@ -381,8 +443,9 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     and distance with the inputs u; unless an input is bad, u becomes the
     model's inputs (the last ones kept for undo); an accepted step (no problem,
     not past the flange at flange_passed) gets its bookkeeping (accept_step, at
-    speed). Returns advance_kernel's (problem code, where, RHS evaluations): the
-    caller composes the messages of the others."""
+    speed); a step that leaves both wheels off their rails too long is not
+    accepted (PROBLEM_AIRBORNE). Returns advance_kernel's (problem code, where,
+    RHS evaluations): the caller composes the messages of the others."""
     clock = _v1(b[E_CLOCK])
     clock[K_BEFORE_VALID] = 0.0
     state = _v1(b[E_STATE])
@@ -394,6 +457,8 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     u_before[:] = u_core
     u_core[:] = u
     if code == PROBLEM_NONE and not abs(state[S_Y]) > flange_passed:
+        if _airborne_in_block(h, b):
+            return PROBLEM_AIRBORNE, -1, n_rhs
         _accept_in_block(h, n_rhs, speed, _v1(b[_SD_MODEL])[M_FRICTION], b)
     return code, where, n_rhs
 
@@ -402,7 +467,7 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
 def _keep(b, restore):
     """Save (restore False) or restore everything the step may change before it
     is accepted: state, contact, summary, record, derived, clock, RHS count,
-    climb ratios / times and the undo record's climb times."""
+    the running-safety memory and its copy for undo."""
     pairs = ((E_STATE, E_KEEP_STATE), (SD_SUMMARY, E_KEEP_SUMMARY),
              (SD_RECORD, E_KEEP_RECORD), (SD_DERIVED, E_KEEP_DERIVED), (E_CLOCK, E_KEEP_CLOCK))
     for live, kept in pairs:
@@ -413,18 +478,19 @@ def _keep(b, restore):
             k[:] = a
     contact, keep_contact = _v3(b[SD_CONTACT]), _v3(b[E_KEEP_CONTACT])
     rhs_count, keep_rhs = _n1(b[E_RHS_COUNT]), _n1(b[E_KEEP_RHS_COUNT])
-    climb = _v1(b[E_KEEP_CLIMB])
-    ratios, times, before = _v1(b[E_CLIMB_RATIOS]), _v1(b[E_CLIMB_TIME]), _v1(b[E_BEFORE_CLIMB])
+    kept_safety = _v1(b[E_KEEP_SAFETY])
+    safety, before = _v1(b[E_SAFETY]), _v1(b[E_SAFETY_BEFORE])
+    n = safety.size
     if restore:
         contact[:] = keep_contact
         rhs_count[:] = keep_rhs
-        for side in range(2):
-            ratios[side], times[side], before[side] = climb[side], climb[2 + side], climb[4 + side]
+        safety[:] = kept_safety[:n]
+        before[:] = kept_safety[n:]
     else:
         keep_contact[:] = contact
         keep_rhs[:] = rhs_count
-        for side in range(2):
-            climb[side], climb[2 + side], climb[4 + side] = ratios[side], times[side], before[side]
+        kept_safety[:n] = safety
+        kept_safety[n:] = before
 
 
 @njit(cache=True, error_model="numpy")
@@ -463,6 +529,8 @@ def _fmu_step(t, h, b):
         return FALLBACK_CORE
     if abs(state[S_Y]) > reals[R_FLANGE_PASSED]:
         return FALLBACK_FLANGE
+    if _airborne_in_block(h, b):
+        return FALLBACK_CORE
     _accept_in_block(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], b)
     record = _v1(b[SD_RECORD])
     y_new = _v1(b[E_Y_NEW])

@@ -8,27 +8,35 @@ the vertical wheel-rail distance along it is the distance function of Ren & Jin
 (2010, J. Mech. Eng. 46(16), Eqs. 1-7; also Ren, Iwnicki & Xie 2011, VSD 49(10)).
 
 Multipoint detection (trace-line extremum method, Ren & Jin 2010):
-  1. the distance function g(Y) is sampled on the wheel profile grid and its
-     extrema found; maxima (g'' < 0) are rejected, each minimum is refined by a
-     parabola through its neighbours (the "interpolated" distance function);
-  2. minima whose distance is within epsilon of the smallest one are
-     candidates (Eq. 4; epsilon = the difference of the elastic compressions,
-     supplied by the dynamics; for static geometry an option);
-  3. a candidate is an independent contact point when, against every point
-     already accepted,
+  1. the distance function g(Y) is sampled on the wheel profile grid (coarsely
+     first, then on the full grid around every coarse minimum and over the
+     whole interpenetration) and its extrema found; maxima (g'' < 0) are
+     rejected, each minimum is refined by a parabola through its neighbours
+     (the "interpolated" distance function);
+  2. elastic mode (the dynamics, epsilon < 0): every minimum that penetrates
+     (distance < 0) is a contact point, up to MAX_POINTS = 3 per wheel, and the
+     saddle between neighbouring points (the highest distance between them,
+     fill_saddles) says how they share the load: below the rail their
+     interpenetrations form one patch, which solver.normal.merged_patch_forces_kernel
+     distributes continuously (no "deepest point" choice, no independence
+     threshold: a point enters and leaves with zero load);
+  3. static mode (the rigid analysis, epsilon >= 0): minima whose distance is
+     within epsilon of the smallest one are candidates (Eq. 4; epsilon an
+     estimate of the difference of the elastic compressions), and a candidate
+     is an independent contact point when, against every point already
+     accepted,
        - the two points are at least e_d apart (Eq. 5, default 8 mm; measured
          in the cross-section plane, so that points on the steep flange count
          their height difference too),
-       - the distance function rises, between the two, above the level that
-         bounds their contact zones (Eq. 6, the intermediate maximum): in the
-         static analysis the compression level g_min + epsilon; in the elastic
-         (dynamic) mode the Kik-Piotrowski zone of the shallower point,
-         0.45 times its (negative) distance -- so that two minima joined by a
-         shallow interpenetration still count as two patches, and
+       - the distance function rises, between the two, above the compression
+         level g_min + epsilon (Eq. 6, the intermediate maximum), and
        - the slopes (tangent of the contact angle) differ by at least e_k
          (Eq. 7, default 0.025);
-     otherwise it belongs to the patch of the deeper point.
-  Up to MAX_POINTS = 3 contact points per wheel.
+     otherwise it belongs to the patch of the deeper point. These binary
+     criteria are what a static contact table needs; in the dynamics they made
+     the force jump where a candidate crossed a threshold while loaded (the
+     issue-41 doubling of the wheel load at the S1002 tread jump), so the
+     elastic mode shares the load by the saddles instead.
 
 Frames and signs are those of docs/CONVENTIONS.md: track frame x forward, y
 left, z up. The right wheel is computed as the left wheel of the wheelset
@@ -55,7 +63,8 @@ from .profiles import Profile, builtin_profile
 MAX_POINTS = 3          # contact points per wheel
 MAX_MINIMA = 24         # local minima of the distance function examined per wheel
 HUMP_MIN = 1e-7         # numerical margin on the intermediate maximum (m)
-VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008)
+VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008;
+                             # used by solver.normal_exact)
 UPDATE_HALF_WINDOW = 12  # contact update: +-1.2 mm around the previous point
 COARSE_STRIDE = 10      # first pass of the distance function every 10th profile point (1 mm)
 
@@ -72,7 +81,11 @@ W_ACCEPTED_POS = 8      # grid index of the contact points accepted so far (MAX_
 # indices (the first TR_COUNT entries of the positions row).
 W_TRACK_HEAD = 9        # rows 9, 10
 W_TRACK_POS = 11        # rows 11, 12
-N_WORK_ROWS = 13
+# Scratch of the normal-force layer for one wheel at a time (solver.dynamics:
+# the points in order along the profile and their Hertz results, fields of
+# MAX_POINTS entries each, PATCH_*).
+W_PATCH = 13            # rows 13, 14
+N_WORK_ROWS = 15
 
 # Entries of a tracked-minima head row.
 TR_COUNT = 0            # number of tracked minima (0: none; the next search scans)
@@ -83,9 +96,8 @@ TR_TRACKED = 9          # searches answered by the tracked minima (a counter)
 TR_CLEARANCE = 10       # lowest distance of the scan's shoulders (m, _shoulder_clearance)
 TR_RATE_LENGTH = 11     # bound on the change of a distance sample per m of lateral motion
 TR_RATE_ANGLE = 12      # the same per rad of roll or yaw (m/rad)
-TR_HUMP_HINT = 13       # coarse sample that last showed two tracked minima to be separate patches
-TR_CANDIDATES = 14      # penetrating minima of the last full scan (more at a tracked pose: scan)
-N_TRACK_HEAD = 15
+TR_CANDIDATES = 13      # penetrating minima of the last full scan (more at a tracked pose: scan)
+N_TRACK_HEAD = 14
 # The full scan is repeated once the pose or the rail moved this far from the
 # last one (see wheelset_contact_tracked).
 TRACK_MOVE_LENGTH = 2e-4    # m, lateral and vertical
@@ -108,7 +120,10 @@ P_WHEEL_F2 = 8      # d2F/ds2 at the point (1/m)
 P_RAIL_SLOPE = 9    # dz/du in the rail frame
 P_RAIL_Z2 = 10      # d2z/du2 in the rail frame (1/m)
 P_RADIUS = 11       # wheel radius at the point (m)
-N_POINT_FIELDS = 12
+P_SADDLE = 12       # the highest distance between this point and the next contact point
+                    # along the wheel profile (+s) (m); +inf for the last point (fill_saddles)
+P_SADDLE_POS = 13   # its fractional wheel grid index (NaN with P_SADDLE = +inf)
+N_POINT_FIELDS = 14
 
 # Entries of the geometry parameter vector of the kernel.
 G_WHEEL_S0 = 0          # first wheel grid abscissa (m)
@@ -524,22 +539,6 @@ def wheel_distance_function(tables, pose, rail, work, stride=1):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _patch_level(gap_a, gap_b, gap_min, epsilon):
-    """Distance level that bounds the contact zones of two minima (Eq. 6).
-
-    Two minima are separate contact patches only if the distance function
-    rises, between them, above this level. Static mode (epsilon >= 0): the
-    compression level gap_min + epsilon. Elastic mode (epsilon < 0): the zone
-    of the shallower point by the Kik-Piotrowski virtual penetration, where the
-    interpenetration exceeds (1 - 0.55) of its depth (Piotrowski & Kik 2008):
-    level = 0.45 * max(gap_a, gap_b).
-    """
-    if epsilon >= 0.0:
-        return gap_min + epsilon
-    return (1.0 - VIRTUAL_PENETRATION) * max(gap_a, gap_b)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
 def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
     """One contact point's output row, at the fractional wheel grid index k + t."""
     wheel = tables.wheel
@@ -622,17 +621,23 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     """The scan of wheel_distance_minima: the local minima of the left wheel's
     distance function (side-local frame), deepest first, into min_pos
     (fractional grid index) and min_gap (m), MAX_MINIMA each; windows a
-    (MAX_MINIMA,) scratch (grid indices, as floats). Returns (n_min, fallback):
+    scratch row of the wheel grid's length (grid indices, as floats). Returns (n_min, fallback):
     n_min = -1 if the wheel is not over the rail (fewer than two coarse
     samples); fallback True when there is no interior minimum and the smallest
     sample stands in."""
     gg = work[1]
     stride = COARSE_STRIDE
     k0, k1 = wheel_distance_function(tables, pose, rail, work, stride)
-    # Coarse minima (maxima rejected), then the full grid around each.
+    # Coarse minima (maxima rejected), then the full grid around each, and over
+    # the whole interpenetration (coarse samples <= 0): a minimum there carries
+    # load even when it is too shallow for the coarse samples to show it.
     n_windows, n_coarse = coarse_minima(gg, k0, k1, windows)
     if n_coarse < 2:
         return -1, False
+    for k in range(k0, k1, stride):
+        if gg[k] <= 0.0 and n_windows < windows.shape[0]:
+            windows[n_windows] = k
+            n_windows += 1
     fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1)
     # 1. Local minima on the full grid inside the windows, refined by a parabola.
     n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
@@ -716,44 +721,25 @@ def sort_minima(min_pos, min_gap, n_min):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _rises_on_coarse_samples(tables, work, coarse, lo, hi, level):
-    """True if the distance function rises above `level` at one of the full
-    scan's coarse samples (every COARSE_STRIDE-th grid index from k0 of the
-    pose, within [k0, k1)) in [lo, hi]: the samples are evaluated (into work)
-    one by one, the one that decided last time (head[TR_HUMP_HINT]) first, and
-    the first above the level answers; False if none is."""
-    pose, rail_frame, axle, k0, k1, head = coarse
-    stride = COARSE_STRIDE
-    gg = work[1]
-    first = k0 + ((max(lo, k0) - k0 + stride - 1) // stride) * stride
-    last = min(hi, k1 - 1)
-    hint = int(head[TR_HUMP_HINT])
-    if first <= hint <= last and (hint - k0) % stride == 0:
-        _distance_at(hint, tables, pose, rail_frame, axle, work)
-        if gg[hint] != np.inf and gg[hint] > level:
-            return True
-    for q in range(first, last + 1, stride):
-        if q != hint:
-            _distance_at(q, tables, pose, rail_frame, axle, work)
-            if gg[q] != np.inf and gg[q] > level:
-                head[TR_HUMP_HINT] = q
-                return True
-    return False
+def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
+    """The contact points among the minima of scan_minima (deepest first; `work`
+    as the scan left it), into out, deepest first. Returns their number.
 
+    Elastic mode (epsilon < 0, the dynamics): the deepest minimum and every
+    other minimum that penetrates (distance <= 0), up to MAX_POINTS. No
+    independence test: how much load two penetrating minima share follows
+    from the distance function between them (the saddle, fill_saddles, and
+    solver.normal.merged_patch_forces_kernel), continuously.
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coarse=None):
-    """The multipoint selection of wheel_distance_minima on the minima of
-    scan_minima (deepest first; `work` as the scan left it): the contact points
-    into out, deepest first. Returns their number.
-
-    coarse: None, the intermediate maxima (Eq. 6) are read from the samples the
-    scan left in `work`; or (pose, rail_frame, axle, k0, k1, head) of the
-    tracked search (wheelset_contact_tracked), which has no scan's samples: the
-    intermediate maximum is looked for on the scan's coarse samples only
-    (_rises_on_coarse_samples), a subset of a full scan's, so one found too low
-    may be higher on the full scan's samples: -1 is returned then (undecided:
-    the caller scans). One found high enough is so on any superset."""
+    Static mode (epsilon >= 0, the rigid analysis of Ren & Jin 2010): the minima
+    within epsilon of the deepest are candidates (Eq. 4); a candidate is a
+    point of its own when, against every point already accepted, the two are
+    at least e_d apart (Eq. 5, measured in the cross-section plane, so that
+    points on the steep flange count their height difference too), their
+    slopes differ by at least e_k (Eq. 7) and the distance function rises
+    between them above the compression level (Eq. 6); otherwise it belongs to
+    the deeper point's patch.
+    """
     params = tables.params
     n_w = tables.wheel.shape[0]
     gu = work[0]
@@ -761,10 +747,8 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coa
     gx = work[2]
     gy = work[3]
     gz = work[4]
-    # Contact level: epsilon >= 0 is the static multipoint tolerance; epsilon < 0
-    # selects the elastic (dynamic) mode, where every minimum that penetrates
-    # (distance < 0) is a candidate.
-    level = 0.0 if epsilon < 0.0 else min_gap[0] + epsilon
+    elastic = epsilon < 0.0
+    level = 0.0 if elastic else min_gap[0] + epsilon
     e_d = params[G_E_D]
     e_k = params[G_E_K]
     u0 = params[G_RAIL_U0]
@@ -792,7 +776,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coa
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         independent = True
         pz = gz[k] * (1.0 - t) + gz[k + 1] * t
-        for m in range(n_acc):
+        for m in range(n_acc if not elastic else 0):
             dy_ = py - out[m, P_Y]
             dz_ = pz - out[m, P_Z]
             if dy_ * dy_ + dz_ * dz_ < e_d * e_d:
@@ -804,18 +788,12 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coa
             # Intermediate maximum of the distance function between the two (Eq. 6).
             lo = int(min(pos, acc_pos[m]))
             hi = min(int(max(pos, acc_pos[m])) + 1, n_w - 1)
-            level_between = _patch_level(min_gap[i], out[m, P_GAP], min_gap[0], epsilon) + HUMP_MIN
-            if coarse is None:
-                hump = -np.inf
-                for q in range(lo, hi + 1):
-                    if gg[q] != np.inf and gg[q] > hump:
-                        hump = gg[q]
-                separate = hump > level_between
-            else:
-                separate = _rises_on_coarse_samples(tables, work, coarse, lo, hi, level_between)
-                if not separate:
-                    return -1
-            if not separate:
+            level_between = level + HUMP_MIN     # the compression level of the static analysis
+            hump = -np.inf
+            for q in range(lo, hi + 1):
+                if gg[q] != np.inf and gg[q] > hump:
+                    hump = gg[q]
+            if not hump > level_between:
                 independent = False
                 break
         if not independent:
@@ -824,6 +802,118 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out, coa
         _fill_point_row(out[n_acc], tables, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
         n_acc += 1
     return n_acc
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _walk_to_maximum(k, lo, hi, tables, pose, rail_frame, axle, work):
+    """From grid index k in [lo, hi], step uphill on the sampled distance function
+    until a grid point is not below either neighbour inside [lo, hi]. Returns it;
+    its neighbours are evaluated (into work) where they lie in [lo - 1, hi + 1]."""
+    gg = work[1]
+    for q in range(k - 1, k + 2):
+        _distance_at(q, tables, pose, rail_frame, axle, work)
+    for _ in range(hi - lo + 1):
+        if k > lo and gg[k - 1] > gg[k]:
+            k -= 1
+            _distance_at(k - 1, tables, pose, rail_frame, axle, work)
+        elif k < hi and gg[k + 1] > gg[k]:
+            k += 1
+            _distance_at(k + 1, tables, pose, rail_frame, axle, work)
+        else:
+            break
+    return k
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _saddle_between(tables, pose, rail_frame, axle, work, pos_a, pos_b, gap_a, gap_b, k0, hint):
+    """The highest distance between two minima at fractional grid indices
+    pos_a <= pos_b (gaps gap_a, gap_b): (value, fractional grid index).
+
+    hint < 0 (a full search): the coarse samples of the scan's grid (every
+    COARSE_STRIDE-th index from k0) between the two; a sample >= 0 answers at
+    once (their patches do not touch, the exact height does not matter); else
+    the highest is refined by an uphill walk on the full grid and the parabola
+    of the minima (parabola_minimum of the negated samples). Every full search
+    (scan, tracked minima, table) computes the same value for the same points.
+    hint >= 0 (the re-location within a step): the walk starts from the grid
+    index of the saddle at the step's start. With no grid point strictly
+    between the two (one basin), the higher of the two minima."""
+    gg = work[1]
+    lo = int(math.floor(pos_a)) + 1
+    hi = int(math.ceil(pos_b)) - 1
+    if lo > hi:
+        if gap_a >= gap_b:
+            return gap_a, pos_a
+        return gap_b, pos_b
+    stride = COARSE_STRIDE
+    if hint >= 0.0:
+        best = min(max(int(hint + 0.5), lo), hi)
+    else:
+        best = -1
+        first = k0 + ((max(lo, k0) - k0 + stride - 1) // stride) * stride
+        for q in range(first, hi + 1, stride):
+            _distance_at(q, tables, pose, rail_frame, axle, work)
+            if gg[q] >= 0.0:
+                return gg[q], float(q)
+            if best < 0 or gg[q] > gg[best]:
+                best = q
+        if best < 0:
+            for q in range(lo, hi + 1):
+                _distance_at(q, tables, pose, rail_frame, axle, work)
+                if best < 0 or gg[q] > gg[best]:
+                    best = q
+    k = _walk_to_maximum(best, lo, hi, tables, pose, rail_frame, axle, work)
+    g0 = gg[k - 1]
+    g1 = gg[k]
+    g2 = gg[k + 1]
+    if g1 == np.inf:
+        return np.inf, float(k)
+    if g0 <= g1 and g2 <= g1 and g0 != np.inf and g2 != np.inf:
+        t, neg = parabola_minimum(-g0, -g1, -g2)
+        return -neg, k + t
+    return g1, float(k)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _next_along_profile(out, n, i):
+    """The point after point i along the wheel profile (+s; equal s: the higher
+    index), -1 for the last."""
+    si = out[i, P_S_WHEEL]
+    nxt = -1
+    for j in range(n):
+        sj = out[j, P_S_WHEEL]
+        if sj > si or (sj == si and j > i):
+            if nxt < 0 or sj < out[nxt, P_S_WHEEL] or (sj == out[nxt, P_S_WHEEL] and j < nxt):
+                nxt = j
+    return nxt
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def fill_saddles(tables, pose, rail, work, out, n, axle, use_hints):
+    """P_SADDLE and P_SADDLE_POS of the n points in `out` (side-local): the
+    saddle between each point and the next along the wheel profile
+    (_saddle_between), +inf / NaN for the last. use_hints: start from the
+    saddles in `out` (the re-location within a step) instead of a full search."""
+    params = tables.params
+    s0 = params[G_WHEEL_S0]
+    ds = params[G_WHEEL_DS]
+    rail_frame = _rail_frame(params, rail)
+    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    for i in range(n):
+        hint = -1.0
+        if use_hints and out[i, P_SADDLE_POS] == out[i, P_SADDLE_POS]:
+            hint = out[i, P_SADDLE_POS]
+        out[i, P_SADDLE] = np.inf
+        out[i, P_SADDLE_POS] = np.nan
+        j = _next_along_profile(out, n, i)
+        if j < 0:
+            continue
+        pos_a = (out[i, P_S_WHEEL] - s0) / ds
+        pos_b = (out[j, P_S_WHEEL] - s0) / ds
+        saddle, saddle_pos = _saddle_between(tables, pose, rail_frame, axle, work, pos_a, pos_b,
+                                             out[i, P_GAP], out[j, P_GAP], k0, hint)
+        out[i, P_SADDLE] = saddle
+        out[i, P_SADDLE_POS] = saddle_pos
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -844,7 +934,9 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     n_min, fallback = scan_minima(tables, pose, rail, work, work[W_WINDOWS], min_pos, min_gap)
     if n_min < 0:
         return 0
-    return select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
+    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
+    fill_saddles(tables, pose, rail, work, out, n_acc, _axle_frame(pose.roll, pose.yaw), False)
+    return n_acc
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -903,7 +995,8 @@ def wheel_contact_update(tables, pose, rail, count, work, out, axle):
     For each of the `count` points the local minimum of the distance function
     next to its previous position is found by `walk_to_minimum` (warm start: a
     few evaluations; if that fails, the smallest distance on the full grid within
-    +-UPDATE_HALF_WINDOW points), refined by the parabola, and replaces the row. The set of
+    +-UPDATE_HALF_WINDOW points), refined by the parabola, and replaces the row;
+    the saddles between them are re-located from their places (fill_saddles). The set of
     contact points is kept: the integrator uses this for the intermediate
     stages of one step, the full search (`wheel_distance_minima`) at its start.
     axle: the _axle_frame of pose.
@@ -953,6 +1046,7 @@ def wheel_contact_update(tables, pose, rail, count, work, out, axle):
         zp = _interp_column(tables.rail, u0, du, u, T_SLOPE)
         _fill_point_row(row, tables, gx, gz, k, t, u, gy[k] * (1.0 - t) + gy[k + 1] * t,
                         gmin, (zp + tan_theta) / (1.0 - zp * tan_theta), zp)
+    fill_saddles(tables, pose, rail, work, out, count, axle, True)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -1063,6 +1157,31 @@ def _convex_window(gg, k):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def _penetrating_shoulder(gg, k0, k1):
+    """True if the scan's full-grid samples of the interpenetration (gg <= 0) show
+    a shoulder: a step flatter than the steps on either side, all three of one
+    sign. There a new minimum can be born from one step to the next (a fold of
+    the distance function), and it carries load from birth: only a scan sees it."""
+    for k in range(max(k0, 1), k1 - 2):
+        g0 = gg[k - 1]
+        g1 = gg[k]
+        g2 = gg[k + 1]
+        g3 = gg[k + 2]
+        if not (g1 <= 0.0 or g2 <= 0.0):
+            continue
+        if g0 == np.inf or g3 == np.inf:
+            continue
+        d_prev = g1 - g0
+        d_cur = g2 - g1
+        d_next = g3 - g2
+        if ((d_prev < 0.0 and d_cur < 0.0 and d_next < 0.0)
+                or (d_prev > 0.0 and d_cur > 0.0 and d_next > 0.0)):
+            if abs(d_cur) < abs(d_prev) and abs(d_cur) <= abs(d_next):
+                return True
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos):
     """Keep the minima of a full scan (grid positions into track_pos) with its pose,
     the clearance of its shoulders (_shoulder_clearance) and, once per scratch,
@@ -1106,16 +1225,14 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axl
     Each minimum of the last full scan is walked down to its local minimum of
     the sampled distance function at this pose (walk_to_minimum) and refined by
     the same parabola as in the scan (parabola_minimum): the same grid samples,
-    the same arithmetic, so the same position and gap bit for bit. The
-    intermediate maxima (Eq. 6) between penetrating minima are looked for on
-    the scan's coarse samples only (a subset of the full scan's), and an
-    undecided one answers -1. Also -1: elastic mode off (epsilon >= 0), a walk
-    that fails, ends on a tie or goes farther than TRACK_MAX_WALK grid points,
-    two minima walking into one, no penetrating minimum (a lifted wheel: a new
-    deepest minimum could appear anywhere), more penetrating minima than at
-    the scan (a minimum that starts to penetrate: its basin was not checked for
-    convexity, see wheel_contact_tracked), a penetrating minimum merged into
-    another's patch."""
+    the same arithmetic, so the same position and gap bit for bit; the saddles
+    between the points are those of the scan's search (fill_saddles). -1:
+    elastic mode off (epsilon >= 0), a walk that fails, ends on a tie or goes
+    farther than TRACK_MAX_WALK grid points, two minima walking into one, no
+    penetrating minimum (a lifted wheel: a new deepest minimum could appear
+    anywhere), more penetrating minima than at the scan (a minimum that starts
+    to penetrate: its basin was not checked for convexity, see
+    wheel_contact_tracked), more penetrating minima than contact points."""
     if epsilon >= 0.0:
         return -1
     n_tr = int(head[TR_COUNT])
@@ -1144,12 +1261,11 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axl
         return -1
     for m in range(n_tr):
         track_pos[m] = min_pos[m]
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
-    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_tr, out,
-                          (pose, rail_frame, axle, k0, k1, head))
-    # a penetrating minimum merged into another's patch: a flat, many-minima basin
+    n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_tr, out)
+    # more penetrating minima than contact points: the scan decides which
     if n_acc < n_cand:
         return -1
+    fill_saddles(tables, pose, rail, work, out, n_acc, axle, False)
     return n_acc
 
 
@@ -1175,9 +1291,11 @@ def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, ou
     if n_min < 0:
         return 0
     n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
+    fill_saddles(tables, pose, rail, work, out, n_acc, axle, False)
     # the minima are kept unless the scan fell back on its smallest sample or
-    # filled its list, or a penetrating minimum was merged into another's patch
-    # or lies in a basin that is not convex on the grid (a flat basin with
+    # filled its list, or there were more penetrating minima than contact
+    # points, or the interpenetration has a shoulder (_penetrating_shoulder), or
+    # a penetrating minimum lies in a basin that is not convex on the grid (a flat basin with
     # several minima, a conformal flange: within micrometres of depth the
     # deepest of them jumps from one to another, which only the scan can follow)
     n_cand = 0
@@ -1192,8 +1310,9 @@ def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, ou
     # a minimum 0.15 um above its rail at the scan penetrated within the next
     # substeps, on a plateau where a second minimum was born 1 mm away and became
     # the deepest)
-    if not fallback and n_min < MAX_MINIMA and n_cand <= n_acc and convex:
-        k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    if (not fallback and n_min < MAX_MINIMA and n_cand <= n_acc and convex
+            and not _penetrating_shoulder(work[1], k0, k1)):
         _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos)
         head[TR_CANDIDATES] = n_cand
     return n_acc
@@ -1299,15 +1418,17 @@ def wheel_distance_minima_reference(tables: ContactTables, pose: WheelsetPose,
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         ok = True
         pz = gz[k] * (1 - tt) + gz[k + 1] * tt
-        for r, r_pos in zip(rows, accepted_pos):
-            if (math.hypot(py - r[P_Y], pz - r[P_Z]) < params[G_E_D]
-                    or abs(tan_c - r[P_TAN_CONTACT]) < params[G_E_K]):
+        for r, r_pos in zip(rows if epsilon >= 0.0 else [], accepted_pos):
+            if math.hypot(py - r[P_Y], pz - r[P_Z]) < params[G_E_D]:
+                ok = False
+                break
+            if abs(tan_c - r[P_TAN_CONTACT]) < params[G_E_K]:
                 ok = False
                 break
             lo, hi = int(min(p_i, r_pos)), int(max(p_i, r_pos)) + 1
             seg = gg[lo:min(hi + 1, n_w)]
             seg = seg[np.isfinite(seg)]
-            if seg.size == 0 or seg.max() <= _patch_level(g_i, r[P_GAP], gmin[0], epsilon) + HUMP_MIN:
+            if seg.size == 0 or seg.max() <= level + HUMP_MIN:
                 ok = False
                 break
         if not ok:
@@ -1330,7 +1451,28 @@ def wheel_distance_minima_reference(tables: ContactTables, pose: WheelsetPose,
         accepted_pos.append(p_i)
     if not rows:
         return np.zeros((0, N_POINT_FIELDS))
-    return np.array(rows)
+    rows = np.array(rows)
+    # the saddle to the next point along the profile: the highest sample strictly
+    # between the two, refined by the parabola (the kernel may stop at a coarse
+    # sample >= 0: compare the saddles below zero)
+    rows[:, P_SADDLE] = np.inf
+    rows[:, P_SADDLE_POS] = np.nan
+    by_s = np.lexsort((np.arange(len(rows)), rows[:, P_S_WHEEL]))
+    grid_pos = (rows[:, P_S_WHEEL] - params[G_WHEEL_S0]) / params[G_WHEEL_DS]
+    for a, b in zip(by_s[:-1], by_s[1:]):
+        lo, hi = int(math.floor(grid_pos[a])) + 1, int(math.ceil(grid_pos[b])) - 1
+        if lo > hi:
+            higher = a if rows[a, P_GAP] >= rows[b, P_GAP] else b
+            rows[a, P_SADDLE], rows[a, P_SADDLE_POS] = rows[higher, P_GAP], grid_pos[higher]
+            continue
+        k = lo + int(np.argmax(gg[lo:hi + 1]))
+        g0, g1, g2 = gg[k - 1], gg[k], gg[k + 1]
+        if g0 <= g1 and g2 <= g1 and np.isfinite(g0) and np.isfinite(g2):
+            t = 0.5 * (g0 - g2) / (g0 - 2.0 * g1 + g2) if g0 - 2.0 * g1 + g2 < 0.0 else 0.0
+            rows[a, P_SADDLE], rows[a, P_SADDLE_POS] = g1 - 0.25 * (g0 - g2) * t, k + t
+        else:
+            rows[a, P_SADDLE], rows[a, P_SADDLE_POS] = g1, float(k)
+    return rows
 
 
 # ---------------------------------------------------------------------------

@@ -427,9 +427,12 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
                 q -= 1
         for b in range(n_b):
             scratch[b, R_HUMP] = np.nan
-    # 4. the multipoint selection of solver.geometry.wheel_distance_minima
-    return _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
-                            rail_frame, axle, out)
+    # 4. the multipoint selection of solver.geometry.wheel_distance_minima, and the
+    # saddles between the points as its full search finds them
+    n_acc = _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
+                             rail_frame, axle, out)
+    geo.fill_saddles(tables, pose, rail, work, out, n_acc, axle, False)
+    return n_acc
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -473,7 +476,7 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
         zp = geo._interp_column(rail_t, u0, du, u, geo.T_SLOPE)
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         independent = True
-        for m in range(n_acc):
+        for m in range(n_acc if epsilon >= 0.0 else 0):
             a = acc_b[m]
             dy_ = py - scratch[a, R_Y]
             dz_ = pz - scratch[a, R_Z]
@@ -485,7 +488,7 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
                 break
             lo = min(b, a)
             hi = max(b, a)
-            threshold = geo._patch_level(gap, scratch[a, R_GAP], gap_min, epsilon) + geo.HUMP_MIN
+            threshold = level + geo.HUMP_MIN
             hump = -np.inf
             if agree:
                 for q in range(lo, hi):

@@ -7,20 +7,17 @@ over the substeps. The state is the plain array of solver.dynamics (N_STATE
 entries, S_*); the kernels update it in place.
 
 - `integrate_rk4`: classical 4th-order Runge-Kutta, 4 RHS evaluations per
-  substep (default). The full multipoint contact search runs at the first
+  substep. The full multipoint contact search runs at the first
   stage of every substep; stages 2-4 keep that set of contact points and
   re-locate each one on the profiles at the stage's state (a new contact
   point thus enters at the next substep, at most one internal step later,
-  when its penetration is still nil). The default internal step of 1 ms was chosen by
-  measurement on the Ren & Jin R400 and Kang R320 scenarios: lateral
-  displacement, outer-wheel Q, Y and flange force are the same to 4-5
-  significant digits for 0.25, 0.5, 1 and 1.25 ms in the steady curve, while
-  2 ms is unstable (the stiff flange contact makes the wheelset bounce off the
-  rails); 1 ms keeps a factor 2 from that limit. At a contact onset the late
-  entry makes RK4 first order: the Ren & Jin flange-root impact peak (5.8 s) is
-  73.3 kN at 1 ms and 81.2 / 82.2 / 82.7 kN at 0.25 / 0.125 / 0.0625 ms
-  against 83.1 kN converged (tests/test_adaptive_integrator.py; the adaptive
-  pairs below resolve it at 1 ms).
+  when its penetration is still nil). In the steady curve of Ren & Jin R400
+  and Kang R320 lateral displacement, outer-wheel Q, Y and flange force are
+  the same to 4-5 significant digits for 0.25 to 1.25 ms, while 2 ms is
+  unstable (the stiff flange contact makes the wheelset bounce off the rails).
+  At a contact onset the late entry makes RK4 first order: at the Ren & Jin
+  flange-root impact (5.8 s) RK4 at 1 ms is 9.8 kN (14 % of the wheel load)
+  off the converged run, at 0.1 ms still 2.1 kN (docs/convergence.md).
 - `integrate_semi_implicit`: semi-implicit (symplectic) Euler, velocities
   first, then positions with the new velocities; one RHS per substep, for
   stiff flange contact at small steps.
@@ -45,9 +42,9 @@ entries, S_*); the kernels update it in place.
   L-stable it is not held near 1 ms by the stiff modes that bound the
   explicit integrators (the vertical and roll bounce of the wheelset on its
   Hertz contacts, about 1300 rad/s; the creep damping of the spin, 900 1/s on
-  Ren & Jin), so its steps grow to what the accuracy asks: on Ren & Jin at
-  tolerance 1e-4 and steps of at most 10 ms it is 3.2x faster than RK4 at
-  1 ms and closer to the converged solution (README, "Core speed").
+  Ren & Jin), so its steps grow to what the accuracy asks. The default: at
+  tolerance 1e-5 it stays within 0.7 % of the wheel load and 0.08 um of the
+  converged runs of docs/convergence.md, including the impacts.
 The fixed-step kernels return the number of RHS evaluations, or -1 if the
 state became non-finite; the adaptive one also -2 (N_RHS_STEP_SIZE) if it
 needed more than model[M_MAX_STEPS] steps (the caller restores the state and
@@ -184,7 +181,7 @@ class StepData(NamedTuple):
     model: np.ndarray             # M_* parameter vector
     integrator_id: int            # INTEGRATOR_IDS
     max_penetration: float        # dynamics.StepLimits fields
-    lift_tolerance: float
+    tread_end: float
     flange_tip: float
     work: np.ndarray              # geometry.ContactBuffers fields
     points: np.ndarray
@@ -881,7 +878,7 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
             n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
                                             search, results, data.stages, table_search,
                                             data.search_key)
-    limits = StepLimits(data.max_penetration, data.lift_tolerance, data.flange_tip)
+    limits = StepLimits(data.max_penetration, data.tread_end, data.flange_tip)
     code, side = step_problem(state, n_rhs, results, limits)
     if code != PROBLEM_NONE:
         return code, side, n_rhs

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .wheelset import (N_STATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ,
+from .wheelset import (N_STATE, U_TORQUE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ,
                        S_X, S_Y, S_Z, WheelsetError, WheelsetModel, WheelsetParameters)
 
 # the linear states: all but the spin angle
@@ -89,27 +89,39 @@ def _model(params: WheelsetParameters, speed: float) -> WheelsetModel:
 
 
 def steady_run(model: WheelsetModel, iterations: int = 30) -> np.ndarray:
-    """The steady centred run: `initialize`, then Newton on (x, z, roll, spin
-    rate) for zero longitudinal, vertical, roll and spin accelerations (the
-    other accelerations vanish by symmetry). Returns the full state."""
+    """The steady centred run at constant speed: `initialize`, then Newton on
+    (z, roll, spin rate, axle torque) for zero longitudinal, vertical, roll and
+    spin accelerations (the other accelerations vanish by symmetry). The torque
+    is the drive that holds the speed against the creep losses of a wheel whose
+    patch spans points of different rolling radii (S1002 on UIC60 1:40 at the
+    centre: 0 without it); it stays in the model's inputs for the analysis.
+    Returns the full state."""
     model.initialize()
     state = model.state.copy()
-    unknowns = (S_X, S_Z, S_ROLL, S_SPIN_RATE)
+    inputs = model._u                      # the inputs every model.rhs below uses
+    unknowns = (S_Z, S_ROLL, S_SPIN_RATE, -1)    # -1: the axle torque
     residual_of = (S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE)
-    steps = (1e-7, 1e-8, 1e-8, 1e-5)
+    steps = (1e-8, 1e-8, 1e-5, 1.0)
+
+    def shift(idx, d):
+        if idx < 0:
+            inputs[U_TORQUE] += d
+        else:
+            state[idx] += d
+
     for _ in range(iterations):
         f = model.rhs(state)[list(residual_of)]
         if np.all(np.abs(f) < 1e-9):
             break
         jac = np.zeros((4, 4))
         for j, (idx, h) in enumerate(zip(unknowns, steps)):
-            s2 = state.copy()
-            s2[idx] += h
-            jac[:, j] = (model.rhs(s2)[list(residual_of)] - f) / h
-        delta = np.linalg.lstsq(jac, -f, rcond=None)[0]   # x is neutral without a suspension
-        delta[:3] = np.clip(delta[:3], -1e-4, 1e-4)
+            shift(idx, h)
+            jac[:, j] = (model.rhs(state)[list(residual_of)] - f) / h
+            shift(idx, -h)
+        delta = np.linalg.lstsq(jac, -f, rcond=None)[0]
+        delta[:2] = np.clip(delta[:2], -1e-4, 1e-4)
         for idx, d in zip(unknowns, delta):
-            state[idx] += d
+            shift(idx, d)
     f = model.rhs(state)
     if not np.all(np.isfinite(f)) or np.max(np.abs(f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]])) > 1e-3:
         raise StabilityError(f"no steady centred run found at V = {model.params.speed:g} m/s "

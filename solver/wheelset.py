@@ -30,9 +30,11 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
     M_CX, M_CZ, M_F11, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_ROLL_RATE_CREEPAGE, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MAX_STEPS, M_MULTIPOINT,
     M_POISSON, M_SPEED, M_SUSPENDED_MASS, M_TOLERANCE, M_YOUNG, N_CONTACT, N_DERIVED, N_INPUT, N_MODEL,
     N_RECORD, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT, O_LIFT_LEFT, O_LIFT_RIGHT,
-    O_MAX_PENETRATION, PROBLEM_BAD_INPUT, PROBLEM_CONTACT_LOST, PROBLEM_DERAILMENT,
+    O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT,
+    PROBLEM_DERAILMENT, PROBLEM_OFF_RAIL,
     PROBLEM_NON_FINITE, PROBLEM_NONE, PROBLEM_PENETRATION, PROBLEM_STEP_SIZE, R_CONTACT, R_COUNT, R_DERIVED,
-    R_CLIMB, R_DISTANCE, R_LIFT, R_STATE, R_TIME, R_WEAR, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
+    R_AIRBORNE, R_AXLE_SUM, R_CLIMB, R_CLIMB_DISTANCE, R_CLIMB_TIME, R_CLIMB_WARNING,
+    R_DISTANCE, R_LIFT, R_LIFT_HEIGHT, R_STATE, R_TIME, R_WEAR, R_WEINSTOCK, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
     S_SPIN_RATE,
     S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, U_BOX_FORCE, U_BOX_MOMENT, U_CANT,
     U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs,
@@ -53,7 +55,6 @@ CREEP_MODEL_NAMES = tuple(sorted(MODEL_IDS, key=MODEL_IDS.get))   # solver.creep
 CONTACT_MODEL_NAMES = ("single", "multipoint")                    # M_MULTIPOINT 0 / 1
 CONTACT_GEOMETRY_NAMES = ("online", "table")                       # solver.geometry / geometry_table
 MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
-NEVER = -1.0e9                    # climb time of a flange that never climbed (s, finite)
 
 
 
@@ -96,7 +97,10 @@ def _record_names() -> dict:
         names[f"wheel.{side_name}.active_points"] = R_COUNT + side
         names[f"wheel.{side_name}.lift"] = R_LIFT + side
         names[f"wheel.{side_name}.wear_number"] = R_WEAR + side
+        names[f"wheel.{side_name}.lift_height"] = R_LIFT_HEIGHT + side
         names[f"wheel.{side_name}.flange_climb_ratio"] = R_CLIMB + side
+        names[f"wheel.{side_name}.flange_climb_time"] = R_CLIMB_TIME + side
+        names[f"wheel.{side_name}.flange_climb_distance"] = R_CLIMB_DISTANCE + side
         for point in range(geo.MAX_POINTS):
             prefix = f"contact.{side_name}.point[{point + 1}]."
             for name, column in RECORD_POINT_COLUMNS:
@@ -104,6 +108,10 @@ def _record_names() -> dict:
             j = side * geo.MAX_POINTS + point
             names[prefix + "Y_over_Q"] = R_DERIVED + D_PYQ + j
             names[prefix + "wear_number"] = R_DERIVED + D_WEAR + j
+    names["wheelset.axle_sum_Y_over_Q"] = R_AXLE_SUM
+    names["wheelset.weinstock_ratio"] = R_WEINSTOCK
+    names["wheelset.airborne_time"] = R_AIRBORNE
+    names["status.flange_climb_warning"] = R_CLIMB_WARNING
     return names
 
 
@@ -132,12 +140,17 @@ class WheelsetParameters:
     (solver.geometry_table: contact point sets precomputed at initialisation,
     the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
-    `integrator`: "rk4" (fixed steps of at most internal_step, the default),
-    "semi-implicit", the adaptive explicit "rk23" / "rk45", or the adaptive
-    linearly implicit "rosenbrock" (a W-method with a kept Jacobian: the stiff
-    contact and creep modes set it no step limit; the fastest at tolerances
-    1e-4 ... 1e-3 with internal_step 10 ms); the adaptive ones take steps of at
-    most internal_step under the local error `tolerance` (solver.integrate).
+    `integrator`: "rosenbrock" (the default: the adaptive linearly implicit
+    W-method with a kept Jacobian; the stiff contact and creep modes set it no
+    step limit, and its error control resolves contact onsets and impacts),
+    "rk4" (fixed steps of at most internal_step), "semi-implicit", or the
+    adaptive explicit "rk23" / "rk45"; the adaptive ones take steps of at most
+    internal_step under the local error `tolerance` (solver.integrate). The
+    defaults (Rosenbrock, tolerance 1e-5, steps of at most 1 ms) keep Q within
+    2 % of the static wheel load and y within 1 um of a converged run on the
+    loaded straight track, the Ren & Jin curve and hard flange contact
+    (docs/convergence.md); internal_step 10 ms is faster with long
+    communication steps, at the same tolerance.
     `bogie`: True for the built-in spring-damper to a frame following the
     track centreline (stand-alone runs); False when the host supplies the
     axle-box forces. `suspended_mass`: the share of the vehicle mass carried by
@@ -168,11 +181,11 @@ class WheelsetParameters:
     contact_damping: float = 0.0
     speed: float = 27.78
     internal_step: float = 1e-3
-    integrator: str = "rk4"
+    integrator: str = "rosenbrock"
     # the adaptive integrators ("rk23", "rk45", "rosenbrock"): local error tolerance, relative
     # to the scales of solver.integrate.ERROR_SCALE (1 mm, 1 mrad, 0.1 m/s, 0.1 rad/s);
     # internal_step is then their largest step
-    tolerance: float = 1e-6
+    tolerance: float = 1e-5
     track: object = "straight"
     axle_box_semi_spacing: float = 1.0
     bogie: bool = False
@@ -182,7 +195,6 @@ class WheelsetParameters:
     initial_lateral: float = 0.0
     initial_yaw: float = 0.0
     max_penetration: float = 2e-3
-    lift_tolerance: float = 1e-3      # both wheels further than this off the rails: contact lost
     # most internal steps one advance() may take: a longer step is discarded before
     # it starts (1e5 steps of 1 ms = 100 s of simulated time, some seconds of wall
     # time; a host asking for a step of 1e5 s gets a discard, not an hour's wait)
@@ -198,7 +210,7 @@ class WheelsetParameters:
     def validate(self):
         positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
                     "inertia_roll", "inertia_spin", "inertia_yaw", "young", "internal_step",
-                    "axle_box_semi_spacing", "max_penetration", "separation_min", "lift_tolerance"]
+                    "axle_box_semi_spacing", "max_penetration", "separation_min"]
         for name in positive:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
@@ -326,7 +338,7 @@ class StepResult:
     message: str = ""
     rhs_evaluations: int = 0
     reason: str = ""     # for a discard: "non_finite", "excessive_penetration",
-                         # "contact_lost", "derailment", "too_many_substeps" or
+                         # "derailment", "too_many_substeps" or
                          # "step_size" (an adaptive integrator needing more than
                          # max_substeps steps)
 
@@ -371,6 +383,12 @@ class WheelsetOutputs:
     penetration: np.ndarray                # normal penetration per point (m)
     elastic_energy: float                  # J
     flange_climb_ratio: np.ndarray         # (2,) flange Y/Q over Nadal's limit (solver/derailment.py)
+    flange_climb_time: np.ndarray          # (2,) how long (s) the ratio has been above 1
+    flange_climb_distance: np.ndarray      # (2,) over what distance (m)
+    axle_sum_y_over_q: float               # Weinstock's sum of |Y/Q| of both wheels
+    weinstock_ratio: float                 # that sum over Weinstock's limit (0: no flange contact)
+    airborne_time: float                   # how long (s) both wheels have been off their rails
+    lift_height: np.ndarray                # (2,) a lifted wheel's height above its rail (m)
     wheel_lift: np.ndarray                 # (2,) bool (a derailing step is discarded:
                                            # StepResult.reason says so)
     rhs_evaluations: int
@@ -451,7 +469,8 @@ class WheelsetModel:
             track_length=self.track.length, wheel_table=self.setup.wheel_table,
             rail_table=self.setup.rail_table, geometry_params=self.setup.params, model=self.model,
             integrator_id=INTEGRATOR_IDS[params.integrator],
-            max_penetration=params.max_penetration, lift_tolerance=params.lift_tolerance,
+            max_penetration=params.max_penetration,
+            tread_end=float(self.setup.wheel_table[-1, geo.T_LAT]),
             flange_tip=float(self.setup.wheel_table[0, geo.T_LAT]),
             work=self._work, points=self._points, counts=self._counts,
             contact=self._contact, summary=self._summary,
@@ -468,13 +487,13 @@ class WheelsetModel:
         # (fast_step.K_*), the RHS evaluations and their number before the last step
         self._clock = np.zeros(fast_step.N_CLOCK)
         self._rhs_count = np.zeros(fast_step.N_RHS_COUNT, dtype=np.int64)
-        self._before_climb = np.full(2, NEVER)
         self._u = self.input_vector(WheelsetInputs())   # the inputs of the last step
         # derailment (solver/derailment.py): the lateral displacement past the flange,
         # the Nadal ratios at the current state, the time each flange last climbed
         self._flange_passed = derailment.flange_passed_lateral(self.setup)
-        self._climb_ratios = np.zeros(2)
-        self._climb_time = np.full(2, NEVER)
+        # the running-safety memory (fast_step.SF_*) and its copy for undo_step
+        self._safety = self._no_safety()
+        self._safety_before = self._no_safety()
         self._u_before = self._u.copy()     # what undo_step restores
         self._initialized = False
 
@@ -526,7 +545,7 @@ class WheelsetModel:
                 "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
                 "summary": self._summary.copy(), "inputs": self._u.copy(),
                 "initialized": self._initialized, "model": self.model.copy(),
-                "climb_time": self._climb_time.copy(), "jacobian": self._jacobian.copy()}
+                "safety": self._safety.copy(), "jacobian": self._jacobian.copy()}
 
     def set_state(self, snapshot: dict):
         self._clock[fast_step.K_BEFORE_VALID] = 0.0
@@ -539,7 +558,7 @@ class WheelsetModel:
         self._u[:] = snapshot["inputs"]
         self._initialized = bool(snapshot["initialized"])
         self.model[:] = snapshot["model"]
-        self._climb_time[:] = snapshot.get("climb_time", NEVER)
+        self._safety[:] = snapshot.get("safety", self._no_safety())
         # the Rosenbrock integrator's kept Jacobian; without one the next step computes it
         self._jacobian[:] = snapshot.get("jacobian", self._no_jacobian())
         # the contact search's tracked minima belong to another pose: the next search scans
@@ -596,14 +615,23 @@ class WheelsetModel:
                     self._derived, self.record)
         self.record[R_TIME] = self.time
         self.record[R_DISTANCE] = self.distance
-        self._update_climb()
+        self._update_safety()
 
-    def _update_climb(self):
-        """The Nadal ratios of the current state into the record; remember when a
-        flange climbs (ratio > 1)."""
-        fast_step.update_climb(self._contact, self._derived, self.model[M_FRICTION],
-                               self._climb_ratios, self.record, self._climb_time,
-                               self._clock[fast_step.K_TIME])
+    def _update_safety(self):
+        """The running-safety outputs of the current state into the record
+        (fast_step.update_safety, outside a step: anything that begins now is
+        dated now)."""
+        time, distance = self.time, self.distance
+        fast_step.update_safety(self._contact, self._derived, self._summary, self.model[M_FRICTION],
+                                self._safety, self.record, time, distance, time, distance)
+
+    @staticmethod
+    def _no_safety() -> np.ndarray:
+        """A running-safety memory (fast_step.SF_*) with nothing begun."""
+        safety = np.zeros(fast_step.N_SAFETY)
+        safety[fast_step.SF_CLIMB_SINCE:fast_step.SF_CLIMB_SINCE + 2] = fast_step.NEVER
+        safety[fast_step.SF_AIRBORNE_SINCE] = fast_step.NEVER
+        return safety
 
     # -- initialisation ----------------------------------------------------------
     def initialize(self, inputs: WheelsetInputs | None = None, lateral: float | None = None,
@@ -685,8 +713,8 @@ class WheelsetModel:
         address (numba unboxes 3 arrays instead of 40). Built on first use and
         again for a copy of the model (whose arrays are its own: the block
         records the id of the model it was made for)."""
-        core = (self.state, self._clock, self._rhs_count, self._before_climb, self._climb_ratios,
-                self._climb_time, self._u, self._u_before)
+        core = (self.state, self._clock, self._rhs_count, self._safety_before, self._safety,
+                self._u, self._u_before)
         owner = self._block_owner
         if owner[0] != id(self) or not all(map(operator.is_, core, owner[1])):
             # (also if one of these arrays was replaced rather than changed in place)
@@ -729,41 +757,59 @@ class WheelsetModel:
                                                  self._flange_passed, *self._step_block())
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
-        if code == PROBLEM_CONTACT_LOST or (code == PROBLEM_NONE and
-                                            abs(self.state[S_Y]) > self._flange_passed):
-            # both wheels off the rails: a wheel lift, or a flange that climbed
-            # (solver/derailment.py); any state past the flange: a derailment
-            end = self.time + h
-            recent = (end - self._climb_time) <= derailment.CLIMB_MEMORY
-            # the wheel whose flange climbed most recently (the current ratios are
-            # those of the step that lost contact: all 0)
-            climbed = (int(np.argmax(np.where(recent, self._climb_time, -np.inf)))
-                       if recent.any() else -1)
-            cause = derailment.derailment_cause(float(self.state[S_Y]), self._flange_passed,
-                                                climbed, code == PROBLEM_CONTACT_LOST)
-            if cause is not None:
-                side, why = cause
-                y_before, y_after = float(saved_state[S_Y]), float(self.state[S_Y])
+        if code == PROBLEM_NONE and abs(self.state[S_Y]) > self._flange_passed:
+            # past the flange: the flange tip has crossed the rail's gauge face
+            y_before, y_after = float(saved_state[S_Y]), float(self.state[S_Y])
+            self.state[:] = saved_state
+            self._contact[:] = saved_contact
+            self._summary[:] = saved_summary
+            self._update_record()
+            if (abs(y_before) <= self._flange_passed
+                    and abs(y_after) > derailment.JUMP_FACTOR * self._flange_passed):
+                # from before the flange to far beyond it in one step: not a wheel
+                # climbing but the integration failing
+                return StepResult(
+                    "discard", f"the lateral displacement jumped from {y_before * 1e3:.1f} "
+                    f"to {y_after * 1e3:.1f} mm in one step (numerical instability: reduce "
+                    "the internal step)" + self._stability_hint(h / n_sub), 0, "non_finite")
+            side = 0 if y_after > 0 else 1
+            return StepResult(
+                "discard", f"derailment: the {('left', 'right')[side]} wheel is off its rail "
+                f"head on the field side: the lateral displacement {y_after * 1e3:.1f} mm is past "
+                f"the flange (its tip crosses the gauge face at {self._flange_passed * 1e3:.1f} mm)",
+                0, "derailment")
+        if code == PROBLEM_AIRBORNE and min(self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]) >= 0.5:
+            # both wheels half a metre off their rails (or not over them at all)
+            # after one step: not a flight but the integration failing
+            self.state[:] = saved_state
+            self._contact[:] = saved_contact
+            self._summary[:] = saved_summary
+            self._update_record()
+            return StepResult(
+                "discard", "both wheels left their rails by more than 0.5 m in one step "
+                "(numerical instability: reduce the internal step)"
+                + self._stability_hint(h / n_sub), 0, "non_finite")
+        if code == PROBLEM_OFF_RAIL:
+            moved = abs(self._summary[O_RAIL_ON_WHEEL_LEFT + where]
+                        - saved_summary[O_RAIL_ON_WHEEL_LEFT + where])
+            if moved > self._flange_passed:
+                # across the rail head by more than the flange's reach in one step:
+                # not a wheel sliding off its rail but the integration failing
                 self.state[:] = saved_state
                 self._contact[:] = saved_contact
                 self._summary[:] = saved_summary
-                self._update_record()
-                if (abs(y_before) <= self._flange_passed
-                        and abs(y_after) > derailment.JUMP_FACTOR * self._flange_passed):
-                    # from before the flange to far beyond it in one step: not a wheel
-                    # climbing but the integration failing
-                    return StepResult(
-                        "discard", f"the lateral displacement jumped from {y_before * 1e3:.1f} "
-                        f"to {y_after * 1e3:.1f} mm in one step (numerical instability: reduce "
-                        "the internal step)" + self._stability_hint(h / n_sub), 0, "non_finite")
-                return StepResult("discard", f"derailment: the {('left', 'right')[side]} wheel "
-                                  f"is climbing over the rail: {why}"
-                                  + self._stability_hint(h / n_sub), 0, "derailment")
+                return StepResult(
+                    "discard", f"the {('left', 'right')[where]} wheel moved {moved * 1e3:.1f} mm "
+                    "across its rail head in one step (numerical instability: reduce the internal "
+                    "step)" + self._stability_hint(h / n_sub), 0, "non_finite")
         if code != PROBLEM_NONE:
             reason, message = self._problem_message(code, where)
             self.state[:] = saved_state
             self._contact[:] = saved_contact
             self._summary[:] = saved_summary
+            if code == PROBLEM_AIRBORNE:
+                # (the step's outputs were recorded before its flight was judged)
+                self._update_record()
             if reason != "derailment":
                 message += self._stability_hint(h / n_sub)
             return StepResult("discard", message, 0, reason)
@@ -785,7 +831,7 @@ class WheelsetModel:
         clock[fast_step.K_TIME] = clock[fast_step.K_BEFORE_TIME]
         clock[fast_step.K_DISTANCE] = clock[fast_step.K_BEFORE_DISTANCE]
         self._rhs_count[0] = self._rhs_count[1]
-        self._climb_time[:] = self._before_climb
+        self._safety[:] = self._safety_before
         clock[fast_step.K_BEFORE_VALID] = 0.0
         self._update_record()
 
@@ -857,13 +903,26 @@ class WheelsetModel:
             pen = self._summary[O_MAX_PENETRATION]
             return ("excessive_penetration", f"excessive penetration {pen * 1e3:.2f} mm > "
                     f"{self.params.max_penetration * 1e3:.2f} mm (impact or instability)")
-        if code == PROBLEM_CONTACT_LOST:
+        name = ("left", "right")[side] if side >= 0 else ""
+        if code == PROBLEM_OFF_RAIL:
+            offset = self._summary[O_RAIL_ON_WHEEL_LEFT + side]
+            return ("derailment", f"derailment: the {name} wheel has dropped off its rail head "
+                    f"inside the gauge (the rail head's centre lies {offset * 1e3:.1f} mm from "
+                    f"its taping line, beyond the profile's field-side end at "
+                    f"{self.setup.wheel_table[-1, geo.T_LAT] * 1e3:.1f} mm)")
+        if code == PROBLEM_AIRBORNE:
+            height = derailment.flange_height(self.setup)
             gaps = self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]
-            return ("contact_lost", "loss of all wheel-rail contact: both wheels lifted off the rails "
-                    f"(gaps {gaps[0] * 1e3:.2f} and {gaps[1] * 1e3:.2f} mm)")
-        name = ("left", "right")[side]
-        return ("derailment", f"derailment: the {name} wheel is climbing over the rail "
-                "(contact within 3 mm of the flange tip)")
+            if min(gaps) > height:
+                return ("derailment", "derailment: both wheels are more than the flange height "
+                        f"({height * 1e3:.1f} mm) above their rails (gaps {gaps[0] * 1e3:.1f} and "
+                        f"{gaps[1] * 1e3:.1f} mm): the flanges no longer guide the wheelset")
+            return ("derailment", "derailment: both wheels have been off their rails for longer "
+                    f"than {derailment.airborne_limit(self.setup) * 1e3:.0f} ms, the flight of a "
+                    f"wheelset rising by the flange height ({height * 1e3:.1f} mm) under gravity "
+                    "alone: the flanges no longer guide it")
+        return ("derailment", f"derailment: the {name} wheel has climbed its rail (a loaded "
+                "contact within 3 mm of the flange tip: risen by the flange height)")
 
     # -- outputs -------------------------------------------------------------------
     def outputs(self) -> WheelsetOutputs:
@@ -894,6 +953,12 @@ class WheelsetModel:
             wear_number=d[D_WEAR:D_WEAR + 6].reshape(2, 3), penetration=c[..., C_PENETRATION],
             elastic_energy=float(d[D_ENERGY]),
             flange_climb_ratio=self.record[R_CLIMB:R_CLIMB + 2].copy(),
+            flange_climb_time=self.record[R_CLIMB_TIME:R_CLIMB_TIME + 2].copy(),
+            flange_climb_distance=self.record[R_CLIMB_DISTANCE:R_CLIMB_DISTANCE + 2].copy(),
+            axle_sum_y_over_q=float(self.record[R_AXLE_SUM]),
+            weinstock_ratio=float(self.record[R_WEINSTOCK]),
+            airborne_time=float(self.record[R_AIRBORNE]),
+            lift_height=self.record[R_LIFT_HEIGHT:R_LIFT_HEIGHT + 2].copy(),
             wheel_lift=self._summary[:2] > 0.5,
             rhs_evaluations=self.rhs_evaluations)
 

@@ -259,7 +259,7 @@ def test_low_speed_klingel_scenario_against_the_converged_fixed_step():
 
 
 def test_too_many_adaptive_steps_discard_with_the_reason():
-    params = WheelsetParameters(integrator="rk23", internal_step=1e-3, max_substeps=3,
+    params = WheelsetParameters(integrator="rk23", internal_step=1e-3, max_substeps=3, tolerance=1e-6,
                                 bogie=True, suspended_mass=2 * 100e3 / 9.81)
     model = WheelsetModel(params)
     inputs = WheelsetInputs()

@@ -263,8 +263,9 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
                   keep_record=np.zeros_like(model.record), keep_derived=np.zeros_like(model._derived),
                   clock=model._clock, keep_clock=np.zeros_like(model._clock),
                   rhs_count=model._rhs_count, keep_rhs_count=np.zeros_like(model._rhs_count),
-                  climb_ratios=np.zeros(2), climb_time=np.zeros(2), before_climb=np.zeros(2),
-                  keep_climb=np.zeros(6), slave_time=np.zeros(1), matrix=np.zeros((33, 3)),
+                  safety=model._safety, safety_before=np.zeros_like(model._safety),
+                  keep_safety=np.zeros(2 * model._safety.size), slave_time=np.zeros(1),
+                  matrix=np.zeros((33, 3)),
                   offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33))
     ints = np.zeros(fast_step.N_INTS, dtype=np.int64)
     reals = np.zeros(fast_step.N_REALS)

@@ -256,6 +256,10 @@ def core_output(out, name):
     written independently of the slave's record index)."""
     side = {"left": 0, "right": 1}
     p = name.split(".")
+    if name == "wheelset.axle_sum_Y_over_Q":         # Weinstock: |Y/Q| of both wheels
+        return float(np.abs(out.derailment_quotient).sum())
+    if name in ("wheelset.weinstock_ratio", "wheelset.airborne_time"):
+        return getattr(out, p[1])
     if p[0] == "wheelset":
         vectors = {"x": (out.position, 0), "y": (out.position, 1), "z": (out.position, 2),
                    "roll": (out.orientation, 0), "yaw": (out.orientation, 1),
@@ -279,6 +283,8 @@ def core_output(out, name):
         return max([0.0] + ratios)
     if p[0] == "wheel":
         i = side[p[1]]
+        if p[2] in ("lift_height", "flange_climb_time", "flange_climb_distance"):
+            return getattr(out, p[2])[i]
         if p[2] == "wear_number":     # T gamma summed over the wheel's active points
             return sum(abs(out.creep_force_longitudinal[i, k] * out.creepage_longitudinal[i, k])
                        + abs(out.creep_force_lateral[i, k] * out.creepage_lateral[i, k])
@@ -297,13 +303,15 @@ def core_output(out, name):
         return getattr(out, POINT_ATTRIBUTES[p[3]])[i, k] if on else 0.0
     if name == "status.wheel_lift":
         return bool(out.wheel_lift.any())
+    if name == "status.flange_climb_warning":
+        return bool(out.flange_climb_ratio.max() > 1.0)
     if name in ("status.derailment", "status.excessive_penetration"):
         return False
     raise KeyError(name)
 
 
 def test_every_output_equals_the_core(md, unzipped):
-    # all 132 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
+    # all 142 outputs at the end of the Ren & Jin R400 run at 100 km/h (flange-root
     # + flange two-point contact on the outer wheel), read through getReal /
     # getInteger / getBoolean in one call each, against the core run directly
     from fmu_wheelset.validation.common import fmu_start_values
@@ -333,7 +341,9 @@ def test_every_output_equals_the_core(md, unzipped):
     for k in range(n):
         assert model.advance(H).status == "ok"
     out = model.outputs()
-    assert len(got) == 132          # 128 + the two wheels' wear numbers and flange-climb ratios
+    # 128 + the two wheels' wear numbers and flange-climb ratios + the running-safety
+    # outputs (lift heights, climb times and distances, Weinstock, airborne time, warning)
+    assert len(got) == 142
     assert got["wheel.right.active_points"] == 2        # the outer wheel of the left curve
     for name, value in got.items():
         expected = core_output(out, name)

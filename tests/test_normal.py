@@ -239,31 +239,110 @@ def test_fit_kernel_never_returns_nan(A, B, delta):
 
 
 # ---------------------------------------------------------------------------
-# multipoint
+# load sharing of the contact points of one wheel (merged patch)
 # ---------------------------------------------------------------------------
 
-def test_multipoint_forces_reference_and_kernel():
-    delta = np.array([1.2e-4, -3e-5, 4e-5, 2e-5])
-    rate = np.array([0.01, 0.2, -0.5, -1e-3])
-    A = np.array([1.08, 1.08, 1.3, 1.3])
-    B = np.array([2.1, -0.5, 40.0, 40.0])  # non-convex point 1 is not in contact: fine
-    damping = 2e5
-    ref = nm.multipoint_normal_forces(delta, rate, A, B, YOUNG, POISSON, damping=damping)
-    for i in range(4):
-        if delta[i] > 0:
-            elastic = nm.hertz_force_from_penetration(delta[i], A[i], B[i], YOUNG, POISSON)[0]
-            assert ref.normal_force[i] == pytest.approx(max(0.0, elastic + damping * rate[i]), rel=1e-12)
-    assert ref.normal_force[1] == 0.0 and ref.a[1] == 0.0
-    assert ref.normal_force[2] == 0.0  # separating fast: never pulls
-    assert ref.normal_force[0] > nm.hertz_force_from_penetration(delta[0], A[0], B[0], YOUNG, POISSON)[0]
-    out = [np.zeros(4) for _ in range(3)] + [np.zeros(4, dtype=np.int64)]
-    total = nm.multipoint_normal_forces_kernel(delta, rate, A, B, YOUNG, POISSON, np.full(4, damping), *out)
-    np.testing.assert_allclose(out[0], ref.normal_force, rtol=1e-10, atol=0.0)
-    np.testing.assert_allclose(out[1], ref.a, rtol=1e-10, atol=0.0)
-    np.testing.assert_allclose(out[2], ref.b, rtol=1e-10, atol=0.0)
-    assert total == pytest.approx(ref.normal_force.sum(), rel=1e-12)
-    with pytest.raises(nm.NormalContactError):
-        nm.multipoint_normal_forces([1e-4], [0.0], [1.0], [-0.1], YOUNG, POISSON)
+def _patch(depth, saddle, stiffness):
+    """merged_patch_forces_kernel's forces (and the NumPy reference's, asserted equal)."""
+    depth, saddle, stiffness = (np.asarray(a, dtype=float) for a in (depth, saddle, stiffness))
+    n = depth.size
+    force, shared = np.zeros(n), np.zeros(n)
+    total = nm.merged_patch_forces_kernel(depth, np.append(saddle, -1.0), stiffness, n, force, shared)
+    ref_force, ref_shared = nm.merged_patch_forces(depth, saddle, stiffness)
+    # the same sums in another order: equal to rounding
+    np.testing.assert_allclose(force, ref_force, rtol=1e-12, atol=1e-9)
+    np.testing.assert_array_equal(shared, ref_shared)
+    assert total == pytest.approx(force.sum(), rel=1e-12)
+    return force
+
+
+K1, K2, K3 = 8.2e10, 1.6e11, 4.1e10     # N/m^1.5: tread contacts of 70 kN at 90, 60, 140 um
+
+
+def test_merged_patch_kernel_equals_the_merge_tree_reference():
+    """Random points along a wheel (depths, saddles no deeper than their
+    neighbours, stiffnesses), up to MAX_POINTS: the kernel's non-recursive sums
+    equal the recursive merge tree."""
+    from solver.geometry import MAX_POINTS
+    rng = np.random.default_rng(41)
+    for _ in range(3000):
+        n = int(rng.integers(1, MAX_POINTS + 1))
+        depth = rng.uniform(-50e-6, 150e-6, n)
+        saddle = np.array([min(depth[j], depth[j + 1]) - rng.uniform(-60e-6, 80e-6)
+                           for j in range(n - 1)])
+        saddle = np.minimum(saddle, np.minimum(depth[:-1], depth[1:]))
+        if rng.random() < 0.2 and n > 2:
+            saddle[1] = saddle[0]            # equal saddles: the tie rule
+            saddle = np.minimum(saddle, np.minimum(depth[:-1], depth[1:]))
+        _patch(depth, saddle, rng.uniform(1e10, 2e11, n))
+
+
+def test_separate_patches_carry_their_own_hertz_loads():
+    # saddles above the rail (depth <= 0): each point K d^1.5 (Ren & Jin 2010, Eq. 11)
+    depth = np.array([90e-6, 30e-6, 60e-6])
+    force = _patch(depth, [-5e-6, -1e-9], [K1, K2, K3])
+    np.testing.assert_allclose(force, np.array([K1, K2, K3]) * depth ** 1.5, rtol=1e-14)
+
+
+def test_a_flat_patch_of_two_minima_is_one_hertz_contact():
+    # the saddle as deep as both minima: one patch of the mean stiffness, shared equally
+    d = 80e-6
+    force = _patch([d, d], [d], [K1, K2])
+    assert force.sum() == pytest.approx(0.5 * (K1 + K2) * d ** 1.5, rel=1e-13)
+    assert force[0] == pytest.approx(force[1], rel=1e-13)
+
+
+def test_a_minimum_born_from_a_shoulder_starts_from_zero_load():
+    # a fold of the distance function: the new minimum b as deep as its saddle
+    # with a; its load and the change of the total vanish with its depth eps
+    # below the saddle, linearly (b's own part 1.5 k q^0.5 eps: 2.3e-3 of the
+    # load per 0.1 um here; its share of the layer above the saddle as eps / 40 um)
+    d_a, q = 100e-6, 60e-6
+    before = _patch([d_a], [], [K1])
+    for eps, bound in ((1e-7, 5e-3), (1e-8, 5e-4), (1e-9, 5e-5)):
+        after = _patch([d_a, q + eps], [q], [K1, K2])
+        assert after[1] / before[0] < bound
+        assert abs(after.sum() - before[0]) / before[0] < bound
+
+
+def test_a_point_born_at_the_rail_starts_from_zero_load():
+    for eps, bound in ((1e-8, 1e-5), (1e-9, 1e-6)):
+        force = _patch([90e-6, eps], [-2e-6], [K1, K2])
+        assert force[1] == pytest.approx(K2 * eps ** 1.5, rel=1e-12)
+        assert force[1] < bound * force[0]
+
+
+def test_two_minima_passing_each_other_share_continuously():
+    # the old model put the whole patch on the deeper minimum: at equal depth it
+    # switched to the other's stiffness (the doubling of issue 41); here the
+    # shares cross continuously, equal at equal depth
+    q = 85e-6
+    left = _patch([90e-6 + 1e-10, 90e-6], [q], [K1, K2])
+    right = _patch([90e-6, 90e-6 + 1e-10], [q], [K1, K2])
+    np.testing.assert_allclose(left, right, rtol=1e-4)
+    d = 90e-6
+    mid = _patch([d, d], [q], [K1, K2])
+    # each its own part below the saddle, and half of the layer above it, whose
+    # stiffness is the mean of the two (both reach 5 um below the saddle)
+    layer = 0.5 * (K1 + K2) * q ** 1.5
+    np.testing.assert_allclose(mid, [K1 * (d ** 1.5 - q ** 1.5) + 0.5 * layer,
+                                     K2 * (d ** 1.5 - q ** 1.5) + 0.5 * layer], rtol=1e-12)
+
+
+def test_a_saddle_rising_through_the_rail_splits_the_patch_continuously():
+    depth = [90e-6, 70e-6]
+    below = _patch(depth, [1e-10], [K1, K2])
+    above = _patch(depth, [-1e-10], [K1, K2])
+    np.testing.assert_allclose(below, above, rtol=1e-6)
+
+
+def test_merged_patch_is_mirror_symmetric():
+    rng = np.random.default_rng(3)
+    depth = rng.uniform(20e-6, 120e-6, 3)
+    saddle = np.minimum(depth[:-1], depth[1:]) - rng.uniform(0.0, 30e-6, 2)
+    k = rng.uniform(3e10, 2e11, 3)
+    np.testing.assert_allclose(_patch(depth, saddle, k)[::-1],
+                               _patch(depth[::-1], saddle[::-1], k[::-1]), rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------

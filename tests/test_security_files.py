@@ -254,6 +254,8 @@ def test_fmu_max_substeps_parameter(md, unzipped):
     h = Host(md, unzipped, "few-substeps", initialize=False)
     try:
         h.s.setInteger([h.vr["solver.max_substeps"]], [10])
+        # fixed steps, so that a step's count of internal steps is known before it runs
+        h.s.setInteger([h.vr["solver.integrator"]], [0])
         h.initialize()
         h.s.doStep(currentCommunicationPoint=0.0, communicationStepSize=0.01)   # 10 substeps
         with pytest.raises(fmpy.fmi1.FMICallException):

@@ -250,7 +250,7 @@ CASES = {
     "core constants changed": (_model_constants, ["model.model"]),
     "another build": (lambda d: d.update(guid="{00000000-0000-0000-0000-000000000000}"),
                       ["another build", "GUID"]),
-    "another format version": (lambda d: d.update(version=2), ["version 2"]),
+    "another format version": (lambda d: d.update(version=1), ["version 1"]),
     "another format": (lambda d: d.update(format="x"), ["not a wheelset FMU state"]),
     "model missing": (lambda d: d.pop("model"), ["missing key", "model"]),
     "rhs count negative": (lambda d: d["model"].update(rhs_evaluations=-1), ["rhs_evaluations"]),
@@ -344,7 +344,8 @@ def test_state_document_round_trip_is_bit_exact():
               "s": ("String", None, None)}
     arrays = {"state": np.array([-0.0, 5e-324, 1.0 / 3.0]), "contact": np.arange(12.0).reshape(2, 3, 2),
               "summary": np.zeros(5), "inputs": np.array([1.0, math.nan]), "model": np.ones(3),
-              "climb_time": np.array([-1.0e9, 0.25]), "jacobian": np.array([-1.0, 0.5, -2.5e9])}
+              "safety": np.array([0.0, 1.5, -1.0e9, 0.25, 0.0, 3.0, -1.0e9]),
+              "jacobian": np.array([-1.0, 0.5, -2.5e9])}
     snapshot = {"initialized": True, "time": 0.1 + 0.2, "io": np.array([-0.0, 2.5]),
                 "values": {"a": -0.0, "n": 2, "b": True, "s": "S1002 ünïcode"},
                 "model": {"time": 0.30000000000000004, "distance": 8.334, "rhs_evaluations": 12,

@@ -72,15 +72,22 @@ def test_nonlinear_critical_speed_s1002_by_bisection():
     """S1002/UIC60 1:40, Polach, suspended wheelset (kx 0.5 MN/m): the
     nonlinear critical speed found by bisection on perturbed runs (6 mm) is a
     speed at which the perturbation decays just below and a limit cycle lives
-    just above, and it does not exceed the linear critical speed of the same
-    wheelset (the conicity grows with the amplitude; measured linear
-    111.3 m/s)."""
+    just above. Here it lies above the linear critical speed of the same
+    wheelset (measured: nonlinear 92.0, linear 59.7 m/s): the equivalent
+    conicity of the pair falls with the amplitude up to 3 mm (EN 15302 method,
+    0.36 at 1 mm, 0.18 at 3 mm: the tread patch at the centre spans the two
+    tread minima, whose shares of the load move with y), so the centred
+    wheelset's linear instability saturates in a small cycle."""
+    from solver import geometry as geo
+    from solver.geometry_analysis import equivalent_conicity
+    setup = geo.ContactSetup.from_names("S1002", "UIC60")
+    assert equivalent_conicity(setup, amplitude=1e-3) > equivalent_conicity(setup, amplitude=3e-3)
     params = WheelsetParameters(bogie=True, suspended_mass=9307.5,
                                 suspension_stiffness=(0.5e6, 3.884e6, 1.22e6))
-    crit = st.nonlinear_critical_speed(params, 60.0, 115.0, duration=2.0, tolerance=2.0)
+    crit = st.nonlinear_critical_speed(params, 20.0, 115.0, duration=2.0, tolerance=2.0)
     lo, hi = crit.bracket
     assert not st.hunts(params, lo, duration=2.0) and st.hunts(params, hi, duration=2.0)
-    assert crit.speed <= st.linear_critical_speed(params, 60.0, 130.0, scan=6, tolerance=0.5).speed + 2.0
+    assert st.linear_critical_speed(params, 20.0, 130.0, scan=6, tolerance=0.5).speed < crit.speed
     assert crit.frequency > 1.0
 
 

@@ -17,6 +17,9 @@ from solver.wheelset import WheelsetParameters
 NOT_IN_FMU = {
     "profile_step": "resampling step of the profiles: a numerical setting fixed in the FMU",
     "creep_options": "a dict of model-specific options (Polach kA, kS, A, B; FASTSIM nx, ny)",
+    "separation_min": "e_d of Ren & Jin's static analysis (the geometry command, the two-point "
+                      "onset); the dynamics share the load by the saddles instead",
+    "slope_difference_min": "e_k of Ren & Jin's static analysis, as separation_min",
 }
 
 

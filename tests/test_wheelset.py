@@ -7,6 +7,7 @@ import re
 import numpy as np
 import pytest
 
+from solver import derailment
 from solver import wheelset as ws
 from solver.wheelset import (S_Y, S_Z, S_VZ, WheelsetError, WheelsetInputs, WheelsetModel,
                              WheelsetParameters)
@@ -168,17 +169,26 @@ def test_bad_parameters_and_inputs_raise_clear_errors():
         model.advance(0.0)
 
 
-def test_wheel_lift_is_a_discarded_step_with_the_state_kept():
+def test_wheel_lift_goes_on_until_the_flanges_clear_the_rails():
+    """40 kN per axle box upwards on the 1600 kg wheelset: both wheels leave the
+    rails. A wheel lift is not a discarded step: the steps go on with the lift
+    and its height reported, until both wheels are higher above their rails
+    than the flange (2 mm on the synthetic cone wheel): a derailment, the state
+    kept at the last good step."""
     model = free_wheelset()
     model.initialize()
-    before = model.state.copy()
     lift = WheelsetInputs(axle_box_force=np.array([[0.0, 0.0, 4e4], [0.0, 0.0, 4e4]]))
-    results = [model.advance(0.01, lift) for _ in range(20)]
-    discarded = [r for r in results if r.status == "discard"]
-    assert discarded and "lifted" in discarded[0].message
-    # the step that lifted the wheels was not taken: the state is the last good one
+    for _ in range(200):
+        before = model.state.copy()
+        result = model.advance(1e-3, lift)
+        if result.status != "ok":
+            break
+        out = model.outputs()
+        assert out.lift_height.max() <= derailment.flange_height(model.setup)
+    assert result.reason == "derailment", result.message
+    assert "more than the flange height (2.0 mm) above their rails" in result.message
     assert np.array_equal(model.state, before)
-    assert model.time == 0.0
+    assert out.wheel_lift.all() and 0.0 < out.lift_height.min()
 
 
 def test_semi_implicit_integrator_gives_the_same_wavelength():
@@ -259,7 +269,7 @@ def test_creep_stiffness_instability_is_named_in_the_discard_message():
     # discarded, and the message says why. A quarter of the step integrates the
     # same case.
     inputs = WheelsetInputs(axle_box_force=np.array([[0.0, 0.0, -1.0e4], [0.0, 0.0, -1.0e4]]))
-    model = free_wheelset()
+    model = free_wheelset(integrator="rk4")
     model.initialize(inputs)
     tau = model.creep_time_constant()
     r0, p = 0.46, model.params
@@ -270,14 +280,14 @@ def test_creep_stiffness_instability_is_named_in_the_discard_message():
     auto = [model.advance(0.002, inputs) for _ in range(60)]
     assert all(r.status == "ok" for r in auto)
     # ... forced to the 1 ms step the run fails, and the message says why
-    model = free_wheelset()
+    model = free_wheelset(integrator="rk4")
     model.initialize(inputs)
     model.internal_step = 1e-3
     results = [model.advance(0.002, inputs) for _ in range(60)]
     bad = [r for r in results if r.status != "ok"]
     assert bad, "the 1 ms RK4 step should be unstable here"
     assert "stability limit" in bad[0].message and "reduce the internal step" in bad[0].message
-    fine = free_wheelset(internal_step=2.5e-4)
+    fine = free_wheelset(integrator="rk4", internal_step=2.5e-4)
     fine.initialize(inputs)
     for _ in range(60):
         r = fine.advance(0.002, inputs)

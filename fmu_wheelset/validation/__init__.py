@@ -3,7 +3,8 @@
 One module per case (plain functions `case_*(out, backend) -> CaseResult`):
 ren_jin (Ren & Jin 2010, cases 1-3), kang (Kang 2012), geometry (static
 contact geometry, no FMU), klingel (free coned wheelset), fmu_check (FMU vs
-core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle.py). `run_suite(out, backend="fmu", progress=True)` runs them all, writing
+core), load_continuity, convergence and running_safety (the wheel loads, the
+defaults' accuracy and the running-safety criteria of the core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle.py). `run_suite(out, backend="fmu", progress=True)` runs them all, writing
 CSVs and PNGs under `out`; `fmu_wheelset.validation.report.write_report`
 writes the HTML page. Each dynamic case runs the FMU through FMPy
 (`fmpy.simulate_fmu`, co-simulation) by default; backend="core" runs
@@ -28,6 +29,9 @@ CASES = (
     ("creep_models", "case_creep_models"),
     ("klingel", "case_klingel"),
     ("fmu_check", "case_fmu_check"),
+    ("load_continuity", "case_load_continuity"),
+    ("convergence", "case_convergence"),
+    ("running_safety", "case_running_safety"),
     ("vehicle", "case_vehicle"),
 )
 

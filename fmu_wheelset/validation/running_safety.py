@@ -1,0 +1,136 @@
+"""Running safety (issue 41, docs/running_safety.md): the flange-climb warning,
+derailment and wheel drop, on the loaded wheelset of the convergence cases
+(S1002/UIC60 1:40, built-in suspension carrying 12 400 kg, 100 km/h), 1 ms
+communication steps.
+
+Cases:
+  climb 5 / 50 kN/s: a lateral force on each axle box growing at 5 or 50 kN/s
+      pushes the left flange onto its rail until the wheelset derails;
+  drop: the left rail moved outwards by 0.1 m at 0.1 m/s: the left wheel drops
+      off its rail head inside the gauge;
+  brief: 30 kN per axle box and for 10 ms 40 kN more: a brief Nadal
+      exceedance (the warning) without derailment.
+Converged event times: reference_data/running_safety/ (make_references.py).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from fmu_wheelset.validation.common import CaseResult, Row
+
+REFERENCES = Path(__file__).resolve().parent / "reference_data" / "running_safety"
+HOST_STEP = 1e-3
+CLIMB_DURATION = {5e3: 30.0, 50e3: 4.0}     # s: longer than any run takes to derail
+
+
+def loaded(**overrides):
+    from solver.wheelset import WheelsetParameters
+    return WheelsetParameters(bogie=True, suspended_mass=12400.0, **overrides)
+
+
+def _model(**overrides):
+    from solver.wheelset import WheelsetInputs, WheelsetModel
+    model = WheelsetModel(loaded(**overrides))
+    inputs = WheelsetInputs()
+    model.initialize(inputs)
+    return model, inputs
+
+
+def climb(rate, on_step=None, **overrides):
+    """The growing-force case; on_step(model) after every accepted step. Returns
+    (time of the first warning or None, the StepResult that ended it, the time
+    at its start)."""
+    model, inputs = _model(**overrides)
+    warning = None
+    result = None
+    for i in range(int(round(CLIMB_DURATION[rate] / HOST_STEP))):
+        inputs.axle_box_force[:, 1] = rate * (i + 0.5) * HOST_STEP
+        result = model.advance(HOST_STEP, inputs)
+        if result.status != "ok":
+            break
+        if warning is None and model.outputs().flange_climb_ratio.max() > 1.0:
+            warning = model.time
+        if on_step is not None:
+            on_step(model)
+    return warning, result, model.time
+
+
+def drop(on_step=None, **overrides):
+    """The moving-rail case: (the StepResult that ended it, the end time of that step)."""
+    model, inputs = _model(**overrides)
+    result = None
+    for i in range(2000):
+        inputs.rail_motion.lateral[0] = 0.1 * min(1.0, (i + 1) * HOST_STEP / 1.0)
+        result = model.advance(HOST_STEP, inputs)
+        if result.status != "ok":
+            return result, model.time + HOST_STEP
+        if on_step is not None:
+            on_step(model)
+    return result, model.time
+
+
+def brief(**overrides):
+    """The brief exceedance: (the StepResults, the times with the warning on, the
+    longest exceedance time reported (s), the warning flag of the record at those times)."""
+    from solver.wheelset import RECORD_INDEX
+    model, inputs = _model(**overrides)
+    results, warned, flags, longest = [], [], [], 0.0
+    for i in range(1500):
+        t = (i + 0.5) * HOST_STEP
+        inputs.axle_box_force[:, 1] = 30e3 * min(1.0, t / 0.3) + (40e3 if 0.6 <= t < 0.61 else 0.0)
+        result = model.advance(HOST_STEP, inputs)
+        results.append(result)
+        if result.status != "ok":
+            break
+        out = model.outputs()
+        if out.flange_climb_ratio.max() > 1.0:
+            warned.append(model.time)
+            flags.append(model.record[RECORD_INDEX["status.flange_climb_warning"]])
+        longest = max(longest, float(out.flange_climb_time.max()))
+    return results, warned, longest, flags
+
+
+def references() -> dict:
+    return json.loads((REFERENCES / "references.json").read_text())
+
+
+def case_running_safety(out, backend="fmu") -> CaseResult:
+    """The default integrator on the cases (the core; the FMU steps the same core)."""
+    ref = references()
+    name = "Running safety (defaults)"
+    rows = []
+    result, end = drop()
+    rows.append(Row(name, "left rail moved 0.1 m outwards: wheel drop reported at", "the converged "
+                    f"run's {ref['drop']['wheel_drop_s']:.3f} s", end, "s",
+                    ref["drop"]["wheel_drop_s"], HOST_STEP + 1e-9, "core",
+                    passed=result.reason == "derailment" and abs(end - ref["drop"]["wheel_drop_s"])
+                    <= HOST_STEP + 1e-9,
+                    why="issue 41: within one 1 ms communication step",
+                    note=result.message))
+    results, warned, longest, _ = brief()
+    ok = all(r.status == "ok" for r in results)
+    rows.append(Row(name, "brief Nadal exceedance (40 kN for 10 ms on 30 kN per box): the "
+                    "warning's longest duration", "a warning, no derailment", longest * 1e3, "ms",
+                    float("nan"), float("nan"), "core", passed=bool(ok and warned),
+                    why="criterion: the warning raised, every step accepted",
+                    note=f"warning from {warned[0]:.3f} to {warned[-1]:.3f} s" if warned else ""))
+    for rate in (5e3, 50e3):
+        conv = ref[f"climb_{rate:.0f}"]
+        warning, result, end = climb(rate)
+        rows.append(Row(name, f"lateral force growing at {rate / 1e3:g} kN/s per box: first "
+                        "flange-climb warning", f"converged {conv['first_warning_s']:.3f} s",
+                        warning if warning is not None else float("nan"), "s",
+                        conv["first_warning_s"], float("nan"), "core",
+                        passed=warning is not None, compared=False,
+                        note="the warning marks the growth of a flange-contact oscillation: "
+                             "integrators damp it differently (docs/running_safety.md)"))
+        rows.append(Row(name, f"lateral force growing at {rate / 1e3:g} kN/s per box: derailment "
+                        "reported at", "converged runs: " + ", ".join(
+                            f"{k} {v:.3f} s" for k, v in conv["derailment_s"].items()),
+                        end + HOST_STEP, "s", float("nan"), float("nan"), "core",
+                        passed=result.reason == "derailment", compared=False,
+                        note="no converged time exists (two converged integrators part after the "
+                             "first Nadal exceedance); reported: " + result.message))
+    return CaseResult("running_safety", "Running safety: warning, derailment, wheel drop (issue 41)",
+                      rows, [], [], "core")
