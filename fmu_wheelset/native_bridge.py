@@ -155,7 +155,8 @@ class Instance:
         return VARIABLES[vr].name
 
     def get_string(self, vr: int) -> str:
-        return str(self.slave._values[VARIABLES[vr].name])
+        """The value in force: the host's, else the start value (FMI 2.0 2.1.7)."""
+        return str(self.slave.value_in_force(VARIABLES[vr].name))
 
     def exit_initialization_mode(self) -> int:
         slave = self.slave

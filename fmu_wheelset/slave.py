@@ -803,6 +803,11 @@ class Wheelset(Fmi2Slave):
         """The value a parameter has with the set values `values` (else the default)."""
         return values[name] if name in values else self._default(name)
 
+    def value_in_force(self, name: str):
+        """What fmi2Get* returns for parameter `name`: the host's value, else its
+        start value (the model description's)."""
+        return self._parameter_value(self._values, name)
+
     def _restore_state(self, state):
         if isinstance(state, fmu_state.Rejected):
             raise fmu_state.StateError(state.reason)
