@@ -4,7 +4,7 @@
 ``wheelset_slave.py``, pythonfmu's entry module), ``fmu_wheelset/slave.py`` (as
 ``wheelset_fmu_slave.py``), ``fmu_wheelset/variables.py`` (as
 ``wheelset_fmu_variables.py``, the table of variables), the ``solver`` package
-and the ``scenarios`` / ``profiles`` folders, builds the FMU with
+and the ``scenarios`` / ``profiles`` / ``presets`` folders, builds the FMU with
 ``pythonfmu.FmuBuilder.build_FMU`` (state get/set and serialisation enabled)
 and then completes ``modelDescription.xml`` in the zip from the table
 (``fmu_wheelset.model_description``: units, types, ranges, enumerations,
@@ -31,7 +31,8 @@ SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU 
 SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/slave.py)
 VARIABLES_MODULE = "wheelset_fmu_variables"  # the table (fmu_wheelset/variables.py)
 # more modules of fmu_wheelset the slave imports, bundled beside it under these names
-SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py"}
+SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py",
+                        "presets.py": "wheelset_fmu_presets.py"}
 
 def content_guid(entries) -> str:
     """The FMU's GUID from its content: a UUID (version 5) of the sha256 of every
@@ -182,6 +183,7 @@ def native_package_files(solver_dir: Path) -> dict:
              "variables.py": (ROOT / "fmu_wheelset" / "variables.py").read_bytes(),
              "fmu_state.py": (ROOT / "fmu_wheelset" / "fmu_state.py").read_bytes(),
              "cache.py": (ROOT / "fmu_wheelset" / "cache.py").read_bytes(),
+             "presets.py": (ROOT / "fmu_wheelset" / "presets.py").read_bytes(),
              "native_worker.py": (ROOT / "fmu_wheelset" / "native_worker.py").read_bytes(),
              "pythonfmu/__init__.py": PYTHONFMU_INIT.encode()}
     pfmu = Path(pythonfmu.__file__).parent
@@ -367,7 +369,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             shutil.copy2(ROOT / "fmu_wheelset" / source, stage / bundled)
             project.append(stage / bundled)
         shutil.copytree(solver_dir, stage / "solver", ignore=ignore)
-        for extra in ("scenarios", "profiles"):
+        for extra in ("scenarios", "profiles", "presets"):
             src = ROOT / extra
             if src.is_dir() and any(p.is_file() for p in src.iterdir()):
                 shutil.copytree(src, stage / extra, ignore=ignore)
@@ -414,8 +416,8 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
               f"{counts['output']} outputs")
         if compiler is not None:
             print(f"  bundled: resources/{package}/ (slave, native_bridge, variables, fmu_state, "
-                  f"cache, pythonfmu's slave API, solver with sources {digest}), "
-                  f"resources/{NATIVE_CONFIG} (the Python to load)")
+                  f"cache, presets, pythonfmu's slave API, solver with sources {digest}), "
+                  f"resources/presets/, resources/{NATIVE_CONFIG} (the Python to load)")
             print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
         else:
             print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "

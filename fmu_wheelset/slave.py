@@ -83,13 +83,16 @@ FMU_VERSION = "0.1.0"
 # resources/wheelset_fmu_variables.py beside this file (fmu_wheelset/build.py).
 # The FMU state format and the solver cache: fmu_wheelset/fmu_state.py and
 # fmu_wheelset/cache.py, bundled as resources/wheelset_fmu_state.py and
-# resources/wheelset_fmu_cache.py.
+# resources/wheelset_fmu_cache.py. The presets: fmu_wheelset/presets.py (bundled as
+# resources/wheelset_fmu_presets.py) reading resources/presets/<name>.toml.
 if __package__:
     from . import cache as fmu_cache
     from . import fmu_state
+    from . import presets as fmu_presets
     from . import variables as fmu_variables
 else:
     import wheelset_fmu_cache as fmu_cache
+    import wheelset_fmu_presets as fmu_presets
     import wheelset_fmu_state as fmu_state
     import wheelset_fmu_variables as fmu_variables
 
@@ -244,10 +247,11 @@ class Wheelset(Fmi2Slave):
         super().__init__(**kwargs)
         drop_duplicate_path_entries(self.resources)
         # everything per instance; __init__ is cheap (no solver import). The values
-        # set by the host; a parameter not set has the core's default (`_default`)
-        self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES
-                                        if var.causality == "parameter"
-                                        and var.start is not fmu_variables.CORE_DEFAULT}
+        # set by the host (the native front end copies every numeric one in at
+        # fmi2ExitInitializationMode); a parameter not set has the preset's value
+        # (parameter `preset`) or else its start value (`value_in_force`)
+        self._values: Dict[str, Any] = {}
+        self._presets: Dict[str, Tuple[Dict[str, Any], Optional[str]]] = {}  # name -> (values, problem)
         # one float per variable, indexed by value reference (the table's order):
         # the parameters (NaN for strings and core defaults, see
         # fill_parameter_buffer), then the inputs and outputs. The native front end
@@ -298,8 +302,7 @@ class Wheelset(Fmi2Slave):
         # cyclic garbage collector)
         owner = weakref.ref(self)
         if slot is None:
-            values = self._values
-            getter = lambda: values[name] if name in values else owner()._default(name)  # noqa: E731
+            getter = lambda: owner().value_in_force(name)      # noqa: E731
         else:
             getter = lambda: io[slot]                           # noqa: E731
         kwargs = dict(causality=_CAUSALITY[var.causality],
@@ -319,10 +322,12 @@ class Wheelset(Fmi2Slave):
             self._io_slot[variable.value_reference] = (var.type, slot)
 
     def _default(self, name: str):
-        """Value of a parameter the host has not set: the core's default
+        """Start value of a parameter: its own, or the core's default
         (WheelsetParameters), read from the bundled core (imported here on first
         use, else in fmi2ExitInitializationMode)."""
         var = fmu_variables.BY_NAME[name]
+        if var.start is not fmu_variables.CORE_DEFAULT:
+            return var.start
         try:
             wheelset = self._core[0] if self._core is not None else import_core(self.resources)[0]
             return fmu_variables.start_value(var, wheelset)
@@ -343,6 +348,11 @@ class Wheelset(Fmi2Slave):
                          f"(fixed variability); the new value {value!r} is ignored")
             return
         var = fmu_variables.BY_NAME[name]
+        if name == fmu_presets.PRESET_PARAMETER:
+            problem = self._preset(value)[1]
+            if problem is not None:
+                # kept, so that fmi2ExitInitializationMode fails with the same reason
+                self._refuse(f"fmi2SetString: {problem}; fmi2ExitInitializationMode will fail")
         if var.type in ("Real", "Integer") and (
                 not _is_number(value) or not math.isfinite(value)
                 or (var.min is not None and value < var.min)
@@ -355,13 +365,57 @@ class Wheelset(Fmi2Slave):
                          + "; fmi2ExitInitializationMode will fail")
         self._values[name] = value
 
+    # -- presets and the values in force ---------------------------------------
+    def _preset(self, name) -> Tuple[Dict[str, Any], Optional[str]]:
+        """(values, problem) of preset `name` (fmu_wheelset/presets.py, files in
+        resources/presets): ({}, None) for "" or a good preset's values; ({}, the
+        reason) when it cannot be used. Read once per name and instance."""
+        name = str(name)
+        found = self._presets.get(name)
+        if found is None:
+            directory = os.path.join(self.resources, "presets") if self.resources else None
+            try:
+                found = (fmu_presets.load_preset(name, directory), None)
+            except fmu_presets.PresetError as exc:
+                found = ({}, str(exc))
+            except Exception as exc:  # noqa: BLE001 - a getter must not raise
+                found = ({}, f"preset {name!r}: {type(exc).__name__}: {exc}")
+            if len(self._presets) < 64:
+                self._presets[name] = found
+        return found
+
+    def _in_force(self, values: Dict[str, Any], name: str):
+        """The value parameter `name` has with the host's values `values`: the
+        host's, else the named preset's, else the start value."""
+        if name in values:
+            return values[name]
+        preset = values.get(fmu_presets.PRESET_PARAMETER, "")
+        if preset and name != fmu_presets.PRESET_PARAMETER:
+            chosen = self._preset(preset)[0]
+            if name in chosen:
+                return chosen[name]
+        return self._default(name)
+
+    def value_in_force(self, name: str):
+        """What fmi2Get* returns for parameter `name` (FMI 2.0 2.1.7: the actual
+        value): the host's value, else the preset's, else its start value."""
+        return self._in_force(self._values, name)
+
+    def given_values(self) -> Dict[str, Any]:
+        """The parameters given by the host or the preset (the others take the
+        core's defaults), for the core's parameters."""
+        preset = self._values.get(fmu_presets.PRESET_PARAMETER, "")
+        return {**(self._preset(preset)[0] if preset else {}), **self._values}
+
     # -- the native front end's value buffer ---------------------------------
-    def fill_parameter_buffer(self):
-        """Every numeric parameter's value (set, or the core's default) into the
-        value buffer, so that fmi2GetReal/Integer/Boolean read it from C."""
+    def fill_parameter_buffer(self, host_set=None):
+        """Every numeric parameter's value in force (set, the preset's, or the
+        start value) into the value buffer, so that fmi2GetReal/Integer/Boolean
+        read it from C. `host_set`: per value reference, nonzero where the host
+        has set the value in the buffer itself (left as it is)."""
         for vr, var in enumerate(VARIABLES[:_N_PARAMETERS]):
-            if var.type != "String":
-                self._buffer[vr] = float(self._parameter_value(self._values, var.name))
+            if var.type != "String" and (host_set is None or not host_set[vr]):
+                self._buffer[vr] = float(self.value_in_force(var.name))
 
     def sync_parameters_from_buffer(self):
         """The numeric parameters from the value buffer (the native front end's
@@ -565,11 +619,16 @@ class Wheelset(Fmi2Slave):
         # parameter is logged with status fmi2Error and every doStep returns
         # fmi2Discard with the reason.
         try:
+            preset = self._values.get(fmu_presets.PRESET_PARAMETER, "")
+            problem = self._preset(preset)[1]
+            if problem is not None:
+                raise ValueError(problem)
             wheelset, track, where = import_core(self.resources)
             self._core = (wheelset, track)
             params = _adapter.make_parameters(self, wheelset, track)
             model = wheelset.WheelsetModel(params)
-            input_map = _adapter.input_map(self._values, wheelset, track)
+            input_map = _adapter.input_map(
+                {flag: self.value_in_force(flag) for flag in _FROM_INPUT_FLAGS}, wheelset, track)
             u = self._u
             if not np.isfinite(u).all():
                 bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
@@ -799,15 +858,6 @@ class Wheelset(Fmi2Slave):
             self._refuse(f"fmi2SetFMUstate: state refused, instance unchanged: "
                          f"{type(exc).__name__}: {exc}")
 
-    def _parameter_value(self, values: Dict[str, Any], name: str):
-        """The value a parameter has with the set values `values` (else the default)."""
-        return values[name] if name in values else self._default(name)
-
-    def value_in_force(self, name: str):
-        """What fmi2Get* returns for parameter `name`: the host's value, else its
-        start value (the model description's)."""
-        return self._parameter_value(self._values, name)
-
     def _restore_state(self, state):
         if isinstance(state, fmu_state.Rejected):
             raise fmu_state.StateError(state.reason)
@@ -837,9 +887,10 @@ class Wheelset(Fmi2Slave):
                 raise fmu_state.StateError(f"its parameters do not initialize the FMU: {reason}")
             built_here = True
         else:
-            for name in sorted(set(state["values"]) | set(self._values)):
-                saved = self._parameter_value(state["values"], name)
-                here = self._parameter_value(self._values, name)
+            for var in fmu_variables.PARAMETERS:
+                name = var.name
+                saved = self._in_force(state["values"], name)
+                here = self.value_in_force(name)
                 if saved != here:
                     raise fmu_state.StateError(
                         f"it was saved with parameter {name} = {saved!r}, this instance has "
@@ -921,7 +972,7 @@ class _Adapter:
                                  "only; give an absolute path for a file elsewhere)")
             return source
 
-        kwargs = fmu_variables.parameters_from_fmi(slave._values, wheelset, resolve=resolve)
+        kwargs = fmu_variables.parameters_from_fmi(slave.given_values(), wheelset, resolve=resolve)
         if "track" not in kwargs:       # the default track, in track.direction
             kwargs["track"] = self.make_track(slave, wheelset, track, None)
         return wheelset.WheelsetParameters(**kwargs)
@@ -931,7 +982,7 @@ class _Adapter:
         track.direction."""
         if spec is None:
             spec = str(slave._default("track.scenario")).strip()
-        direction = str(slave._values["track.direction"]).strip()
+        direction = str(slave.value_in_force("track.direction")).strip()
         source = wheelset.resolve_source(spec, lambda name: name in track.BUILTIN_TRACKS,
                                          (slave.resources,), working_directory=False)
         if source == spec and spec in track.BUILTIN_TRACKS:
@@ -1000,6 +1051,7 @@ class _Adapter:
 
 NAN = float("nan")
 _N_PARAMETERS = len(fmu_variables.PARAMETERS)
+_FROM_INPUT_FLAGS = ("track.curvature_from_input", "track.cant_from_input")
 assert VARIABLES[:_N_PARAMETERS] == fmu_variables.PARAMETERS   # value reference = table index
 
 

@@ -265,6 +265,12 @@ def _parameters() -> List[ScalarVariable]:
         p("track.cant_from_input", "Boolean",
           "take the cant angle from the input track.cant_angle instead of the scenario",
           start=False),
+        # a named parameter set (fmu_wheelset/presets.py, resources/presets/<name>.toml)
+        p("preset", "String",
+          "named parameter set: free, loaded-passenger, manchester-vehicle-1, "
+          "ren-jin-lma-chn60 (resources/presets/<name>.toml, each value with its source); "
+          "it sets every parameter it names that the host does not set itself; empty = none",
+          start=""),
     ]
 
 

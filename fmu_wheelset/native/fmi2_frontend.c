@@ -88,6 +88,8 @@ typedef struct {
     const int *table;                /* instance.table: (n, 4) int32 kind, causality, tunable,
                                         direct feedthrough */
     const double *limits;            /* instance.limits: (n, 2) declared min, max */
+    unsigned char *host_set;         /* instance.host_set: 1 where the host set a parameter
+                                        (a preset leaves those alone) */
     int outputs_stale;               /* a feedthrough input changed since the outputs were made */
     size_t n_variables;
     char **strings;                  /* what the last fmi2GetString returned */
@@ -432,17 +434,21 @@ static int attach_buffers(Component *c, char *err, size_t err_size) {
     PyObject *table = py.GetAttrString(c->instance, "table_address");
     PyObject *count = py.GetAttrString(c->instance, "n_variables");
     PyObject *limits = py.GetAttrString(c->instance, "limits_address");
-    int ok = values && table && count && limits;
+    PyObject *host_set = py.GetAttrString(c->instance, "host_set_address");
+    int ok = values && table && count && limits && host_set;
     if (ok) {
         c->values = (double *)py.LongAsVoidPtr(values);
         c->table = (const int *)py.LongAsVoidPtr(table);
         c->limits = (const double *)py.LongAsVoidPtr(limits);
+        c->host_set = (unsigned char *)py.LongAsVoidPtr(host_set);
         c->n_variables = (size_t)py.LongAsLong(count);
-        ok = c->values != NULL && c->table != NULL && c->limits != NULL && py.ErrOccurred() == NULL;
+        ok = c->values != NULL && c->table != NULL && c->limits != NULL && c->host_set != NULL &&
+             py.ErrOccurred() == NULL;
     }
     if (values) py.DecRef(values);
     if (table) py.DecRef(table);
     if (limits) py.DecRef(limits);
+    if (host_set) py.DecRef(host_set);
     if (count) py.DecRef(count);
     if (!ok) {
         char reason[512];
@@ -697,6 +703,12 @@ static void refresh_outputs(Component *c, const fmi2ValueReference vr[], size_t 
     }
 }
 
+/* The parameters among vr were set by the host: a preset chosen later leaves them. */
+static void note_host_set(Component *c, const fmi2ValueReference vr[], size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (c->table[TABLE_COLUMNS * (size_t)vr[i] + 1] == CAUSALITY_PARAMETER) c->host_set[vr[i]] = 1;
+}
+
 static void note_inputs(Component *c, const fmi2ValueReference vr[], size_t n, const double *new_values) {
     if (c->state != STATE_STEP_COMPLETE) return;
     for (size_t i = 0; i < n; i++) {
@@ -835,6 +847,7 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetReal: NULL value array");
     /* a non-finite input is kept: the next doStep reports it (fmi2Discard) */
     note_inputs(c, vr, n, value);
+    note_host_set(c, vr, n);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i];
     return check_ranges(c, "fmi2SetReal", vr, n);
 }
@@ -845,6 +858,7 @@ fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[]
     if (!allowed(c, SET_STATES, "fmi2SetInteger")) return fmi2Error;
     if (!check_references(c, "fmi2SetInteger", vr, n, KIND_INTEGER, 1)) return fmi2Error;
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetInteger: NULL value array");
+    note_host_set(c, vr, n);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = (double)value[i];
     return check_ranges(c, "fmi2SetInteger", vr, n);
 }
@@ -855,6 +869,7 @@ fmi2Status fmi2SetBoolean(fmi2Component component, const fmi2ValueReference vr[]
     if (!allowed(c, SET_STATES, "fmi2SetBoolean")) return fmi2Error;
     if (!check_references(c, "fmi2SetBoolean", vr, n, KIND_BOOLEAN, 1)) return fmi2Error;
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetBoolean: NULL value array");
+    note_host_set(c, vr, n);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i] ? 1.0 : 0.0;
     return fmi2OK;
 }
