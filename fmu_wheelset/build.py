@@ -117,7 +117,7 @@ def compile_native_library(target: Path, compiler: str) -> None:
     No link to libpython: the library loads it at run time (python_runtime.c)."""
     import fmpy
     include = Path(fmpy.__file__).parent / "c-code"     # the FMI 2.0 standard headers
-    cmd = [*compiler.split(), "-std=c99", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+    cmd = [*compiler.split(), "-std=c99", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
            f"-I{include}", "-o", str(target), *[str(NATIVE_DIR / f) for f in NATIVE_SOURCES],
            "-ldl", "-lm", "-lrt"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
