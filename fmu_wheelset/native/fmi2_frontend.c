@@ -346,10 +346,50 @@ static int read_config(const char *resources, Config *cfg, char *err, size_t err
 }
 
 /* Python run once per library load: imports this build's package by file
- * location (never through sys.path); arguments arrive as objects. */
+ * location (never through sys.path); arguments arrive as objects.
+ *
+ * Before the first import, the packages the FMU needs (REQUIRED) must be
+ * importable. In a host's own interpreter (FMPy in a plain `pip install fmpy`
+ * environment) that lacks some, the site-packages recorded at build time are
+ * appended to the END of sys.path (the host's own packages keep precedence;
+ * no .pth file is run) when the host runs the recorded Python version, and the
+ * missing packages are imported once to prove it. What still fails is an
+ * ImportError naming each missing package, where it was looked for, and the
+ * remedies: WHEELSET_FMU_OUT_OF_PROCESS=1 (the FMU in its own worker Python)
+ * or installing the packages into the host's environment. */
 static const char *BOOTSTRAP =
     "import importlib, importlib.util, os, sys\n"
-    "def load_bridge(name, resources):\n"
+    "REQUIRED = ('numpy', 'scipy', 'numba')\n"
+    "checked = []\n"
+    "def require_packages(site_dirs, version, joined):\n"
+    "    if checked:\n"
+    "        return\n"
+    "    missing = [m for m in REQUIRED if importlib.util.find_spec(m) is None]\n"
+    "    here = '%d.%d' % sys.version_info[:2]\n"
+    "    dirs = [d for d in site_dirs.split(os.pathsep) if d]\n"
+    "    if missing and joined and here == version:\n"
+    "        added = [d for d in dirs if os.path.isdir(d) and d not in sys.path]\n"
+    "        sys.path.extend(added)\n"
+    "        importlib.invalidate_caches()\n"
+    "    problems = []\n"
+    "    for m in missing:\n"
+    "        try:\n"
+    "            importlib.import_module(m)\n"
+    "        except Exception as exc:\n"
+    "            problems.append(f'{m} ({type(exc).__name__}: {exc})')\n"
+    "    if problems:\n"
+    "        where = 'the host\\'s Python ' + here if joined else 'the embedded Python ' + here\n"
+    "        looked = ', '.join(dirs) or 'none recorded'\n"
+    "        if joined and here != version:\n"
+    "            looked += f' (not used: recorded for Python {version})'\n"
+    "        raise ImportError(f'{where} lacks the package(s) the FMU needs: ' + '; '.join(problems)\n"
+    "                          + f'. Looked in its sys.path and in the recorded site-packages ({looked}). '\n"
+    "                          'Run the FMU in its own worker process with WHEELSET_FMU_OUT_OF_PROCESS=1, '\n"
+    "                          'install numpy, scipy and numba into the host\\'s Python, or set '\n"
+    "                          'WHEELSET_FMU_SITE_PACKAGES to where they are')\n"
+    "    checked.append(True)\n"
+    "def load_bridge(name, resources, site_dirs, version, joined):\n"
+    "    require_packages(site_dirs, version, joined)\n"
     "    package = sys.modules.get(name)\n"
     "    if package is None:\n"
     "        directory = os.path.join(resources, name)\n"
@@ -369,7 +409,8 @@ static const char *BOOTSTRAP =
 
 static PyObject *load_bridge_function = NULL;
 
-static PyObject *import_bridge(const char *package, const char *resources, char *err, size_t err_size) {
+static PyObject *import_bridge(const char *package, const char *resources, const python_location *where_python,
+                               int joined, char *err, size_t err_size) {
     if (load_bridge_function == NULL) {
         PyObject *globals = py.DictNew();
         if (globals == NULL) goto failed;
@@ -384,9 +425,17 @@ static PyObject *import_bridge(const char *package, const char *resources, char 
     }
     PyObject *name = py.UnicodeFromString(package);
     PyObject *where = py.UnicodeDecodeFSDefault(resources);
-    PyObject *module = (name && where) ? py.CallFunctionObjArgs(load_bridge_function, name, where, NULL) : NULL;
+    PyObject *site_dirs = py.UnicodeDecodeFSDefault(where_python->site_packages);
+    PyObject *version = py.UnicodeFromString(where_python->python_version);
+    PyObject *is_joined = py.LongFromLong(joined);
+    PyObject *module = (name && where && site_dirs && version && is_joined)
+        ? py.CallFunctionObjArgs(load_bridge_function, name, where, site_dirs, version, is_joined, NULL)
+        : NULL;
     if (name) py.DecRef(name);
     if (where) py.DecRef(where);
+    if (site_dirs) py.DecRef(site_dirs);
+    if (version) py.DecRef(version);
+    if (is_joined) py.DecRef(is_joined);
     if (module != NULL) return module;
 failed: {
         char reason[MESSAGE_SIZE - 256];
@@ -523,7 +572,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     memcpy(c->instance_name, instanceName, name_len + 1);
 
     int gil = python_enter();
-    PyObject *bridge = import_bridge(cfg.package, resources, err, sizeof err);
+    PyObject *bridge = import_bridge(cfg.package, resources, &cfg.python, joined, err, sizeof err);
     if (bridge != NULL) {
         PyObject *create = py.GetAttrString(bridge, "create");
         PyObject *name = py.UnicodeFromString(instanceName);
