@@ -328,9 +328,20 @@ class Instance:
         return self.slave._fmu_state_to_bytes(state)
 
     def deserialize(self, blob: bytes):
-        """The checked snapshot, or a rejection that set_state reports (never
-        executed: JSON parsed and checked field by field)."""
-        return self.slave._fmu_state_from_bytes(bytes(blob))
+        """(status word, snapshot or None): the snapshot parsed and checked field
+        by field (never executed) and against this instance, with everything
+        fmi2SetFMUstate would check, so that fmi2DeSerializeFMUstate refuses
+        (fmi2Error, the reason logged) what the set would."""
+        slave = self.slave
+        snapshot = slave._fmu_state_from_bytes(bytes(blob))
+        try:
+            slave.check_state(snapshot)
+        except Exception as exc:  # noqa: BLE001 - reported to the host
+            reason = str(exc) if isinstance(exc, slave_module.fmu_state.StateError) \
+                else f"{type(exc).__name__}: {exc}"
+            slave._refuse(f"fmi2DeSerializeFMUstate: state refused: {reason}")
+            return self._status(ERROR), None
+        return self._status(OK), snapshot
 
 
 class MemoryState:

@@ -868,6 +868,9 @@ class Wheelset(Fmi2Slave):
             raise fmu_state.StateError(
                 "the state was saved before initialization (fmi2GetFMUstate before "
                 "fmi2ExitInitializationMode); it holds no wheelset state to restore")
+        preset_problem = self._preset(state["values"].get(fmu_presets.PRESET_PARAMETER, ""))[1]
+        if preset_problem is not None:
+            raise fmu_state.StateError(f"its preset cannot be used: {preset_problem}")
         built_here = False
         phase = self._phase
         if self._model is None:
@@ -886,25 +889,8 @@ class Wheelset(Fmi2Slave):
                 self._phase = phase
                 raise fmu_state.StateError(f"its parameters do not initialize the FMU: {reason}")
             built_here = True
-        else:
-            for var in fmu_variables.PARAMETERS:
-                name = var.name
-                saved = self._in_force(state["values"], name)
-                here = self.value_in_force(name)
-                if saved != here:
-                    raise fmu_state.StateError(
-                        f"it was saved with parameter {name} = {saved!r}, this instance has "
-                        f"{here!r}")
-        wheelset = self._core[0]
-        bounds = {getattr(wheelset, column): (fmu_variables.BY_NAME[name].min,
-                                            fmu_variables.BY_NAME[name].max, name)
-                  for column, name in (("S_Y", "wheelset.y"), ("S_Z", "wheelset.z"),
-                                       ("S_ROLL", "wheelset.roll"), ("S_YAW", "wheelset.yaw"))}
         try:
-            fmu_state.check_against_instance(
-                state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
-                nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
-                state_bounds=bounds)
+            self._check_against_model(state)
         except fmu_state.StateError:
             if built_here:
                 self._model, self._initialized, self._phase = None, False, phase
@@ -916,6 +902,45 @@ class Wheelset(Fmi2Slave):
         self.terminate_requested = False
         self._phase = "initialized"
         self._time = float(state["time"])
+
+    def _check_against_model(self, state):
+        """StateError unless `state` fits this initialized instance: the same
+        parameters in force, the build, the core's shapes and constants, and
+        every array entry within its range (fmu_wheelset/fmu_state.py)."""
+        for var in fmu_variables.PARAMETERS:
+            saved = self._in_force(state["values"], var.name)
+            here = self.value_in_force(var.name)
+            if saved != here:
+                raise fmu_state.StateError(
+                    f"it was saved with parameter {var.name} = {saved!r}, this instance has "
+                    f"{here!r}")
+        wheelset = self._core[0]
+        state_bounds, array_bounds = _restore_bounds(wheelset, self._input_map)
+        fmu_state.check_against_instance(
+            state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
+            nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
+            state_bounds=state_bounds, array_bounds=array_bounds)
+
+    def check_state(self, state) -> None:
+        """StateError unless fmi2SetFMUstate would restore `state` into this
+        instance now; nothing of the instance changes (fmi2DeSerializeFMUstate
+        refuses what the set would). An instance without a model checks it the
+        way the set would: by building one, in a scratch instance."""
+        if self._model is None or not self._initialized:
+            scratch = type(self)(instance_name=f"{self.instance_name} (state check)",
+                                 resources=self.resources)
+            scratch._restore_state(state)
+            return
+        if isinstance(state, fmu_state.Rejected):
+            raise fmu_state.StateError(state.reason)
+        if not isinstance(state, dict) or not state["initialized"] or state["model"] is None:
+            raise fmu_state.StateError(
+                "the state was saved before initialization (fmi2GetFMUstate before "
+                "fmi2ExitInitializationMode); it holds no wheelset state to restore")
+        preset_problem = self._preset(state["values"].get(fmu_presets.PRESET_PARAMETER, ""))[1]
+        if preset_problem is not None:
+            raise fmu_state.StateError(f"its preset cannot be used: {preset_problem}")
+        self._check_against_model(state)
 
     def _restore_own_state(self, state):
         """_restore_state without the checks, for a state this instance took of
@@ -939,11 +964,12 @@ class Wheelset(Fmi2Slave):
         """The checked snapshot, or fmu_state.Rejected(reason) (never raises:
         pythonfmu would return fmi2Fatal); fmi2SetFMUstate reports a rejection."""
         try:
-            return fmu_state.decode(state, parameters=_PARAMETER_SCHEMA, io_ranges=_IO_RANGES)
+            return fmu_state.decode(state, parameters=_PARAMETER_SCHEMA, io_ranges=_IO_RANGES,
+                                    distance_range=_DISTANCE_RANGE)
         except fmu_state.StateError as exc:
-            return fmu_state.Rejected(f"serialized state refused: {exc}")
+            return fmu_state.Rejected(str(exc))
         except Exception as exc:  # noqa: BLE001
-            return fmu_state.Rejected(f"serialized state refused: {type(exc).__name__}")
+            return fmu_state.Rejected(f"{type(exc).__name__}: {exc}")
 
 
 # ---------------------------------------------------------------------------
@@ -1095,6 +1121,66 @@ _PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
 _PARAMETER_SCHEMA = {v.name: (v.type, *(
     (0, len(fmu_variables.ENUMERATION_BY_NAME[v.declared_type].items) - 1)
     if v.type == "Enumeration" else (v.min, v.max))) for v in fmu_variables.PARAMETERS}
-_IO_RANGES = tuple((v.min, v.max) if v.causality == "input" else (None, None)
+# the declared range, kind and name of every input and output, in the order of _io
+_IO_RANGES = tuple((v.min, v.max, "Integer" if v.type == "Enumeration" else v.type, v.name)
                    for v in VARIABLES if v.causality != "parameter")
+_DISTANCE_RANGE = (fmu_variables.BY_NAME["wheelset.distance"].min,
+                   fmu_variables.BY_NAME["wheelset.distance"].max)
+# the core's state vector (solver.dynamics S_*, in this order) is the FMU's outputs
+_STATE_OUTPUTS = ("wheelset.x", "wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw",
+                  "wheelset.pitch", "wheelset.velocity.x", "wheelset.velocity.y",
+                  "wheelset.velocity.z", "wheelset.roll_rate", "wheelset.yaw_rate",
+                  "wheelset.spin_rate")
+# contact columns (solver.dynamics C_*) that are FMU outputs of an active point
+_CONTACT_OUTPUTS = {"C_S_WHEEL": "wheel_lateral", "C_U_RAIL": "rail_lateral", "C_Y": "position.y",
+                    "C_Z": "position.z", "C_ANGLE": "contact_angle", "C_RADIUS": "rolling_radius",
+                    "C_NORMAL": "normal_force", "C_CREEP_LONG": "longitudinal_force",
+                    "C_CREEP_LAT": "lateral_force", "C_SPIN_MOMENT": "spin_moment",
+                    "C_XI": "longitudinal_creepage", "C_ETA": "lateral_creepage",
+                    "C_SPIN": "spin_creepage"}
+
+
+def _restore_bounds(wheelset, input_map):
+    """(state bounds, array bounds) of fmu_state.check_against_instance for the
+    core `wheelset` and the instance's input map:
+
+    * state: each entry the declared range of its output (_STATE_OUTPUTS);
+    * contact: an active point's columns the declared ranges of its outputs,
+      C_ACTIVE and the Hertz flag 0..1, every other column (no output) within
+      +-BIG_FORCE, the largest magnitude the table declares for a contact
+      quantity (1e7 in SI: N, m, J);
+    * summary: the lift flags 0..1, penetration and gaps within +-BIG_FORCE;
+    * inputs (the core's input vector): what inputs within their declared
+      ranges can reach through the input map (|matrix| @ max|input| + |offset|,
+      plus the cross level's rail roll and roll rate); the curvature and cant
+      rows NaN when taken from the track (checked by the finiteness test);
+    * climb_time: NEVER (no climb) up to the model time."""
+    dynamics = importlib.import_module(wheelset.__package__ + ".dynamics")
+    big = fmu_variables.BIG_FORCE
+    by = fmu_variables.BY_NAME
+    state_bounds = {j: (by[name].min, by[name].max, name) for j, name in enumerate(_STATE_OUTPUTS)}
+    contact = [(-big, big, f"contact column {j}") for j in range(dynamics.N_CONTACT)]
+    contact[dynamics.C_ACTIVE] = (0.0, 1.0, "active")
+    contact[dynamics.C_HERTZ_FLAG] = (-big, big, "Hertz flag")
+    for column, suffix in _CONTACT_OUTPUTS.items():
+        var = by[f"contact.left.point[1].{suffix}"]
+        contact[getattr(dynamics, column)] = (var.min, var.max, suffix, dynamics.C_ACTIVE)
+    summary = [(-big, big, f"summary {j}") for j in range(dynamics.N_SUMMARY)]
+    summary[dynamics.O_LIFT_LEFT] = (0.0, 1.0, "left wheel lifted")
+    summary[dynamics.O_LIFT_RIGHT] = (0.0, 1.0, "right wheel lifted")
+    matrix, offset, c_slot, dc_slot, rail_distance = input_map
+    largest = np.maximum(np.abs(_IN_LO), np.abs(_IN_HI))
+    reach = np.abs(matrix) @ largest + np.abs(np.nan_to_num(offset))
+    c_max, dc_max = float(largest[c_slot]), float(largest[dc_slot])
+    for side in range(2):
+        reach[wheelset.U_RAIL_MOTION + 3 * side + 2] += math.asin(min(c_max / rail_distance, 1.0))
+        reach[wheelset.U_RAIL_VELOCITY + 3 * side + 2] += dc_max / math.sqrt(
+            max(rail_distance ** 2 - c_max ** 2, 1e-300))
+    reach *= 1.0 + 1e-12                  # the rounding of the sums that reach it
+    names = dynamics.INPUT_VECTOR_NAMES
+    inputs = [(-float(r), float(r), names[j]) for j, r in enumerate(reach)]
+    never = float(wheelset.NEVER)
+    return state_bounds, {"contact": contact, "summary": summary, "inputs": inputs,
+                          "climb_time": (never, fmu_state.MAX_TIME, "climb time")}
+
 _adapter = _Adapter()

@@ -1299,19 +1299,36 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component component, const fmi2Byte seria
     if (c == NULL) return fmi2Error;
     if (serialized == NULL || state == NULL)
         ERROR_RETURN(c, "fmi2DeSerializeFMUstate: NULL argument");
-    /* parsed and checked by Python; a rejection is reported by fmi2SetFMUstate */
+    /* parsed and checked by Python, field by field and against this instance
+     * (everything fmi2SetFMUstate checks): (status word, snapshot or None) */
     int gil = python_enter();
     PyObject *bytes = py.BytesFromStringAndSize(serialized, (py_ssize_t)size);
     PyObject *deserialize = py.GetAttrString(c->instance, "deserialize");
-    PyObject *snapshot = (bytes && deserialize) ? py.CallFunctionObjArgs(deserialize, bytes, NULL) : NULL;
+    PyObject *result = (bytes && deserialize) ? py.CallFunctionObjArgs(deserialize, bytes, NULL) : NULL;
     if (bytes) py.DecRef(bytes);
     if (deserialize) py.DecRef(deserialize);
-    if (snapshot == NULL) {
+    if (result == NULL) {
         char reason[1024];
         python_error_text(reason, sizeof reason);
         python_leave(gil);
         ERROR_RETURN(c, "fmi2DeSerializeFMUstate: %s", reason);
     }
+    long word = fmi2Error;
+    PyObject *snapshot = NULL;
+    if (py.TupleSize(result) == 2) {
+        PyObject *w = py.TupleGetItem(result, 0);          /* borrowed */
+        word = w ? py.LongAsLong(w) : fmi2Error;
+        snapshot = py.TupleGetItem(result, 1);
+    }
+    if (py.ErrOccurred()) { py.ErrClear(); word = fmi2Error; snapshot = NULL; }
+    if (word & BRIDGE_MESSAGES) drain_messages(c);
+    if ((word & BRIDGE_STATUS_MASK) > fmi2Warning || snapshot == NULL || snapshot == py.None) {
+        py.DecRef(result);
+        python_leave(gil);
+        return fmi2Error;            /* the reason was logged by the slave */
+    }
+    py.IncRef(snapshot);
+    py.DecRef(result);
     python_leave(gil);
     SavedState *s = (SavedState *)c->callbacks.allocateMemory(1, sizeof(SavedState));
     if (s == NULL) {
