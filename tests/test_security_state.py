@@ -216,7 +216,7 @@ def _short_data(doc):
 
 def _io_out_of_range(doc):
     io = get_array(doc["io"])
-    io[0] = 1.0e12                            # axlebox.left.force.x, declared within +-1e7 N
+    io[0] = 1.0e12                            # axlebox.left.force.x, declared within +-1e6 N
     set_array(doc["io"], io)
 
 
