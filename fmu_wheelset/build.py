@@ -336,16 +336,25 @@ def ship_numba_cache(fmu: Path) -> str:
             f"{size / 1024:.0f} kB, CPU {manifest['cpu'][1]})")
 
 
+START_PRESET = "fmu-start"     # the preset of a build with its own start values
+
+
 def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path | None = None,
               quiet: bool = False, native: bool = True, platforms=("linux64",),
-              numba_cache: bool = True) -> Path:
+              numba_cache: bool = True, start_values: dict | None = None,
+              start_source: str = "") -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
     fmu_wheelset). ``platforms``: linux64 and any of win64, darwin64
     (cross-compiled with zig: fmu_wheelset/cross_build.py). ``numba_cache``: run
     the FMU once here and ship the compiled numba cache inside it (native front
-    end only; ship_numba_cache). Prints what it built unless ``quiet``."""
+    end only; ship_numba_cache). ``start_values``: {parameter name: FMI value} that become the
+    FMU's start values (the model description's and the getters'): written as
+    the preset resources/presets/fmu-start.toml, each value with
+    ``start_source`` as its source, and named in
+    resources/wheelset_start_preset.txt (fmu_wheelset/presets.py). Prints what
+    it built unless ``quiet``."""
     from pythonfmu import FmuBuilder
     from fmu_wheelset.slave import _tree_digest
     from fmu_wheelset.variables import VARIABLES
@@ -374,6 +383,15 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             if src.is_dir() and any(p.is_file() for p in src.iterdir()):
                 shutil.copytree(src, stage / extra, ignore=ignore)
                 project.append(stage / extra)
+        if start_values:
+            from fmu_wheelset.presets import START_PRESET_FILE, preset_text
+            (stage / "presets").mkdir(exist_ok=True)
+            if stage / "presets" not in project:
+                project.append(stage / "presets")
+            (stage / "presets" / f"{START_PRESET}.toml").write_text(preset_text(
+                start_values, f"start values of this build: {start_source}", start_source))
+            (stage / START_PRESET_FILE).write_text(START_PRESET + "\n")
+            project.append(stage / START_PRESET_FILE)
         saved_path = list(sys.path)
         try:
             fmu = FmuBuilder.build_FMU(script, dest=out, project_files=project,

@@ -326,6 +326,8 @@ class Wheelset(Fmi2Slave):
         (WheelsetParameters), read from the bundled core (imported here on first
         use, else in fmi2ExitInitializationMode)."""
         var = fmu_variables.BY_NAME[name]
+        if name == fmu_presets.PRESET_PARAMETER:
+            return fmu_presets.start_preset(self.resources)    # "" but in a case build
         if var.start is not fmu_variables.CORE_DEFAULT:
             return var.start
         try:
@@ -384,12 +386,17 @@ class Wheelset(Fmi2Slave):
                 self._presets[name] = found
         return found
 
+    def _preset_name(self, values: Dict[str, Any]) -> str:
+        """The preset in force with the host's values `values`."""
+        name = fmu_presets.PRESET_PARAMETER
+        return values[name] if name in values else self._default(name)
+
     def _in_force(self, values: Dict[str, Any], name: str):
         """The value parameter `name` has with the host's values `values`: the
         host's, else the named preset's, else the start value."""
         if name in values:
             return values[name]
-        preset = values.get(fmu_presets.PRESET_PARAMETER, "")
+        preset = self._preset_name(values)
         if preset and name != fmu_presets.PRESET_PARAMETER:
             chosen = self._preset(preset)[0]
             if name in chosen:
@@ -404,7 +411,7 @@ class Wheelset(Fmi2Slave):
     def given_values(self) -> Dict[str, Any]:
         """The parameters given by the host or the preset (the others take the
         core's defaults), for the core's parameters."""
-        preset = self._values.get(fmu_presets.PRESET_PARAMETER, "")
+        preset = self._preset_name(self._values)
         return {**(self._preset(preset)[0] if preset else {}), **self._values}
 
     # -- the native front end's value buffer ---------------------------------
@@ -619,7 +626,7 @@ class Wheelset(Fmi2Slave):
         # parameter is logged with status fmi2Error and every doStep returns
         # fmi2Discard with the reason.
         try:
-            preset = self._values.get(fmu_presets.PRESET_PARAMETER, "")
+            preset = self._preset_name(self._values)
             problem = self._preset(preset)[1]
             if problem is not None:
                 raise ValueError(problem)
@@ -868,7 +875,7 @@ class Wheelset(Fmi2Slave):
             raise fmu_state.StateError(
                 "the state was saved before initialization (fmi2GetFMUstate before "
                 "fmi2ExitInitializationMode); it holds no wheelset state to restore")
-        preset_problem = self._preset(state["values"].get(fmu_presets.PRESET_PARAMETER, ""))[1]
+        preset_problem = self._preset(self._preset_name(state["values"]))[1]
         if preset_problem is not None:
             raise fmu_state.StateError(f"its preset cannot be used: {preset_problem}")
         built_here = False
@@ -937,7 +944,7 @@ class Wheelset(Fmi2Slave):
             raise fmu_state.StateError(
                 "the state was saved before initialization (fmi2GetFMUstate before "
                 "fmi2ExitInitializationMode); it holds no wheelset state to restore")
-        preset_problem = self._preset(state["values"].get(fmu_presets.PRESET_PARAMETER, ""))[1]
+        preset_problem = self._preset(self._preset_name(state["values"]))[1]
         if preset_problem is not None:
             raise fmu_state.StateError(f"its preset cannot be used: {preset_problem}")
         self._check_against_model(state)
