@@ -5,8 +5,9 @@
 # repository against Debian's libraries and runs, under an empty environment,
 #   1. the FMU with its default parameters (1 s, 1 ms steps), RUNS times,
 #   2. the compatibility cases of `wheelset-fmu compat` with their inputs, RUNS times each,
-# and compares every run with FMPy's (1e-9 relative) and with the cases'
-# references (fmpy.cross_check.validate_result). Results: docs/hosts.md.
+# and compares every run with FMPy's (1e-9 of each signal's largest magnitude)
+# and with the cases' references (fmpy.cross_check.validate_result).
+# Results: docs/hosts.md.
 #
 # usage: tests/hosts/fmusim_by_hand.sh REFERENCE_FMUS_CHECKOUT WORK_DIR [RUNS]
 #   REFERENCE_FMUS_CHECKOUT  a clone of modelica/Reference-FMUs at tag v0.0.39
@@ -76,8 +77,9 @@ def compare(name, reference, label):
         rel = 0.0
         for col in reference.dtype.names[1:]:
             if col in got.dtype.names and len(got[col]) == len(reference[col]):
+                # relative to the signal's largest magnitude (as tests/test_compat.py)
                 a, b = np.asarray(got[col], float), np.asarray(reference[col], float)
-                rel = max(rel, float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-9))))
+                rel = max(rel, float(np.max(np.abs(a - b))) / max(float(np.max(np.abs(b))), 1e-12))
         worst = max(worst, rel)
         same += rel <= 1e-9
     print(f"{name}: {same} of {runs} runs equal to {label} within 1e-9 relative (worst {worst:.2e})")
