@@ -4,7 +4,7 @@
 ``wheelset_slave.py``, pythonfmu's entry module), ``fmu_wheelset/slave.py`` (as
 ``wheelset_fmu_slave.py``), ``fmu_wheelset/variables.py`` (as
 ``wheelset_fmu_variables.py``, the table of variables), the ``solver`` package
-and the ``scenarios`` / ``profiles`` folders, builds the FMU with
+and the ``scenarios`` / ``profiles`` / ``presets`` folders, builds the FMU with
 ``pythonfmu.FmuBuilder.build_FMU`` (state get/set and serialisation enabled)
 and then completes ``modelDescription.xml`` in the zip from the table
 (``fmu_wheelset.model_description``: units, types, ranges, enumerations,
@@ -31,7 +31,8 @@ SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU 
 SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/slave.py)
 VARIABLES_MODULE = "wheelset_fmu_variables"  # the table (fmu_wheelset/variables.py)
 # more modules of fmu_wheelset the slave imports, bundled beside it under these names
-SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py"}
+SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py",
+                        "presets.py": "wheelset_fmu_presets.py"}
 
 def content_guid(entries) -> str:
     """The FMU's GUID from its content: a UUID (version 5) of the sha256 of every
@@ -116,7 +117,7 @@ def compile_native_library(target: Path, compiler: str) -> None:
     No link to libpython: the library loads it at run time (python_runtime.c)."""
     import fmpy
     include = Path(fmpy.__file__).parent / "c-code"     # the FMI 2.0 standard headers
-    cmd = [*compiler.split(), "-std=c99", "-O2", "-shared", "-fPIC", "-fvisibility=hidden",
+    cmd = [*compiler.split(), "-std=c99", "-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-pthread",
            f"-I{include}", "-o", str(target), *[str(NATIVE_DIR / f) for f in NATIVE_SOURCES],
            "-ldl", "-lm", "-lrt"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -182,6 +183,7 @@ def native_package_files(solver_dir: Path) -> dict:
              "variables.py": (ROOT / "fmu_wheelset" / "variables.py").read_bytes(),
              "fmu_state.py": (ROOT / "fmu_wheelset" / "fmu_state.py").read_bytes(),
              "cache.py": (ROOT / "fmu_wheelset" / "cache.py").read_bytes(),
+             "presets.py": (ROOT / "fmu_wheelset" / "presets.py").read_bytes(),
              "native_worker.py": (ROOT / "fmu_wheelset" / "native_worker.py").read_bytes(),
              "pythonfmu/__init__.py": PYTHONFMU_INIT.encode()}
     pfmu = Path(pythonfmu.__file__).parent
@@ -334,16 +336,25 @@ def ship_numba_cache(fmu: Path) -> str:
             f"{size / 1024:.0f} kB, CPU {manifest['cpu'][1]})")
 
 
+START_PRESET = "fmu-start"     # the preset of a build with its own start values
+
+
 def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path | None = None,
               quiet: bool = False, native: bool = True, platforms=("linux64",),
-              numba_cache: bool = True) -> Path:
+              numba_cache: bool = True, start_values: dict | None = None,
+              start_source: str = "") -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
     fmu_wheelset). ``platforms``: linux64 and any of win64, darwin64
     (cross-compiled with zig: fmu_wheelset/cross_build.py). ``numba_cache``: run
     the FMU once here and ship the compiled numba cache inside it (native front
-    end only; ship_numba_cache). Prints what it built unless ``quiet``."""
+    end only; ship_numba_cache). ``start_values``: {parameter name: FMI value} that become the
+    FMU's start values (the model description's and the getters'): written as
+    the preset resources/presets/fmu-start.toml, each value with
+    ``start_source`` as its source, and named in
+    resources/wheelset_start_preset.txt (fmu_wheelset/presets.py). Prints what
+    it built unless ``quiet``."""
     from pythonfmu import FmuBuilder
     from fmu_wheelset.slave import _tree_digest
     from fmu_wheelset.variables import VARIABLES
@@ -367,11 +378,20 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             shutil.copy2(ROOT / "fmu_wheelset" / source, stage / bundled)
             project.append(stage / bundled)
         shutil.copytree(solver_dir, stage / "solver", ignore=ignore)
-        for extra in ("scenarios", "profiles"):
+        for extra in ("scenarios", "profiles", "presets"):
             src = ROOT / extra
             if src.is_dir() and any(p.is_file() for p in src.iterdir()):
                 shutil.copytree(src, stage / extra, ignore=ignore)
                 project.append(stage / extra)
+        if start_values:
+            from fmu_wheelset.presets import START_PRESET_FILE, preset_text
+            (stage / "presets").mkdir(exist_ok=True)
+            if stage / "presets" not in project:
+                project.append(stage / "presets")
+            (stage / "presets" / f"{START_PRESET}.toml").write_text(preset_text(
+                start_values, f"start values of this build: {start_source}", start_source))
+            (stage / START_PRESET_FILE).write_text(START_PRESET + "\n")
+            project.append(stage / START_PRESET_FILE)
         saved_path = list(sys.path)
         try:
             fmu = FmuBuilder.build_FMU(script, dest=out, project_files=project,
@@ -414,8 +434,8 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
               f"{counts['output']} outputs")
         if compiler is not None:
             print(f"  bundled: resources/{package}/ (slave, native_bridge, variables, fmu_state, "
-                  f"cache, pythonfmu's slave API, solver with sources {digest}), "
-                  f"resources/{NATIVE_CONFIG} (the Python to load)")
+                  f"cache, presets, pythonfmu's slave API, solver with sources {digest}), "
+                  f"resources/presets/, resources/{NATIVE_CONFIG} (the Python to load)")
             print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
         else:
             print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "

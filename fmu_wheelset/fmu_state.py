@@ -1,10 +1,11 @@
 """The serialized FMU state of the wheelset FMU: a versioned, self-describing
-JSON document that is parsed, never executed (issue 18, docs/SECURITY.md).
+JSON document that is parsed, never executed (docs/SECURITY.md).
 
 ``fmi2SerializeFMUstate`` writes, ``fmi2DeSerializeFMUstate`` reads, one UTF-8
 JSON object (at most MAX_BLOB_BYTES)::
 
-    {"format": "wheelset-fmu-state", "version": 1,
+    {"format": "wheelset-fmu-state", "version": 2,
+     "sha256": "<hex digest of the document without this key>",
      "guid": "<the build's GUID>", "fmu_version": "0.1.0",
      "initialized": true,
      "time": "0x1.0624dd2f1a9fcp-7",              # float.hex: bit-exact
@@ -18,16 +19,26 @@ JSON object (at most MAX_BLOB_BYTES)::
 
 Every number travels bit-exactly (floats as ``float.hex`` strings, arrays as
 raw little-endian float64 in base64), so a restored instance continues exactly
-as the one that was saved. The decoder knows every key and its type; anything
-else -- another format or version, an unknown or missing key, a wrong type, a
-shape that does not match the data, a non-finite number where one is not
-allowed, a value outside its declared range, a parameter the FMU does not have
--- is refused with a ``StateError`` whose message says which field and why.
+as the one that was saved.
+
+``sha256`` is the digest of the canonical JSON of the document without it
+(keys sorted, no spaces: what the encoder writes). It detects corruption: a
+flipped bit, a truncated or spliced copy. It has no key, so it does NOT stop a
+deliberate edit (anyone can recompute it); the field checks do that.
+
+The decoder knows every key and its type; anything else -- another format or
+version, a digest that does not match, an unknown or missing key, a wrong
+type, a shape that does not match the data, a non-finite number where one is
+not allowed, a number outside the range of its field (the declared range of
+its FMU variable where it has one, else a bound stated here), a parameter the
+FMU does not have -- is refused with a ``StateError`` whose message says which
+field and why.
 
 The checks that need the living instance (the build's GUID, the shapes of the
-core's arrays, the parameters the instance was initialized with) are done by
-``check_against_instance``. No ``pickle``, ``eval`` or ``exec`` anywhere: the
-worst a crafted blob can do is to be refused.
+core's arrays and the range of each entry, the parameters the instance was
+initialized with) are done by ``check_against_instance``. No ``pickle``,
+``eval`` or ``exec`` anywhere: the worst a crafted blob can do is to be
+refused.
 
 This module imports only the standard library and NumPy: it is bundled into
 the FMU beside the slave (``resources/wheelset_fmu_state.py``).
@@ -36,6 +47,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import math
 import re
@@ -45,12 +57,17 @@ import numpy as np
 
 FORMAT = "wheelset-fmu-state"
 VERSION = 2
+DIGEST_KEY = "sha256"
 MAX_BLOB_BYTES = 4 * 1024 * 1024       # a state is ~20 kB; anything far larger is refused unread
 MAX_STRING_CHARS = 4096                # longest String parameter a state may carry
 MAX_ARRAY_ELEMENTS = 100_000           # no array of the core has more than a few hundred
+# |time| of a state: 1e12 s (31,700 years) is far beyond any simulation and keeps
+# every time far from overflow (the FMU's own bound, no FMI variable declares it)
+MAX_TIME = 1.0e12
 
 # the keys of a document, of its "model" object, and of an array
-_TOP_KEYS = {"format", "version", "guid", "fmu_version", "initialized", "time", "values", "io", "model"}
+_TOP_KEYS = {"format", "version", DIGEST_KEY, "guid", "fmu_version", "initialized", "time",
+             "values", "io", "model"}
 _MODEL_SCALARS = {"time", "distance", "rhs_evaluations", "initialized"}
 MODEL_ARRAYS = ("state", "contact", "summary", "inputs", "model", "safety", "jacobian")
 _MODEL_KEYS = _MODEL_SCALARS | set(MODEL_ARRAYS)
@@ -101,9 +118,19 @@ def _encode_value(kind: str, value):
     return str(value)
 
 
+def _canonical(doc: Mapping[str, Any]) -> bytes:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
+def digest(doc: Mapping[str, Any]) -> str:
+    """The sha256 (hex) of the canonical JSON of `doc` without its digest key."""
+    return hashlib.sha256(_canonical({k: v for k, v in doc.items() if k != DIGEST_KEY})).hexdigest()
+
+
 def encode(snapshot: Mapping[str, Any], *, guid: str, fmu_version: str,
            parameter_kinds: Mapping[str, str]) -> bytes:
-    """The JSON document of a slave snapshot (the structure `decode` returns)."""
+    """The JSON document of a slave snapshot (the structure `decode` returns),
+    with its digest."""
     model = snapshot.get("model")
     doc = {
         "format": FORMAT, "version": VERSION, "guid": str(guid), "fmu_version": str(fmu_version),
@@ -117,7 +144,8 @@ def encode(snapshot: Mapping[str, Any], *, guid: str, fmu_version: str,
             "initialized": bool(model["initialized"]),
             **{key: _array(model[key]) for key in MODEL_ARRAYS}},
     }
-    return json.dumps(doc, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    doc[DIGEST_KEY] = digest(doc)
+    return _canonical(doc)
 
 
 # ---------------------------------------------------------------------------
@@ -149,12 +177,14 @@ def _int(value, where: str, lo: int, hi: int) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise StateError(f"{where}: expected an integer, got {type(value).__name__}")
     if not lo <= value <= hi:
-        raise StateError(f"{where}: {value} is outside [{lo}, {hi}]")
+        shown = str(value) if abs(value) < 10 ** 30 else f"an integer of {len(str(abs(value)))} digits"
+        raise StateError(f"{where}: {shown} is outside [{lo}, {hi}]")
     return value
 
 
-def _float(value, where: str, *, finite: bool = True) -> float:
-    """A float written with float.hex (the only form the encoder writes)."""
+def _float(value, where: str, *, finite: bool = True, lo: Optional[float] = None,
+           hi: Optional[float] = None) -> float:
+    """A float written with float.hex (the only form the encoder writes), in [lo, hi]."""
     if not isinstance(value, str) or not _HEX_FLOAT.match(value):
         raise StateError(f"{where}: expected a float.hex string")
     try:
@@ -163,6 +193,8 @@ def _float(value, where: str, *, finite: bool = True) -> float:
         raise StateError(f"{where}: not a float.hex number") from None
     if finite and not math.isfinite(x):
         raise StateError(f"{where}: {x!r} is not finite")
+    if (lo is not None and x < lo) or (hi is not None and x > hi):
+        raise StateError(f"{where}: {x!r} is outside [{lo:g}, {hi:g}]")
     return x
 
 
@@ -209,13 +241,16 @@ def _decode_value(name: str, kind: str, lo, hi, value):
 
 
 def decode(blob, *, parameters: Mapping[str, Tuple[str, Optional[float], Optional[float]]],
-           io_ranges: Tuple[Tuple[Optional[float], Optional[float]], ...]) -> Dict[str, Any]:
+           io_ranges: Tuple[tuple, ...],
+           distance_range: Tuple[float, float] = (-math.inf, math.inf)) -> Dict[str, Any]:
     """Parse and check a serialized state; returns the snapshot (as `encode` takes it).
 
     `parameters`: name -> (kind, min, max) of every FMU parameter (the state
-    carries those the host set, no others); `io_ranges`: (min, max) of every input and
-    output in the order of the slave's value array (None: unbounded). Raises
-    StateError with the reason; never runs anything from the blob."""
+    carries those the host set, no others); `io_ranges`: for every input and
+    output in the order of the slave's value array, (min, max) or (min, max,
+    kind, name) (None: unbounded; kind "Boolean": 0 or 1, "Integer": a whole
+    number); `distance_range`: the declared range of the travelled distance.
+    Raises StateError with the reason; never runs anything from the blob."""
     if not isinstance(blob, (bytes, bytearray, memoryview)):
         raise StateError(f"a serialized state is bytes, got {type(blob).__name__}")
     blob = bytes(blob)
@@ -233,14 +268,20 @@ def decode(blob, *, parameters: Mapping[str, Tuple[str, Optional[float], Optiona
         raise StateError("not UTF-8 text") from None
     except RecursionError:
         raise StateError("not valid JSON (nested too deeply)") from None
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise StateError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") \
             from None
+    except ValueError as exc:
+        # e.g. an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise StateError(f"not valid JSON ({str(exc)[:200]})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise StateError(f"not a wheelset FMU state (no \"format\": {FORMAT!r})")
     if doc.get("version") != VERSION:
         raise StateError(f"state format version {doc.get('version')!r}; this FMU reads "
                          f"version {VERSION}")
+    if not isinstance(doc.get(DIGEST_KEY), str) or doc[DIGEST_KEY] != digest(doc):
+        raise StateError(f"the digest ({DIGEST_KEY}) does not match the content: the state is "
+                         "corrupted (changed after it was written)")
     _keys(doc, _TOP_KEYS, "state")
     for key in ("guid", "fmu_version"):
         if not isinstance(doc[key], str) or len(doc[key]) > 200:
@@ -255,7 +296,7 @@ def decode(blob, *, parameters: Mapping[str, Tuple[str, Optional[float], Optiona
     snapshot = {
         "guid": doc["guid"], "fmu_version": doc["fmu_version"],
         "initialized": _bool(doc["initialized"], "initialized"),
-        "time": _float(doc["time"], "time"),
+        "time": _float(doc["time"], "time", lo=-MAX_TIME, hi=MAX_TIME),
         "values": {name: _decode_value(name, *parameters[name], values[name]) for name in values},
     }
     io = _decode_array(doc["io"], "io")
@@ -264,9 +305,16 @@ def decode(blob, *, parameters: Mapping[str, Tuple[str, Optional[float], Optiona
                          "and outputs")
     if not np.isfinite(io).all():
         raise StateError(f"io: {int((~np.isfinite(io)).sum())} non-finite value(s)")
-    for j, (lo, hi) in enumerate(io_ranges):
-        if (lo is not None and io[j] < lo) or (hi is not None and io[j] > hi):
-            raise StateError(f"io[{j}]: {io[j]!r} is outside its declared range [{lo}, {hi}]")
+    for j, entry in enumerate(io_ranges):
+        lo, hi = entry[:2]
+        kind, name = entry[2:] if len(entry) == 4 else ("Real", f"io[{j}]")
+        x = float(io[j])
+        if (lo is not None and x < lo) or (hi is not None and x > hi):
+            raise StateError(f"io[{j}] ({name}): {x!r} is outside its declared range [{lo}, {hi}]")
+        if kind == "Boolean" and x not in (0.0, 1.0):
+            raise StateError(f"io[{j}] ({name}): {x!r} is not 0 or 1 (a Boolean)")
+        if kind == "Integer" and x != math.floor(x):
+            raise StateError(f"io[{j}] ({name}): {x!r} is not a whole number (an Integer)")
     snapshot["io"] = io
 
     model = doc["model"]
@@ -275,8 +323,9 @@ def decode(blob, *, parameters: Mapping[str, Tuple[str, Optional[float], Optiona
     else:
         _keys(model, _MODEL_KEYS, "model")
         snapshot["model"] = {
-            "time": _float(model["time"], "model.time"),
-            "distance": _float(model["distance"], "model.distance"),
+            "time": _float(model["time"], "model.time", lo=0.0, hi=MAX_TIME),
+            "distance": _float(model["distance"], "model.distance", lo=distance_range[0],
+                               hi=distance_range[1]),
             "rhs_evaluations": _int(model["rhs_evaluations"], "model.rhs_evaluations", 0, 2**62),
             "initialized": _bool(model["initialized"], "model.initialized"),
             **{key: _decode_array(model[key], f"model.{key}") for key in MODEL_ARRAYS},
@@ -290,14 +339,20 @@ def decode(blob, *, parameters: Mapping[str, Tuple[str, Optional[float], Optiona
 def check_against_instance(snapshot: Mapping[str, Any], *, guid: str,
                            live_model: Optional[Mapping[str, Any]],
                            nan_allowed: Mapping[str, Tuple[int, ...]] = {},
-                           state_bounds: Mapping[int, Tuple[float, float, str]] = {}) -> None:
+                           state_bounds: Mapping[int, Tuple[float, float, str]] = {},
+                           array_bounds: Mapping[str, Any] = {}) -> None:
     """Raise StateError unless `snapshot` can be restored into this instance.
 
     `guid`: the build's GUID ("" when unknown: not checked); `live_model`: the
     core's snapshot of this (initialized) instance, which fixes the shapes of
     the arrays and the model constants; `nan_allowed`: array name -> indices
     that may be NaN (the curvature and cant inputs: "from the track");
-    `state_bounds`: index of the state vector -> (lo, hi, name)."""
+    `state_bounds`: index of the state vector -> (lo, hi, name);
+    `array_bounds`: array name -> (lo, hi, name) for every entry, or a sequence
+    of them, one per index of the array's last axis; an entry (lo, hi, name,
+    flag) applies only to the rows whose column `flag` is > 0.5 (the active
+    contact points: inactive rows are never output). NaN is left to the
+    finiteness check above."""
     if guid and snapshot.get("guid") and snapshot["guid"] != guid:
         raise StateError(f"the state was saved by another build of the FMU (GUID "
                          f"{snapshot['guid']}, this FMU {guid})")
@@ -325,6 +380,21 @@ def check_against_instance(snapshot: Mapping[str, Any], *, guid: str,
         x = model["state"][j]
         if not lo <= x <= hi:
             raise StateError(f"model.state: {name} = {x!r} is outside [{lo}, {hi}]")
+    for key, bounds in array_bounds.items():
+        values = np.asarray(model[key])
+        columns = [bounds] * values.shape[-1] if isinstance(bounds[0], (int, float)) else bounds
+        if len(columns) != values.shape[-1]:
+            raise StateError(f"model.{key}: {values.shape[-1]} entries per row, this FMU's core "
+                             f"has {len(columns)}")
+        rows = values.reshape(-1, values.shape[-1])
+        for j, (lo, hi, name, *flag) in enumerate(columns):
+            outside = (rows[:, j] < lo) | (rows[:, j] > hi)
+            if flag:
+                outside &= rows[:, flag[0]] > 0.5
+            bad = np.flatnonzero(outside)
+            if bad.size:
+                x = float(rows[bad[0], j])
+                raise StateError(f"model.{key} ({name}) = {x!r} is outside [{lo:g}, {hi:g}]")
     if model["time"] < 0.0:
         raise StateError(f"model.time {model['time']!r} s is negative")
 

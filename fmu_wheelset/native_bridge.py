@@ -37,6 +37,7 @@ import numpy as np
 
 from . import slave as slave_module
 from .slave import INPUT_NAMES, VARIABLES, Wheelset, _N_PARAMETERS
+from .presets import PRESET_PARAMETER
 from .variables import ENUMERATION_BY_NAME, direct_inputs
 
 OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
@@ -92,6 +93,11 @@ class Instance:
         self.table_address = self.table.ctypes.data
         self.limits = variable_limits()
         self.limits_address = self.limits.ctypes.data
+        # per value reference: 1 once the host has set it (C marks the Real, Integer
+        # and Boolean parameters it writes into `values`); a preset never
+        # overwrites those
+        self.host_set = np.zeros(len(VARIABLES), dtype=np.uint8)
+        self.host_set_address = self.host_set.ctypes.data
         self.n_variables = len(VARIABLES)
         self.n_parameters = _N_PARAMETERS
         self.n_inputs = len(INPUT_NAMES)
@@ -105,7 +111,8 @@ class Instance:
         self.slave = Wheelset(instance_name=self.instance_name, resources=self.resources,
                               value_buffer=self.values)
         self._queue = self.slave.log_queue
-        # the parameters' values (start or the core's default) readable from C
+        self.host_set[:] = 0
+        # the parameters' values in force (start values) readable from C
         self.slave.fill_parameter_buffer()
         names = [v.name for v in self.slave.vars.values()]
         if names != [v.name for v in VARIABLES] or list(self.slave.vars) != list(range(len(names))):
@@ -146,16 +153,25 @@ class Instance:
                 "declared range); the next fmi2DoStep is discarded until the input is in range")
 
     def set_string(self, vr: int, value: str) -> int:
+        """The slave checks it (a preset that cannot be read is fmi2Error, and
+        fmi2ExitInitializationMode then fails with the reason); a preset puts its
+        values in force into the buffer for every numeric parameter the host has
+        not set itself."""
         var = VARIABLES[vr]
-        self.slave._values[var.name] = value
-        return self._status(OK)
+        slave = self.slave
+        slave.last_refusal = None
+        slave._set_parameter(var.name, value)
+        if var.name == PRESET_PARAMETER:
+            slave.fill_parameter_buffer(self.host_set)
+        return self._status(ERROR if slave.last_refusal is not None else OK)
 
     @staticmethod
     def variable_name(vr: int) -> str:
         return VARIABLES[vr].name
 
     def get_string(self, vr: int) -> str:
-        return str(self.slave._values[VARIABLES[vr].name])
+        """The value in force: the host's, else the start value (FMI 2.0 2.1.7)."""
+        return str(self.slave.value_in_force(VARIABLES[vr].name))
 
     def exit_initialization_mode(self) -> int:
         slave = self.slave
@@ -313,9 +329,20 @@ class Instance:
         return self.slave._fmu_state_to_bytes(state)
 
     def deserialize(self, blob: bytes):
-        """The checked snapshot, or a rejection that set_state reports (never
-        executed: JSON parsed and checked field by field)."""
-        return self.slave._fmu_state_from_bytes(bytes(blob))
+        """(status word, snapshot or None): the snapshot parsed and checked field
+        by field (never executed) and against this instance, with everything
+        fmi2SetFMUstate would check, so that fmi2DeSerializeFMUstate refuses
+        (fmi2Error, the reason logged) what the set would."""
+        slave = self.slave
+        snapshot = slave._fmu_state_from_bytes(bytes(blob))
+        try:
+            slave.check_state(snapshot)
+        except Exception as exc:  # noqa: BLE001 - reported to the host
+            reason = str(exc) if isinstance(exc, slave_module.fmu_state.StateError) \
+                else f"{type(exc).__name__}: {exc}"
+            slave._refuse(f"fmi2DeSerializeFMUstate: state refused: {reason}")
+            return self._status(ERROR), None
+        return self._status(OK), snapshot
 
 
 class MemoryState:

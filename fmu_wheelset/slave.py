@@ -83,13 +83,16 @@ FMU_VERSION = "0.1.0"
 # resources/wheelset_fmu_variables.py beside this file (fmu_wheelset/build.py).
 # The FMU state format and the solver cache: fmu_wheelset/fmu_state.py and
 # fmu_wheelset/cache.py, bundled as resources/wheelset_fmu_state.py and
-# resources/wheelset_fmu_cache.py.
+# resources/wheelset_fmu_cache.py. The presets: fmu_wheelset/presets.py (bundled as
+# resources/wheelset_fmu_presets.py) reading resources/presets/<name>.toml.
 if __package__:
     from . import cache as fmu_cache
     from . import fmu_state
+    from . import presets as fmu_presets
     from . import variables as fmu_variables
 else:
     import wheelset_fmu_cache as fmu_cache
+    import wheelset_fmu_presets as fmu_presets
     import wheelset_fmu_state as fmu_state
     import wheelset_fmu_variables as fmu_variables
 
@@ -244,10 +247,11 @@ class Wheelset(Fmi2Slave):
         super().__init__(**kwargs)
         drop_duplicate_path_entries(self.resources)
         # everything per instance; __init__ is cheap (no solver import). The values
-        # set by the host; a parameter not set has the core's default (`_default`)
-        self._values: Dict[str, Any] = {var.name: var.start for var in VARIABLES
-                                        if var.causality == "parameter"
-                                        and var.start is not fmu_variables.CORE_DEFAULT}
+        # set by the host (the native front end copies every numeric one in at
+        # fmi2ExitInitializationMode); a parameter not set has the preset's value
+        # (parameter `preset`) or else its start value (`value_in_force`)
+        self._values: Dict[str, Any] = {}
+        self._presets: Dict[str, Tuple[Dict[str, Any], Optional[str]]] = {}  # name -> (values, problem)
         # one float per variable, indexed by value reference (the table's order):
         # the parameters (NaN for strings and core defaults, see
         # fill_parameter_buffer), then the inputs and outputs. The native front end
@@ -298,8 +302,7 @@ class Wheelset(Fmi2Slave):
         # cyclic garbage collector)
         owner = weakref.ref(self)
         if slot is None:
-            values = self._values
-            getter = lambda: values[name] if name in values else owner()._default(name)  # noqa: E731
+            getter = lambda: owner().value_in_force(name)      # noqa: E731
         else:
             getter = lambda: io[slot]                           # noqa: E731
         kwargs = dict(causality=_CAUSALITY[var.causality],
@@ -319,10 +322,14 @@ class Wheelset(Fmi2Slave):
             self._io_slot[variable.value_reference] = (var.type, slot)
 
     def _default(self, name: str):
-        """Value of a parameter the host has not set: the core's default
+        """Start value of a parameter: its own, or the core's default
         (WheelsetParameters), read from the bundled core (imported here on first
         use, else in fmi2ExitInitializationMode)."""
         var = fmu_variables.BY_NAME[name]
+        if name == fmu_presets.PRESET_PARAMETER:
+            return fmu_presets.start_preset(self.resources)    # "" but in a case build
+        if var.start is not fmu_variables.CORE_DEFAULT:
+            return var.start
         try:
             wheelset = self._core[0] if self._core is not None else import_core(self.resources)[0]
             return fmu_variables.start_value(var, wheelset)
@@ -343,6 +350,11 @@ class Wheelset(Fmi2Slave):
                          f"(fixed variability); the new value {value!r} is ignored")
             return
         var = fmu_variables.BY_NAME[name]
+        if name == fmu_presets.PRESET_PARAMETER:
+            problem = self._preset(value)[1]
+            if problem is not None:
+                # kept, so that fmi2ExitInitializationMode fails with the same reason
+                self._refuse(f"fmi2SetString: {problem}; fmi2ExitInitializationMode will fail")
         if var.type in ("Real", "Integer") and (
                 not _is_number(value) or not math.isfinite(value)
                 or (var.min is not None and value < var.min)
@@ -355,13 +367,62 @@ class Wheelset(Fmi2Slave):
                          + "; fmi2ExitInitializationMode will fail")
         self._values[name] = value
 
+    # -- presets and the values in force ---------------------------------------
+    def _preset(self, name) -> Tuple[Dict[str, Any], Optional[str]]:
+        """(values, problem) of preset `name` (fmu_wheelset/presets.py, files in
+        resources/presets): ({}, None) for "" or a good preset's values; ({}, the
+        reason) when it cannot be used. Read once per name and instance."""
+        name = str(name)
+        found = self._presets.get(name)
+        if found is None:
+            directory = os.path.join(self.resources, "presets") if self.resources else None
+            try:
+                found = (fmu_presets.load_preset(name, directory), None)
+            except fmu_presets.PresetError as exc:
+                found = ({}, str(exc))
+            except Exception as exc:  # noqa: BLE001 - a getter must not raise
+                found = ({}, f"preset {name!r}: {type(exc).__name__}: {exc}")
+            if len(self._presets) < 64:
+                self._presets[name] = found
+        return found
+
+    def _preset_name(self, values: Dict[str, Any]) -> str:
+        """The preset in force with the host's values `values`."""
+        name = fmu_presets.PRESET_PARAMETER
+        return values[name] if name in values else self._default(name)
+
+    def _in_force(self, values: Dict[str, Any], name: str):
+        """The value parameter `name` has with the host's values `values`: the
+        host's, else the named preset's, else the start value."""
+        if name in values:
+            return values[name]
+        preset = self._preset_name(values)
+        if preset and name != fmu_presets.PRESET_PARAMETER:
+            chosen = self._preset(preset)[0]
+            if name in chosen:
+                return chosen[name]
+        return self._default(name)
+
+    def value_in_force(self, name: str):
+        """What fmi2Get* returns for parameter `name` (FMI 2.0 2.1.7: the actual
+        value): the host's value, else the preset's, else its start value."""
+        return self._in_force(self._values, name)
+
+    def given_values(self) -> Dict[str, Any]:
+        """The parameters given by the host or the preset (the others take the
+        core's defaults), for the core's parameters."""
+        preset = self._preset_name(self._values)
+        return {**(self._preset(preset)[0] if preset else {}), **self._values}
+
     # -- the native front end's value buffer ---------------------------------
-    def fill_parameter_buffer(self):
-        """Every numeric parameter's value (set, or the core's default) into the
-        value buffer, so that fmi2GetReal/Integer/Boolean read it from C."""
+    def fill_parameter_buffer(self, host_set=None):
+        """Every numeric parameter's value in force (set, the preset's, or the
+        start value) into the value buffer, so that fmi2GetReal/Integer/Boolean
+        read it from C. `host_set`: per value reference, nonzero where the host
+        has set the value in the buffer itself (left as it is)."""
         for vr, var in enumerate(VARIABLES[:_N_PARAMETERS]):
-            if var.type != "String":
-                self._buffer[vr] = float(self._parameter_value(self._values, var.name))
+            if var.type != "String" and (host_set is None or not host_set[vr]):
+                self._buffer[vr] = float(self.value_in_force(var.name))
 
     def sync_parameters_from_buffer(self):
         """The numeric parameters from the value buffer (the native front end's
@@ -565,11 +626,16 @@ class Wheelset(Fmi2Slave):
         # parameter is logged with status fmi2Error and every doStep returns
         # fmi2Discard with the reason.
         try:
+            preset = self._preset_name(self._values)
+            problem = self._preset(preset)[1]
+            if problem is not None:
+                raise ValueError(problem)
             wheelset, track, where = import_core(self.resources)
             self._core = (wheelset, track)
             params = _adapter.make_parameters(self, wheelset, track)
             model = wheelset.WheelsetModel(params)
-            input_map = _adapter.input_map(self._values, wheelset, track)
+            input_map = _adapter.input_map(
+                {flag: self.value_in_force(flag) for flag in _FROM_INPUT_FLAGS}, wheelset, track)
             u = self._u
             if not np.isfinite(u).all():
                 bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
@@ -799,10 +865,6 @@ class Wheelset(Fmi2Slave):
             self._refuse(f"fmi2SetFMUstate: state refused, instance unchanged: "
                          f"{type(exc).__name__}: {exc}")
 
-    def _parameter_value(self, values: Dict[str, Any], name: str):
-        """The value a parameter has with the set values `values` (else the default)."""
-        return values[name] if name in values else self._default(name)
-
     def _restore_state(self, state):
         if isinstance(state, fmu_state.Rejected):
             raise fmu_state.StateError(state.reason)
@@ -813,6 +875,9 @@ class Wheelset(Fmi2Slave):
             raise fmu_state.StateError(
                 "the state was saved before initialization (fmi2GetFMUstate before "
                 "fmi2ExitInitializationMode); it holds no wheelset state to restore")
+        preset_problem = self._preset(self._preset_name(state["values"]))[1]
+        if preset_problem is not None:
+            raise fmu_state.StateError(f"its preset cannot be used: {preset_problem}")
         built_here = False
         phase = self._phase
         if self._model is None:
@@ -831,24 +896,8 @@ class Wheelset(Fmi2Slave):
                 self._phase = phase
                 raise fmu_state.StateError(f"its parameters do not initialize the FMU: {reason}")
             built_here = True
-        else:
-            for name in sorted(set(state["values"]) | set(self._values)):
-                saved = self._parameter_value(state["values"], name)
-                here = self._parameter_value(self._values, name)
-                if saved != here:
-                    raise fmu_state.StateError(
-                        f"it was saved with parameter {name} = {saved!r}, this instance has "
-                        f"{here!r}")
-        wheelset = self._core[0]
-        bounds = {getattr(wheelset, column): (fmu_variables.BY_NAME[name].min,
-                                            fmu_variables.BY_NAME[name].max, name)
-                  for column, name in (("S_Y", "wheelset.y"), ("S_Z", "wheelset.z"),
-                                       ("S_ROLL", "wheelset.roll"), ("S_YAW", "wheelset.yaw"))}
         try:
-            fmu_state.check_against_instance(
-                state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
-                nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
-                state_bounds=bounds)
+            self._check_against_model(state)
         except fmu_state.StateError:
             if built_here:
                 self._model, self._initialized, self._phase = None, False, phase
@@ -860,6 +909,45 @@ class Wheelset(Fmi2Slave):
         self.terminate_requested = False
         self._phase = "initialized"
         self._time = float(state["time"])
+
+    def _check_against_model(self, state):
+        """StateError unless `state` fits this initialized instance: the same
+        parameters in force, the build, the core's shapes and constants, and
+        every array entry within its range (fmu_wheelset/fmu_state.py)."""
+        for var in fmu_variables.PARAMETERS:
+            saved = self._in_force(state["values"], var.name)
+            here = self.value_in_force(var.name)
+            if saved != here:
+                raise fmu_state.StateError(
+                    f"it was saved with parameter {var.name} = {saved!r}, this instance has "
+                    f"{here!r}")
+        wheelset = self._core[0]
+        state_bounds, array_bounds = _restore_bounds(wheelset, self._input_map)
+        fmu_state.check_against_instance(
+            state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
+            nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
+            state_bounds=state_bounds, array_bounds=array_bounds)
+
+    def check_state(self, state) -> None:
+        """StateError unless fmi2SetFMUstate would restore `state` into this
+        instance now; nothing of the instance changes (fmi2DeSerializeFMUstate
+        refuses what the set would). An instance without a model checks it the
+        way the set would: by building one, in a scratch instance."""
+        if self._model is None or not self._initialized:
+            scratch = type(self)(instance_name=f"{self.instance_name} (state check)",
+                                 resources=self.resources)
+            scratch._restore_state(state)
+            return
+        if isinstance(state, fmu_state.Rejected):
+            raise fmu_state.StateError(state.reason)
+        if not isinstance(state, dict) or not state["initialized"] or state["model"] is None:
+            raise fmu_state.StateError(
+                "the state was saved before initialization (fmi2GetFMUstate before "
+                "fmi2ExitInitializationMode); it holds no wheelset state to restore")
+        preset_problem = self._preset(self._preset_name(state["values"]))[1]
+        if preset_problem is not None:
+            raise fmu_state.StateError(f"its preset cannot be used: {preset_problem}")
+        self._check_against_model(state)
 
     def _restore_own_state(self, state):
         """_restore_state without the checks, for a state this instance took of
@@ -883,11 +971,12 @@ class Wheelset(Fmi2Slave):
         """The checked snapshot, or fmu_state.Rejected(reason) (never raises:
         pythonfmu would return fmi2Fatal); fmi2SetFMUstate reports a rejection."""
         try:
-            return fmu_state.decode(state, parameters=_PARAMETER_SCHEMA, io_ranges=_IO_RANGES)
+            return fmu_state.decode(state, parameters=_PARAMETER_SCHEMA, io_ranges=_IO_RANGES,
+                                    distance_range=_DISTANCE_RANGE)
         except fmu_state.StateError as exc:
-            return fmu_state.Rejected(f"serialized state refused: {exc}")
+            return fmu_state.Rejected(str(exc))
         except Exception as exc:  # noqa: BLE001
-            return fmu_state.Rejected(f"serialized state refused: {type(exc).__name__}")
+            return fmu_state.Rejected(f"{type(exc).__name__}: {exc}")
 
 
 # ---------------------------------------------------------------------------
@@ -916,7 +1005,7 @@ class _Adapter:
                                  "only; give an absolute path for a file elsewhere)")
             return source
 
-        kwargs = fmu_variables.parameters_from_fmi(slave._values, wheelset, resolve=resolve)
+        kwargs = fmu_variables.parameters_from_fmi(slave.given_values(), wheelset, resolve=resolve)
         if "track" not in kwargs:       # the default track, in track.direction
             kwargs["track"] = self.make_track(slave, wheelset, track, None)
         return wheelset.WheelsetParameters(**kwargs)
@@ -926,7 +1015,7 @@ class _Adapter:
         track.direction."""
         if spec is None:
             spec = str(slave._default("track.scenario")).strip()
-        direction = str(slave._values["track.direction"]).strip()
+        direction = str(slave.value_in_force("track.direction")).strip()
         source = wheelset.resolve_source(spec, lambda name: name in track.BUILTIN_TRACKS,
                                          (slave.resources,), working_directory=False)
         if source == spec and spec in track.BUILTIN_TRACKS:
@@ -995,6 +1084,7 @@ class _Adapter:
 
 NAN = float("nan")
 _N_PARAMETERS = len(fmu_variables.PARAMETERS)
+_FROM_INPUT_FLAGS = ("track.curvature_from_input", "track.cant_from_input")
 assert VARIABLES[:_N_PARAMETERS] == fmu_variables.PARAMETERS   # value reference = table index
 
 
@@ -1038,6 +1128,78 @@ _PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
 _PARAMETER_SCHEMA = {v.name: (v.type, *(
     (0, len(fmu_variables.ENUMERATION_BY_NAME[v.declared_type].items) - 1)
     if v.type == "Enumeration" else (v.min, v.max))) for v in fmu_variables.PARAMETERS}
-_IO_RANGES = tuple((v.min, v.max) if v.causality == "input" else (None, None)
+# the declared range, kind and name of every input and output, in the order of _io
+_IO_RANGES = tuple((v.min, v.max, "Integer" if v.type == "Enumeration" else v.type, v.name)
                    for v in VARIABLES if v.causality != "parameter")
+_DISTANCE_RANGE = (fmu_variables.BY_NAME["wheelset.distance"].min,
+                   fmu_variables.BY_NAME["wheelset.distance"].max)
+# the core's state vector (solver.dynamics S_*, in this order) is the FMU's outputs
+_STATE_OUTPUTS = ("wheelset.x", "wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw",
+                  "wheelset.pitch", "wheelset.velocity.x", "wheelset.velocity.y",
+                  "wheelset.velocity.z", "wheelset.roll_rate", "wheelset.yaw_rate",
+                  "wheelset.spin_rate")
+# contact columns (solver.dynamics C_*) that are FMU outputs of an active point
+_CONTACT_OUTPUTS = {"C_S_WHEEL": "wheel_lateral", "C_U_RAIL": "rail_lateral", "C_Y": "position.y",
+                    "C_Z": "position.z", "C_ANGLE": "contact_angle", "C_RADIUS": "rolling_radius",
+                    "C_NORMAL": "normal_force", "C_CREEP_LONG": "longitudinal_force",
+                    "C_CREEP_LAT": "lateral_force", "C_SPIN_MOMENT": "spin_moment",
+                    "C_XI": "longitudinal_creepage", "C_ETA": "lateral_creepage",
+                    "C_SPIN": "spin_creepage"}
+
+
+def _restore_bounds(wheelset, input_map):
+    """(state bounds, array bounds) of fmu_state.check_against_instance for the
+    core `wheelset` and the instance's input map:
+
+    * state: each entry the declared range of its output (_STATE_OUTPUTS);
+    * contact: an active point's columns the declared ranges of its outputs,
+      C_ACTIVE and the Hertz flag 0..1, every other column (no output) within
+      +-BIG_FORCE, the largest magnitude the table declares for a contact
+      quantity (1e7 in SI: N, m, J);
+    * summary: the lift flags 0..1, penetration and gaps within +-BIG_FORCE;
+    * inputs (the core's input vector): what inputs within their declared
+      ranges can reach through the input map (|matrix| @ max|input| + |offset|,
+      plus the cross level's rail roll and roll rate); the curvature and cant
+      rows NaN when taken from the track (checked by the finiteness test);
+    * safety (the running-safety memory, solver/fast_step.py SF_*): the
+      flange-climb ratios within their outputs' range, the times since which a
+      climb or a flight lasts NEVER (none) up to MAX_TIME, the distances within
+      +-MAX_TIME (the travelled distance's own bound would do: 1e12 m)."""
+    dynamics = importlib.import_module(wheelset.__package__ + ".dynamics")
+    big = fmu_variables.BIG_FORCE
+    by = fmu_variables.BY_NAME
+    state_bounds = {j: (by[name].min, by[name].max, name) for j, name in enumerate(_STATE_OUTPUTS)}
+    contact = [(-big, big, f"contact column {j}") for j in range(dynamics.N_CONTACT)]
+    contact[dynamics.C_ACTIVE] = (0.0, 1.0, "active")
+    contact[dynamics.C_HERTZ_FLAG] = (-big, big, "Hertz flag")
+    for column, suffix in _CONTACT_OUTPUTS.items():
+        var = by[f"contact.left.point[1].{suffix}"]
+        contact[getattr(dynamics, column)] = (var.min, var.max, suffix, dynamics.C_ACTIVE)
+    summary = [(-big, big, f"summary {j}") for j in range(dynamics.N_SUMMARY)]
+    summary[dynamics.O_LIFT_LEFT] = (0.0, 1.0, "left wheel lifted")
+    summary[dynamics.O_LIFT_RIGHT] = (0.0, 1.0, "right wheel lifted")
+    matrix, offset, c_slot, dc_slot, rail_distance = input_map
+    largest = np.maximum(np.abs(_IN_LO), np.abs(_IN_HI))
+    reach = np.abs(matrix) @ largest + np.abs(np.nan_to_num(offset))
+    c_max, dc_max = float(largest[c_slot]), float(largest[dc_slot])
+    for side in range(2):
+        reach[wheelset.U_RAIL_MOTION + 3 * side + 2] += math.asin(min(c_max / rail_distance, 1.0))
+        reach[wheelset.U_RAIL_VELOCITY + 3 * side + 2] += dc_max / math.sqrt(
+            max(rail_distance ** 2 - c_max ** 2, 1e-300))
+    reach *= 1.0 + 1e-12                  # the rounding of the sums that reach it
+    names = dynamics.INPUT_VECTOR_NAMES
+    inputs = [(-float(r), float(r), names[j]) for j, r in enumerate(reach)]
+    fast = wheelset.fast_step
+    never = float(fast.NEVER)
+    ratio = by["wheel.left.flange_climb_ratio"]
+    safety = [None] * fast.N_SAFETY
+    for side, name in enumerate(("left", "right")):
+        safety[fast.SF_RATIO + side] = (ratio.min, ratio.max, f"{name} flange-climb ratio")
+        safety[fast.SF_CLIMB_SINCE + side] = (never, fmu_state.MAX_TIME, f"{name} climb since")
+        safety[fast.SF_CLIMB_FROM + side] = (-fmu_state.MAX_TIME, fmu_state.MAX_TIME,
+                                             f"{name} climb from")
+    safety[fast.SF_AIRBORNE_SINCE] = (never, fmu_state.MAX_TIME, "airborne since")
+    return state_bounds, {"contact": contact, "summary": summary, "inputs": inputs,
+                          "safety": safety}
+
 _adapter = _Adapter()

@@ -117,6 +117,17 @@ ENUMERATION_BY_NAME = {e.name: e for e in ENUMERATIONS}
 BIG_FORCE = 1.0e7       # N, bound of forces (a wheel load is ~1e5 N)
 BIG_MOMENT = 1.0e7      # N.m
 BIG_LENGTH = 1.0e7      # m, travelled distance
+# inputs on the axle boxes: 1e6 N (100 t) and 1e6 N.m, five times the static box
+# load of the heaviest axles (40 t: 2e5 N per box); within them one doStep of
+# 1 ms from rest is taken (tests/test_ranges.py)
+BOX_FORCE = 1.0e6       # N
+BOX_MOMENT = 1.0e6      # N.m
+# most internal steps one doStep may take (solver.max_substeps): its declared
+# maximum bounds the work one doStep can start (benchmarks/bench_worst_do_step.py,
+# docs/limits_and_failures.md: 26 s of CPU time with the costliest choice,
+# FaStrip with RK45 at a tolerance no step meets, 0.26 ms per attempted internal
+# step; 0.6 s with the defaults, RK4 and Polach)
+MAX_SUBSTEPS = 100_000
 
 
 def _parameter(name, kind, description, unit=None, lo=None, hi=None, *, core=None,
@@ -151,8 +162,11 @@ def _parameters() -> List[ScalarVariable]:
         p("rail.inclination", "Real",
           "rail cant (inclination of the rail towards the track centre), 1:40 = 0.025 rad",
           "rad", 0.0, 0.2, core="rail_inclination"),
+        # with track.gauge: the gauge minus 75 mm (1435 - 1360) over the whole
+        # gauge range (each alone, the other at its start value, puts the wheels
+        # beside the rails: fmi2ExitInitializationMode says so)
         p("wheelset.back_to_back", "Real", "distance between the wheels' inner faces",
-          "m", 1.0, 2.0, core="back_to_back"),
+          "m", 0.925, 1.925, core="back_to_back"),
         p("wheel.nominal_rolling_radius", "Real",
           "wheel radius at the taping line (nominal rolling circle)", "m", 0.1, 1.5,
           core="nominal_radius"),
@@ -185,13 +199,17 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.damping", "Real",
           "normal contact damping C in N = K delta^1.5 + C d(delta)/dt (Kang 2012)",
           "N.s/m", 0.0, 1.0e9, core="contact_damping"),
+        # maxima about 400 times Kalker's values for a 200 kN wheel load on a
+        # 8 mm contact patch (G a b C11 = 2.4e7 N, G (ab)^1.5 C23 = 6e4 N.m,
+        # G (ab)^2 C33 = 340 N.m2); a step of 1 ms is taken at each of them
+        # with contact.creep_model Kalker (tests/test_ranges.py)
         *[p(f"contact.creep_coefficient.{name}", "Real",
             f"linear studies: Kalker's creep coefficient {name} per contact point "
             f"({what}); 0 = from Kalker's table (default); used with contact.creep_model "
-            f"Kalker only", unit, 0.0, 1.0e12, core="creep_coefficients", component=k)
-          for k, (name, unit, what) in enumerate((
-              ("f11", "N", "longitudinal"), ("f22", "N", "lateral"),
-              ("f23", "N.m", "lateral/spin coupling"), ("f33", "N.m2", "spin")))],
+            f"Kalker only", unit, 0.0, top, core="creep_coefficients", component=k)
+          for k, (name, unit, what, top) in enumerate((
+              ("f11", "N", "longitudinal", 1.0e10), ("f22", "N", "lateral", 1.0e10),
+              ("f23", "N.m", "lateral/spin coupling", 1.0e6), ("f33", "N.m2", "spin", 1.0e6)))],
         p("wheelset.roll_rate_creepage", "Boolean",
           "include the roll rate of the wheelset in the lateral creepages (true); false: the "
           "textbook creepages without it", core="roll_rate_creepage"),
@@ -200,7 +218,7 @@ def _parameters() -> List[ScalarVariable]:
           "true); false: the textbook model without them", core="gyroscopic"),
         p("contact.max_penetration", "Real",
           "a step with a larger normal penetration is discarded (impact or instability)",
-          "m", 1.0e-6, 0.1, core="max_penetration"),
+          "m", 1.0e-3, 0.1, core="max_penetration"),
         p("solver.internal_step", "Real",
           "largest internal integration step; a communication step is split into equal "
           "sub-steps no longer than this, and no longer than half the creep-damping "
@@ -209,8 +227,9 @@ def _parameters() -> List[ScalarVariable]:
           core="internal_step"),
         p("solver.max_substeps", "Integer",
           "most internal steps one doStep may take; a longer communication step is "
-          "discarded before it starts (fmi2Discard, reason logged)", None, 1, 10 ** 9,
-          core="max_substeps"),
+          "discarded before it starts (fmi2Discard, reason logged); at most 100000: one "
+          "doStep then computes at most about 30 s (FaStrip with an adaptive integrator) "
+          "or 1 s (the defaults)", None, 1, MAX_SUBSTEPS, core="max_substeps"),
         p("solver.integrator", "Enumeration",
           "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler (fixed "
           "steps), 2 Bogacki-Shampine 3(2), 3 Dormand-Prince 5(4), 4 Rosenbrock W-method 2(3) "
@@ -222,8 +241,9 @@ def _parameters() -> List[ScalarVariable]:
           "adaptive integrators: local error tolerance per step, relative to 1 mm, 1 mrad, "
           "0.1 m/s and 0.1 rad/s (and to each state entry's own size)", "1", 1.0e-12, 0.1,
           core="tolerance"),
+        # +-20 mm: flange contact of every built-in profile pair, short of climbing
         p("wheelset.initial_lateral", "Real",
-          "lateral displacement at t = 0 (static equilibrium is found there)", "m", -0.05, 0.05,
+          "lateral displacement at t = 0 (static equilibrium is found there)", "m", -0.02, 0.02,
           core="initial_lateral"),
         p("wheelset.initial_yaw", "Real", "yaw angle at t = 0", "rad", -0.1, 0.1,
           core="initial_yaw"),
@@ -258,6 +278,12 @@ def _parameters() -> List[ScalarVariable]:
         p("track.cant_from_input", "Boolean",
           "take the cant angle from the input track.cant_angle instead of the scenario",
           start=False),
+        # a named parameter set (fmu_wheelset/presets.py, resources/presets/<name>.toml)
+        p("preset", "String",
+          "named parameter set: free, loaded-passenger, manchester-vehicle-1, "
+          "ren-jin-lma-chn60 (resources/presets/<name>.toml, each value with its source); "
+          "it sets every parameter it names that the host does not set itself; empty = none",
+          start=""),
     ]
 
 
@@ -268,14 +294,14 @@ def _inputs() -> List[ScalarVariable]:
             v.append(_input(f"axlebox.{side}.force.{ax}",
                             f"{ax} force of the primary suspension on the wheelset at the {side} "
                             f"axle box, track frame (x forward, y left, z up)",
-                            "N", -BIG_FORCE, BIG_FORCE, core=("U_BOX_FORCE", 3 * i + a)))
+                            "N", -BOX_FORCE, BOX_FORCE, core=("U_BOX_FORCE", 3 * i + a)))
         for a, ax in enumerate(AXES):
             v.append(_input(f"axlebox.{side}.moment.{ax}",
                             f"moment about {ax} of the primary suspension on the wheelset at the "
-                            f"{side} axle box, track frame", "N.m", -BIG_MOMENT, BIG_MOMENT,
+                            f"{side} axle box, track frame", "N.m", -BOX_MOMENT, BOX_MOMENT,
                             core=("U_BOX_MOMENT", 3 * i + a)))
     v.append(_input("axle.torque", "traction/braking torque on the axle, + drives forward",
-                    "N.m", -BIG_MOMENT, BIG_MOMENT, core=("U_TORQUE", 0)))
+                    "N.m", -BOX_MOMENT, BOX_MOMENT, core=("U_TORQUE", 0)))
     for i, side in enumerate(SIDES):
         motion, rate = ("U_RAIL_MOTION", 3 * i), ("U_RAIL_VELOCITY", 3 * i)
         v += [
@@ -327,8 +353,10 @@ def _outputs() -> List[ScalarVariable]:
           "relative to the frame moving along the track at wheelset.speed", "m", -10.0, 10.0),
         o("wheelset.y", "Real", "lateral displacement of the wheelset centre "
           "relative to the track centreline (+ left)", "m", -1.0, 1.0),
+        # the height of the centre above the rail tops: about the wheel radius
+        # (wheel.nominal_rolling_radius up to 1.5 m), so up to 2 m
         o("wheelset.z", "Real", "vertical displacement of the wheelset centre (+ up)",
-          "m", -1.0, 1.0),
+          "m", -1.0, 2.0),
         o("wheelset.roll", "Real", "roll angle about +x relative to the track", "rad",
           -math.pi, math.pi),
         o("wheelset.yaw", "Real", "yaw angle about +z relative to the track", "rad",

@@ -143,3 +143,22 @@ class FmiLog:
     def since(self, n):
         """The messages logged after the first n."""
         return self.messages[n:]
+
+
+@pytest.fixture(scope="session")
+def plain_fmpy_python(tmp_path_factory):
+    """The python of a new virtual environment with only `pip install fmpy` in
+    it (FMPy and its own dependencies, numpy among them: no scipy, numba or
+    anything of this project), as a user's plain FMPy set-up has. Skipped when
+    pip cannot install fmpy here (no package index reachable)."""
+    import subprocess
+    import sys
+    venv = tmp_path_factory.mktemp("plain-fmpy") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", "fmpy"],
+                          capture_output=True, text=True, timeout=900)
+    if proc.returncode != 0:
+        pytest.skip("pip could not install fmpy into a new virtual environment: "
+                    + (proc.stderr.strip().splitlines() or ["no output"])[-1])
+    return str(python)

@@ -28,7 +28,7 @@ from solver.profiles import ProfileError, load_profile
 from solver.wheelset import WheelsetError, WheelsetInputs, WheelsetModel, WheelsetParameters
 
 # Documented range of the axle-box force inputs for the property test (N per
-# component per box): 5x a heavy wheel load; the FMU's input range is 1e7 N.
+# component per box): 5x a heavy wheel load; the FMU's input range is 1e6 N.
 AXLE_BOX_FORCE_RANGE = 5.0e5
 
 SETTINGS = settings(deadline=None, max_examples=60,

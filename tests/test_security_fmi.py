@@ -52,7 +52,7 @@ from test_security_state import Host  # noqa: E402  (one logger for all instance
 
 DISCARD, ERROR = 2, 3
 H = 1e-3
-BOX = "axlebox.left.force.z"          # declared [-1e7, 1e7] N
+BOX = "axlebox.left.force.z"          # declared [-1e6, 1e6] N
 CANT = "track.cant_angle"             # declared [-0.5, 0.5] rad
 MASS = "wheelset.mass"                # declared [1, 1e5] kg
 WATCHED = ["wheelset.y", "wheelset.z", "wheel.left.Q", "wheelset.distance"]
@@ -400,7 +400,7 @@ def _assert_outputs_within_declaration(h, md):
 
 
 def test_output_leaving_its_range_discards_the_step(md, unzipped):
-    """A driving torque of 1e5 N m (declared up to 1e7) accelerates the wheelset
+    """A driving torque of 1e5 N m (declared up to 1e6) accelerates the wheelset
     against the frame moving at wheelset.speed until its longitudinal
     displacement reaches the declared 10 m (after ~0.94 s): that step is
     discarded with the output, its value and its range named; every output read

@@ -88,6 +88,8 @@ typedef struct {
     const int *table;                /* instance.table: (n, 4) int32 kind, causality, tunable,
                                         direct feedthrough */
     const double *limits;            /* instance.limits: (n, 2) declared min, max */
+    unsigned char *host_set;         /* instance.host_set: 1 where the host set a parameter
+                                        (a preset leaves those alone) */
     int outputs_stale;               /* a feedthrough input changed since the outputs were made */
     size_t n_variables;
     char **strings;                  /* what the last fmi2GetString returned */
@@ -344,10 +346,50 @@ static int read_config(const char *resources, Config *cfg, char *err, size_t err
 }
 
 /* Python run once per library load: imports this build's package by file
- * location (never through sys.path); arguments arrive as objects. */
+ * location (never through sys.path); arguments arrive as objects.
+ *
+ * Before the first import, the packages the FMU needs (REQUIRED) must be
+ * importable. In a host's own interpreter (FMPy in a plain `pip install fmpy`
+ * environment) that lacks some, the site-packages recorded at build time are
+ * appended to the END of sys.path (the host's own packages keep precedence;
+ * no .pth file is run) when the host runs the recorded Python version, and the
+ * missing packages are imported once to prove it. What still fails is an
+ * ImportError naming each missing package, where it was looked for, and the
+ * remedies: WHEELSET_FMU_OUT_OF_PROCESS=1 (the FMU in its own worker Python)
+ * or installing the packages into the host's environment. */
 static const char *BOOTSTRAP =
     "import importlib, importlib.util, os, sys\n"
-    "def load_bridge(name, resources):\n"
+    "REQUIRED = ('numpy', 'scipy', 'numba')\n"
+    "checked = []\n"
+    "def require_packages(site_dirs, version, joined):\n"
+    "    if checked:\n"
+    "        return\n"
+    "    missing = [m for m in REQUIRED if importlib.util.find_spec(m) is None]\n"
+    "    here = '%d.%d' % sys.version_info[:2]\n"
+    "    dirs = [d for d in site_dirs.split(os.pathsep) if d]\n"
+    "    if missing and joined and here == version:\n"
+    "        added = [d for d in dirs if os.path.isdir(d) and d not in sys.path]\n"
+    "        sys.path.extend(added)\n"
+    "        importlib.invalidate_caches()\n"
+    "    problems = []\n"
+    "    for m in missing:\n"
+    "        try:\n"
+    "            importlib.import_module(m)\n"
+    "        except Exception as exc:\n"
+    "            problems.append(f'{m} ({type(exc).__name__}: {exc})')\n"
+    "    if problems:\n"
+    "        where = 'the host\\'s Python ' + here if joined else 'the embedded Python ' + here\n"
+    "        looked = ', '.join(dirs) or 'none recorded'\n"
+    "        if joined and here != version:\n"
+    "            looked += f' (not used: recorded for Python {version})'\n"
+    "        raise ImportError(f'{where} lacks the package(s) the FMU needs: ' + '; '.join(problems)\n"
+    "                          + f'. Looked in its sys.path and in the recorded site-packages ({looked}). '\n"
+    "                          'Run the FMU in its own worker process with WHEELSET_FMU_OUT_OF_PROCESS=1, '\n"
+    "                          'install numpy, scipy and numba into the host\\'s Python, or set '\n"
+    "                          'WHEELSET_FMU_SITE_PACKAGES to where they are')\n"
+    "    checked.append(True)\n"
+    "def load_bridge(name, resources, site_dirs, version, joined):\n"
+    "    require_packages(site_dirs, version, joined)\n"
     "    package = sys.modules.get(name)\n"
     "    if package is None:\n"
     "        directory = os.path.join(resources, name)\n"
@@ -367,7 +409,8 @@ static const char *BOOTSTRAP =
 
 static PyObject *load_bridge_function = NULL;
 
-static PyObject *import_bridge(const char *package, const char *resources, char *err, size_t err_size) {
+static PyObject *import_bridge(const char *package, const char *resources, const python_location *where_python,
+                               int joined, char *err, size_t err_size) {
     if (load_bridge_function == NULL) {
         PyObject *globals = py.DictNew();
         if (globals == NULL) goto failed;
@@ -382,9 +425,17 @@ static PyObject *import_bridge(const char *package, const char *resources, char 
     }
     PyObject *name = py.UnicodeFromString(package);
     PyObject *where = py.UnicodeDecodeFSDefault(resources);
-    PyObject *module = (name && where) ? py.CallFunctionObjArgs(load_bridge_function, name, where, NULL) : NULL;
+    PyObject *site_dirs = py.UnicodeDecodeFSDefault(where_python->site_packages);
+    PyObject *version = py.UnicodeFromString(where_python->python_version);
+    PyObject *is_joined = py.LongFromLong(joined);
+    PyObject *module = (name && where && site_dirs && version && is_joined)
+        ? py.CallFunctionObjArgs(load_bridge_function, name, where, site_dirs, version, is_joined, NULL)
+        : NULL;
     if (name) py.DecRef(name);
     if (where) py.DecRef(where);
+    if (site_dirs) py.DecRef(site_dirs);
+    if (version) py.DecRef(version);
+    if (is_joined) py.DecRef(is_joined);
     if (module != NULL) return module;
 failed: {
         char reason[MESSAGE_SIZE - 256];
@@ -432,17 +483,21 @@ static int attach_buffers(Component *c, char *err, size_t err_size) {
     PyObject *table = py.GetAttrString(c->instance, "table_address");
     PyObject *count = py.GetAttrString(c->instance, "n_variables");
     PyObject *limits = py.GetAttrString(c->instance, "limits_address");
-    int ok = values && table && count && limits;
+    PyObject *host_set = py.GetAttrString(c->instance, "host_set_address");
+    int ok = values && table && count && limits && host_set;
     if (ok) {
         c->values = (double *)py.LongAsVoidPtr(values);
         c->table = (const int *)py.LongAsVoidPtr(table);
         c->limits = (const double *)py.LongAsVoidPtr(limits);
+        c->host_set = (unsigned char *)py.LongAsVoidPtr(host_set);
         c->n_variables = (size_t)py.LongAsLong(count);
-        ok = c->values != NULL && c->table != NULL && c->limits != NULL && py.ErrOccurred() == NULL;
+        ok = c->values != NULL && c->table != NULL && c->limits != NULL && c->host_set != NULL &&
+             py.ErrOccurred() == NULL;
     }
     if (values) py.DecRef(values);
     if (table) py.DecRef(table);
     if (limits) py.DecRef(limits);
+    if (host_set) py.DecRef(host_set);
     if (count) py.DecRef(count);
     if (!ok) {
         char reason[512];
@@ -517,7 +572,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
     memcpy(c->instance_name, instanceName, name_len + 1);
 
     int gil = python_enter();
-    PyObject *bridge = import_bridge(cfg.package, resources, err, sizeof err);
+    PyObject *bridge = import_bridge(cfg.package, resources, &cfg.python, joined, err, sizeof err);
     if (bridge != NULL) {
         PyObject *create = py.GetAttrString(bridge, "create");
         PyObject *name = py.UnicodeFromString(instanceName);
@@ -697,6 +752,12 @@ static void refresh_outputs(Component *c, const fmi2ValueReference vr[], size_t 
     }
 }
 
+/* The parameters among vr were set by the host: a preset chosen later leaves them. */
+static void note_host_set(Component *c, const fmi2ValueReference vr[], size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (c->table[TABLE_COLUMNS * (size_t)vr[i] + 1] == CAUSALITY_PARAMETER) c->host_set[vr[i]] = 1;
+}
+
 static void note_inputs(Component *c, const fmi2ValueReference vr[], size_t n, const double *new_values) {
     if (c->state != STATE_STEP_COMPLETE) return;
     for (size_t i = 0; i < n; i++) {
@@ -835,6 +896,7 @@ fmi2Status fmi2SetReal(fmi2Component component, const fmi2ValueReference vr[], s
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetReal: NULL value array");
     /* a non-finite input is kept: the next doStep reports it (fmi2Discard) */
     note_inputs(c, vr, n, value);
+    note_host_set(c, vr, n);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i];
     return check_ranges(c, "fmi2SetReal", vr, n);
 }
@@ -845,6 +907,7 @@ fmi2Status fmi2SetInteger(fmi2Component component, const fmi2ValueReference vr[]
     if (!allowed(c, SET_STATES, "fmi2SetInteger")) return fmi2Error;
     if (!check_references(c, "fmi2SetInteger", vr, n, KIND_INTEGER, 1)) return fmi2Error;
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetInteger: NULL value array");
+    note_host_set(c, vr, n);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = (double)value[i];
     return check_ranges(c, "fmi2SetInteger", vr, n);
 }
@@ -855,6 +918,7 @@ fmi2Status fmi2SetBoolean(fmi2Component component, const fmi2ValueReference vr[]
     if (!allowed(c, SET_STATES, "fmi2SetBoolean")) return fmi2Error;
     if (!check_references(c, "fmi2SetBoolean", vr, n, KIND_BOOLEAN, 1)) return fmi2Error;
     if (n > 0 && value == NULL) ERROR_RETURN(c, "fmi2SetBoolean: NULL value array");
+    note_host_set(c, vr, n);
     for (size_t i = 0; i < n; i++) c->values[vr[i]] = value[i] ? 1.0 : 0.0;
     return fmi2OK;
 }
@@ -1235,19 +1299,36 @@ fmi2Status fmi2DeSerializeFMUstate(fmi2Component component, const fmi2Byte seria
     if (c == NULL) return fmi2Error;
     if (serialized == NULL || state == NULL)
         ERROR_RETURN(c, "fmi2DeSerializeFMUstate: NULL argument");
-    /* parsed and checked by Python; a rejection is reported by fmi2SetFMUstate */
+    /* parsed and checked by Python, field by field and against this instance
+     * (everything fmi2SetFMUstate checks): (status word, snapshot or None) */
     int gil = python_enter();
     PyObject *bytes = py.BytesFromStringAndSize(serialized, (py_ssize_t)size);
     PyObject *deserialize = py.GetAttrString(c->instance, "deserialize");
-    PyObject *snapshot = (bytes && deserialize) ? py.CallFunctionObjArgs(deserialize, bytes, NULL) : NULL;
+    PyObject *result = (bytes && deserialize) ? py.CallFunctionObjArgs(deserialize, bytes, NULL) : NULL;
     if (bytes) py.DecRef(bytes);
     if (deserialize) py.DecRef(deserialize);
-    if (snapshot == NULL) {
+    if (result == NULL) {
         char reason[1024];
         python_error_text(reason, sizeof reason);
         python_leave(gil);
         ERROR_RETURN(c, "fmi2DeSerializeFMUstate: %s", reason);
     }
+    long word = fmi2Error;
+    PyObject *snapshot = NULL;
+    if (py.TupleSize(result) == 2) {
+        PyObject *w = py.TupleGetItem(result, 0);          /* borrowed */
+        word = w ? py.LongAsLong(w) : fmi2Error;
+        snapshot = py.TupleGetItem(result, 1);
+    }
+    if (py.ErrOccurred()) { py.ErrClear(); word = fmi2Error; snapshot = NULL; }
+    if (word & BRIDGE_MESSAGES) drain_messages(c);
+    if ((word & BRIDGE_STATUS_MASK) > fmi2Warning || snapshot == NULL || snapshot == py.None) {
+        py.DecRef(result);
+        python_leave(gil);
+        return fmi2Error;            /* the reason was logged by the slave */
+    }
+    py.IncRef(snapshot);
+    py.DecRef(result);
     python_leave(gil);
     SavedState *s = (SavedState *)c->callbacks.allocateMemory(1, sizeof(SavedState));
     if (s == NULL) {

@@ -29,4 +29,10 @@ const char *platform_getenv(const char *name);
 /* 1 if path names an existing regular file, else 0. */
 int platform_is_file(const char *path);
 
+/* One process-wide lock, statically initialised (usable before anything else
+ * runs): held around the start of the Python runtime, which two host threads
+ * may ask for at the same time with their first fmi2Instantiate. */
+void platform_runtime_lock(void);
+void platform_runtime_unlock(void);
+
 #endif

@@ -3,6 +3,7 @@
 #include "platform.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -34,4 +35,14 @@ const char *platform_getenv(const char *name) {
 int platform_is_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static pthread_mutex_t runtime_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void platform_runtime_lock(void) {
+    pthread_mutex_lock(&runtime_mutex);
+}
+
+void platform_runtime_unlock(void) {
+    pthread_mutex_unlock(&runtime_mutex);
 }

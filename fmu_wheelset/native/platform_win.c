@@ -81,3 +81,13 @@ int platform_is_file(const char *path) {
     free(wide);
     return attributes != INVALID_FILE_ATTRIBUTES && !(attributes & FILE_ATTRIBUTE_DIRECTORY);
 }
+
+static SRWLOCK runtime_lock = SRWLOCK_INIT;
+
+void platform_runtime_lock(void) {
+    AcquireSRWLockExclusive(&runtime_lock);
+}
+
+void platform_runtime_unlock(void) {
+    ReleaseSRWLockExclusive(&runtime_lock);
+}

@@ -146,7 +146,7 @@ done:
     return rc;
 }
 
-int python_runtime_start(const python_location *where, int *joined, char *err, size_t err_size) {
+static int start_runtime(const python_location *where, int *joined, char *err, size_t err_size) {
     if (runtime_ready) { *joined = runtime_joined; return 0; }
     IsInitialized_t is_initialized = (IsInitialized_t)platform_process_symbol("Py_IsInitialized");
     if (is_initialized != NULL && is_initialized()) {
@@ -221,6 +221,16 @@ int python_runtime_start(const python_location *where, int *joined, char *err, s
     runtime_ready = 1;
     runtime_joined = *joined = 0;
     return 0;
+}
+
+/* Under the process-wide lock: without it two threads' first fmi2Instantiate
+ * both start the interpreter ("Fatal Python error: pyinit_core_reconfigure",
+ * SIGSEGV) or both write the function table of a joined runtime. */
+int python_runtime_start(const python_location *where, int *joined, char *err, size_t err_size) {
+    platform_runtime_lock();
+    int rc = start_runtime(where, joined, err, err_size);
+    platform_runtime_unlock();
+    return rc;
 }
 
 int python_enter(void) {

@@ -63,9 +63,10 @@ typedef struct {
     char python_version[32];         /* "3.11" */
 } python_location;
 
-/* Make the runtime usable (idempotent, thread-safe enough for FMI: hosts
- * instantiate from one thread at a time). Returns 0, or -1 with the reason in
- * err. `joined` tells whether the host's own interpreter is used. */
+/* Make the runtime usable (idempotent and thread-safe: two threads may call
+ * it at once, with their first fmi2Instantiate; the second waits for the first
+ * to start the interpreter, then joins it). Returns 0, or -1 with the reason
+ * in err. `joined` tells whether the host's own interpreter is used. */
 int python_runtime_start(const python_location *where, int *joined, char *err, size_t err_size);
 
 /* GIL around every use of `py`. */
