@@ -85,6 +85,7 @@ def plot_run(result, path):
     ax = fig.subplots(3, 1, sharex=True)
     ax[0].plot(c["wheelset.distance"], c["wheelset.y"] * 1e3)
     ax[0].set_ylabel("lateral displacement (mm)")
+    ax[0].set_title("lateral displacement y of the wheelset (+ left)", fontsize=9)
     for side in ("left", "right"):
         for i in range(1, 4):
             n = c[f"contact.{side}.point[{i}].normal_force"]
@@ -92,8 +93,12 @@ def plot_run(result, path):
                 ax[1].plot(c["wheelset.distance"], n / 1e3, label=f"{side} point {i}")
         ax[2].plot(c["wheelset.distance"], c[f"wheel.{side}.Y_over_Q"], label=side)
     ax[1].set_ylabel("normal force (kN)")
+    ax[1].set_title("normal force of each contact point (in a left curve the right wheel is the "
+                    "outer one)", fontsize=9)
     ax[1].legend(fontsize=7)
     ax[2].set_ylabel("Y/Q")
+    ax[2].set_title("derailment quotient Y/Q of each wheel (Y + towards the field side)",
+                    fontsize=9)
     ax[2].set_xlabel("distance (m)")
     ax[2].legend(fontsize=7)
     fig.suptitle(result.scenario.description)

@@ -120,14 +120,25 @@ def _run(args, fmu) -> int:
         from matplotlib.figure import Figure
         fig = Figure(figsize=(9, 8))
         ax = fig.subplots(3, 1, sharex=True)
+        # a left curve (radius > 0) has its outer rail on the right (docs/CONVENTIONS.md)
+        right = ("right wheel" if math.isinf(args.radius)
+                 else "right (outer) wheel" if args.radius > 0 else "right (inner) wheel")
         for j in range(4):
             ax[0].plot(result.time, result.lateral[:, j] * 1e3, label=f"wheelset {j + 1}")
-            ax[1].plot(result.time, result.wheel_load[:, j, 1] / 1e3, label=f"{j + 1} right")
-            ax[2].plot(result.time, result.derailment_quotient[:, j, 1], label=f"{j + 1} right")
-        ax[0].set_ylabel("y (mm)")
+            ax[1].plot(result.time, result.wheel_load[:, j, 1] / 1e3, label=f"wheelset {j + 1}")
+            ax[2].plot(result.time, result.derailment_quotient[:, j, 1], label=f"wheelset {j + 1}")
+        ax[0].set_ylabel("y (mm, + left)")
+        ax[0].set_title("lateral displacement of each wheelset", fontsize=9)
         ax[1].set_ylabel("Q (kN)")
+        ax[1].set_title(f"wheel load Q of the {right}", fontsize=9)
         ax[2].set_ylabel("Y/Q")
+        ax[2].set_title(f"derailment quotient Y/Q of the {right}", fontsize=9)
         ax[2].set_xlabel("time (s)")
+        curve = ("straight track" if math.isinf(args.radius) else
+                 f"R {abs(args.radius):g} m {'left' if args.radius > 0 else 'right'} curve, cant "
+                 f"{args.cant * 1e3:g} mm")
+        fig.suptitle(f"Manchester benchmark vehicle 1 over four wheelset FMUs: {curve}, "
+                     f"{args.speed:g} m/s, coupling {args.coupling}", fontsize=10)
         for a in ax:
             a.legend(fontsize=7)
         fig.savefig(args.plot, dpi=110)
