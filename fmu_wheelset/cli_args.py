@@ -253,15 +253,65 @@ def check_scenario(spec) -> str:
 scenario = _type(check_scenario, "scenario")
 
 
-def load_scenario(spec: str, **overrides):
+def load_scenario(spec: str, preset: str | None = None, **overrides):
     """solver.scenarios.load_scenario of a command-line scenario (name, alias or
-    file), named as the command line names it."""
+    file), named as the command line names it; a preset's values replace the
+    scenario's, `overrides` (WheelsetParameters fields, duration,
+    output_interval) replace both."""
+    import dataclasses
     from solver.scenarios import load_scenario as load
     check_scenario(spec)
-    result = load(core_scenario_name(spec), **overrides)
+    result = load(core_scenario_name(spec))
     if spec in SCENARIOS:
         result.name = spec
+    if preset:
+        result.params = dataclasses.replace(result.params, **preset_parameters(preset))
+    for key in ("duration", "output_interval"):
+        if key in overrides:
+            setattr(result, key, float(overrides.pop(key)))
+    if overrides:
+        result.params = dataclasses.replace(result.params, **overrides)
     return result
+
+
+def load_preset(spec: str) -> dict:
+    """The FMU parameter values of a preset (fmu_wheelset/presets.py): a preset
+    name (presets/<name>.toml) or a preset file named by its path (.toml);
+    PresetError (a ValueError) saying why not."""
+    from fmu_wheelset import presets
+    if not isinstance(spec, str) or not spec.strip():
+        raise presets.PresetError(f"a preset is a name or a .toml file, got {spec!r}")
+    if spec.endswith(".toml") or os.sep in spec:
+        if not os.path.isfile(spec):
+            raise presets.PresetError(f"preset file {spec}: no such file")
+        return presets.load_preset_file(spec)
+    return presets.load_preset(spec)
+
+
+def preset_parameters(spec: str) -> dict:
+    """WheelsetParameters fields of a preset: its FMU values through the
+    variable table. A preset value the core has no field for (an FMU-only
+    option such as track.direction) is refused, not dropped."""
+    import solver.wheelset as wheelset
+    from fmu_wheelset import variables
+    values = load_preset(spec)
+    fmu_only = [name for name in values if variables.BY_NAME[name].core is None]
+    if fmu_only:
+        raise ValueError(f"preset {spec}: {', '.join(fmu_only)} can only be set in the FMU "
+                         "(the command line and the sweeps take them from their own options)")
+    return variables.parameters_from_fmi(values, wheelset)
+
+
+def preset(text: str) -> str:
+    """An argparse type: a preset name or file that loads."""
+    try:
+        preset_parameters(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(one_line(exc)) from None
+    return text
+
+
+preset.__name__ = "preset"
 
 
 def check_fmu_file(path) -> str:

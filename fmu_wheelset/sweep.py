@@ -25,6 +25,10 @@ full grid or random samples of case parameters::
     speed_kmh = [60.0, 120.0]    # two numbers: uniform on [lo, hi]
     wheel_profile = ["S1002", "LMA"]   # strings (or [[...]]): a random choice
 
+``preset = "loaded-passenger"`` at the top (or a ``preset`` key in [fixed],
+[grid] or [random]) applies a preset (fmu_wheelset/presets.py) to each case:
+the scenario's values, then the preset's, then the case's own.
+
 Case keys: ``speed_kmh``, ``radius_m``, ``cant_mm`` (outer-rail
 superelevation, mm) or ``cant_deficiency_mm`` (the cant is then
 ``h = V^2 s / (g R) - deficiency``, s = 1.5 m between rail centres; a negative
@@ -85,7 +89,7 @@ FLANGE_ANGLE = math.radians(20.0)   # a contact point steeper than this is a fla
 SIDES = ("left", "right")
 POINTS = 3
 
-SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration")
+SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration", "preset")
 
 
 def output_names():
@@ -142,6 +146,8 @@ def _parse_sweep(data: dict, path) -> Sweep:
     # a scenario name, or a file relative to the sweep file
     scenario = resolve_scenario(str(data.get("scenario", "kang-r320")), str(path))
     fixed = dict(data.get("fixed", {}))
+    if "preset" in data:                       # a preset for every case ([fixed] may override)
+        fixed.setdefault("preset", data["preset"])
     if "grid" in data and "random" in data:
         raise ValueError(f"{path}: give [grid] or [random], not both")
     cases = []
@@ -230,7 +236,8 @@ def case_scenario(case):
         overrides["track"] = "straight"
     overrides["duration"] = case["duration"]
     overrides["output_interval"] = case["output_interval"]
-    return load_scenario(case["scenario"], **overrides)
+    # the scenario's values, then the preset's, then the case's
+    return load_scenario(case["scenario"], preset=p.get("preset"), **overrides)
 
 
 def ramp(t, ramp_time):

@@ -15,7 +15,7 @@ table, the key and the allowed range in the message:
 * every value of every axis outside its range: the FMU's declared min/max for
   the wheelset parameters (fmu_wheelset/variables.py), and the ranges
   of SPECIAL_RANGES for the sweep's own keys;
-* every profile, track and scenario the plan names that is not a built-in
+* every profile, track, scenario and preset the plan names that is not a built-in
   name nor a file that loads as one (a misspelt ``wheel_profile = ["S1020"]``,
   ``cone:0.9``, a rail profile given as a wheel, ``scenario = "kang-r32"``):
   each distinct name is loaded once, here, before any case runs;
@@ -35,7 +35,7 @@ MAX_WORKERS = 256               # local worker processes
 MAX_STRING = 4096
 
 TOP_KEYS = {"scenario", "duration", "output_interval", "ramp_time", "direction",
-            "fixed", "grid", "random", "description", "name"}
+            "fixed", "grid", "random", "description", "name", "preset"}
 
 # sweep keys: (lo, hi, lo_open, hi_open, unit, what)
 SPECIAL_RANGES = {
@@ -161,7 +161,13 @@ def _loads(what: str, value: str, where: str) -> None:
     loaded each time (it may have changed); built-in profiles are cached by
     solver.profiles."""
     try:
-        check_track(value) if what == "track" else check_profile(value, what)
+        if what == "track":
+            check_track(value)
+        elif what == "preset":
+            from fmu_wheelset.cli_args import preset_parameters
+            preset_parameters(value)
+        else:
+            check_profile(value, what)
     except ValueError as exc:          # ProfileError, TrackError, DataFileError, ...
         raise PlanError(f"{where}: {' '.join(str(exc).split())}") from None
 
@@ -206,7 +212,16 @@ def _radius(value, where):
     return x
 
 
+def _preset(value, where):
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_STRING:
+        raise PlanError(f"{where}: expected a preset name or a preset file")
+    _loads("preset", value, where)
+    return value
+
+
 def _checker(key: str, table: Mapping[str, Any], where: str):
+    if key == "preset":
+        return _preset
     if key in SPECIAL_RANGES:
         lo, hi, lo_open, hi_open, unit, _ = SPECIAL_RANGES[key]
         return lambda v, w: _in_range(_number(v, w), w, lo, hi, lo_open, hi_open, unit)
@@ -251,6 +266,8 @@ def check_plan(data: Mapping[str, Any], source: str = "sweep") -> int:
         raise PlanError(f"{source}: give [grid] or [random], not both")
     table = _parameter_table()
     check_scenario(data.get("scenario", "kang-r320"), source)
+    if "preset" in data:
+        _preset(data["preset"], f"{source}: preset")
 
     fixed = data.get("fixed", {})
     if not isinstance(fixed, Mapping):

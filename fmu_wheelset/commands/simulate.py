@@ -15,12 +15,15 @@ import argparse
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import number, output_file, scenario, scenario_help
+    from fmu_wheelset.cli_args import number, output_file, preset, scenario, scenario_help
     p = subparsers.add_parser("simulate", help="run a wheelset scenario with the core (no FMU)",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--scenario", default="ren-jin-r400", type=scenario,
                    help=scenario_help() + "; default %(default)s")
+    p.add_argument("--preset", type=preset,
+                   help="a preset (presets/<name>.toml, or a preset file): its parameter values "
+                        "replace the scenario's; the options below replace both")
     p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"),
                    help="simulated time (s; default: the scenario's)")
     # the range of the FMU's wheelset.speed (fmu_wheelset/variables.py)
@@ -60,7 +63,7 @@ def run(args) -> int:
     # refuses to build or initialise (profiles, track, parameters) is a
     # ValueError: one line and exit 2 (cli_args.run_command); a step the core
     # does not complete is the result's status (exit 1 below)
-    scenario = load_scenario(args.scenario, **overrides)
+    scenario = load_scenario(args.scenario, preset=args.preset, **overrides)
     result = simulate(scenario, progress=not args.no_progress)
     result.write_csv(args.out)
     simulated = result.columns["time"][-1]

@@ -3,7 +3,7 @@ benchmark case A-2.2 rolling radius difference.
 
 S1002 (EN 13715): the section formulas A-H are written out HERE again,
 independently of solver/profile_definitions.py, from the standard's
-coefficients as collected in /work/shared/REFERENCES.md, and compared with
+coefficients as collected in docs/references.md, and compared with
 (a) the built-in profile (solver.profiles.builtin_profile, the grid the
 contact search uses) and (b) the shipped file profiles/S1002.txt, at every
 point of each. UIC60 / 60E1 (EN 13674-1): the head from its arcs R300, R80,
@@ -28,7 +28,7 @@ from fmu_wheelset.validation.common import CaseResult, Row, figure, save
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# EN 13715 S1002 (REFERENCES.md): breakpoints and coefficients, S and F in mm.
+# EN 13715 S1002 (docs/references.md): breakpoints and coefficients, S and F in mm.
 _B = (3.358537058e-2, 1.565681624e-3, 2.810427944e-5, 5.844240864e-8, 1.562379023e-8,
       5.309217349e-15, 5.957839843e-12, 2.646656573e-13)
 _C = (4320.221063, 1038.384026, 106.5501873, 6.051367875, 0.2054332446, 4.169739389e-3,
@@ -189,4 +189,4 @@ def case_profiles(out, backend="fmu") -> CaseResult:
     return CaseResult("profiles", "Profile data against EN 13715 / EN 13674-1; Manchester A-2.2",
                       rows, figures, [], "geometry",
                       ["standard formulas re-coded in fmu_wheelset/validation/profiles.py from "
-                       "REFERENCES.md, independently of solver/profile_definitions.py"])
+                       "docs/references.md, independently of solver/profile_definitions.py"])
