@@ -47,7 +47,7 @@ entries, S_*); the kernels update it in place.
   Hertz contacts, about 1300 rad/s; the creep damping of the spin, 900 1/s on
   Ren & Jin), so its steps grow to what the accuracy asks: on Ren & Jin at
   tolerance 1e-4 and steps of at most 10 ms it is 3.2x faster than RK4 at
-  1 ms and closer to the converged solution (README, "Core speed").
+  1 ms and closer to the converged solution (docs/speed.md).
 The fixed-step kernels return the number of RHS evaluations, or -1 if the
 state became non-finite; the adaptive one also -2 (N_RHS_STEP_SIZE) if it
 needed more than model[M_MAX_STEPS] steps (the caller restores the state and
@@ -143,7 +143,7 @@ ERROR_SCALE = np.array([1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,
 # Across such jumps no integrator converges faster than at first order: under
 # the flange impacts of a 100 kN step load RK4 at 6.25 and 12.5 us is 17 um
 # apart after 50 ms, and whether the run then settles, bounces or derails
-# depends on the trajectory (tests/test_adaptive_integrator.py, README).
+# depends on the trajectory (tests/test_adaptive_integrator.py, docs/limits_and_failures.md).
 MIN_STEP_FRACTION = 1.0 / 64.0
 STEP_GROWTH_MAX = 5.0        # the step-size rule of Hairer, Norsett & Wanner (Solving ODE I,
 STEP_SHRINK_MAX = 0.2        # II.4): dt * min(5, max(0.2, 0.9 err^(-exponent)))

@@ -179,7 +179,7 @@ def expand(argv, files) -> list:
     return [str(a).format(**{k: str(v) for k, v in files.items()}) for a in argv]
 
 
-def run_all(root: Path, python: str, folder: Path, only=None):
+def run_all(root: Path, python: str, folder: Path, only=None, timeout=300):
     """Each mistake in a process of its own (`python -m fmu_wheelset.cli` in
     `root`): (argv, status, stderr lines, traceback seen, seconds)."""
     files = make_files(folder)
@@ -190,8 +190,15 @@ def run_all(root: Path, python: str, folder: Path, only=None):
             continue
         args = expand(argv, files)
         t0 = time.perf_counter()
-        proc = subprocess.run([python, "-m", "fmu_wheelset.cli", *args], cwd=folder, env=env,
-                              capture_output=True, text=True, timeout=900)
+        try:
+            proc = subprocess.run([python, "-m", "fmu_wheelset.cli", *args], cwd=folder, env=env,
+                                  capture_output=True, text=True, timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as exc:     # a mistake that runs instead of stopping
+            err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else ""
+            results.append((argv, expected, "timeout", [f"still running after {timeout} s"],
+                            "Traceback" in err, time.perf_counter() - t0))
+            continue
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         results.append((argv, expected, proc.returncode, lines,
                         "Traceback" in proc.stderr or "Traceback" in proc.stdout,
@@ -216,7 +223,7 @@ def main() -> int:
         clear += one
         tracebacks += traceback
         right_status += status == expected
-        print(f"{status:>3} {'ok ' if status == expected else 'BAD'} {len(lines):>3} lines"
+        print(f"{status!s:>3} {'ok ' if status == expected else 'BAD'} {len(lines):>3} lines"
               f"{' TRACEBACK' if traceback else ''} {seconds:5.1f} s  {' '.join(argv)[:60]}")
         last = lines[-1] if lines else ""
         print(f"      {re.sub(r'/tmp/wheelset-cli-mistakes-[^/]+', '<tmp>', last)[:150]}")

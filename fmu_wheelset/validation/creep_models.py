@@ -14,7 +14,7 @@ examples/tractcurv.ref_out):
 The sweep against the project's own exact solver (solver/exact_rolling.py:
 lateral creepage, spin, lateral creepage + spin) costs ~15 min of CPU and is
 not part of the suite: `python -m fmu_wheelset.validation.creep_models`
-prints it (README, "Validation", gives the measured table).
+prints it (docs/validation.md gives the measured table).
 """
 from __future__ import annotations
 
