@@ -5,13 +5,13 @@ refused with the allowed range (fmu_wheelset/cli_args.py). The mistakes are
 the table of tests/cli_mistakes.py (`python tests/cli_mistakes.py` runs it by
 hand, each in a process of its own, against any checkout).
 
-Before: of the 87 mistakes of the table, 51 gave one line and the expected
-status at 6fe7f65 (docs/cli.md): 12 printed a traceback (a sweep plan with a
-misspelt scenario or profile ran every case and printed the tracebacks cut
-off in its failure table; `sweep --fmu <not an FMU>` printed Dask's task
-tracebacks; `vehicle --fmu`, `--radius abc`), the profile files of the
-project were refused by geometry, conicity and creep, `--scenari` was read as
-`--scenario`, and the same mistake exited 1 in one command and 2 in another.
+Before (6fe7f65, docs/cli.md): of the 90 mistakes of the table, 72 gave one
+line without a traceback and 73 the expected exit status; 3 printed
+tracebacks (a sweep plan with a misspelt scenario or track ran its cases and
+printed theirs; `sweep --fmu <not an FMU>` printed Dask's), plans naming an
+unknown or malformed profile ran every case before failing, profile files
+were refused by geometry, conicity and creep, `--whee` was read as `--wheel`,
+and the same kind of mistake exited 1 in one command and 2 in another.
 """
 from __future__ import annotations
 
