@@ -92,12 +92,14 @@ def test_variables_reference_is_the_variable_table():
         assert f"`{var.name}`" in page
 
 
-@pytest.mark.parametrize("page, start, lang, text",
-                         [a for a in ALL if a[2] not in ("python", "py") + DATA],
-                         ids=[_id(a[0], a[1]) for a in ALL if a[2] not in ("python", "py") + DATA])
+NOT_RUN = [a for a in ALL if a[2] not in DATA and (a[2] not in ("python", "py") or marked(a[3]))]
+
+
+@pytest.mark.parametrize("page, start, lang, text", NOT_RUN, ids=[_id(a[0], a[1]) for a in NOT_RUN])
 def test_shell_block_is_valid_or_marked(page, start, lang, text):
-    """Each `wheelset-fmu` line parses with the command's own parser; any other
-    command needs the block's marker (it is then skipped, by name)."""
+    """Each `wheelset-fmu` line of a shell block parses with the command's own
+    parser; any other command, and any block of another language, needs the
+    block's marker (it is then skipped, by name)."""
     if marked(text):
         pytest.skip(f"{_id(page, start)}: {text.strip().splitlines()[0].lstrip('#/%- ').strip()}")
     assert lang in SHELL, f"{_id(page, start)}: a {lang} block needs the marker '{MARKER}'"
@@ -111,13 +113,6 @@ def test_shell_block_is_valid_or_marked(page, start, lang, text):
         args = shlex.split(line, comments=True)[1:]
         parsed = build_parser().parse_args(args)       # SystemExit(2) on a mistake
         assert getattr(parsed, "func", None), line
-
-
-@pytest.mark.parametrize("page, start, lang, text",
-                         [a for a in ALL if a[2] in ("python", "py") and marked(a[3])],
-                         ids=[_id(a[0], a[1]) for a in ALL if a[2] in ("python", "py") and marked(a[3])])
-def test_marked_python_block(page, start, lang, text):
-    pytest.skip(f"{_id(page, start)}: {text.strip().splitlines()[0].lstrip('# ').strip()}")
 
 
 @pytest.mark.parametrize("page", PYTHON_PAGES, ids=[str(p.relative_to(ROOT)) for p in PYTHON_PAGES])
