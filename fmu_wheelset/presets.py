@@ -53,6 +53,9 @@ else:                                   # inside the FMU's pythonfmu layout
     import wheelset_fmu_variables as fmu_variables
 
 PRESET_PARAMETER = "preset"             # the FMU parameter that names a preset
+# an FMU built with other start values (fmu_wheelset/build.py start_values: the
+# compatibility cases) names its start preset in this file of its resources
+START_PRESET_FILE = "wheelset_start_preset.txt"
 MAX_PRESET_BYTES = 64 * 1024            # a preset is a few kB
 MAX_STRING_CHARS = 4096                 # longest String value a preset may give
 _NAME = re.compile(r"\A[a-z0-9][a-z0-9-]{0,63}\Z")
@@ -176,6 +179,37 @@ def _checked(doc: dict, label: str) -> Dict[str, Any]:
         if not isinstance(text, str) or not text.strip():
             raise PresetError(f"{label}: the source of {name} must be a non-empty string")
     return values
+
+
+def start_preset(resources: Optional[str]) -> str:
+    """The preset an FMU build starts with ("" for the FMU's own defaults): the
+    name in resources/START_PRESET_FILE, when it is a preset name."""
+    if not resources:
+        return ""
+    try:
+        with open(os.path.join(resources, START_PRESET_FILE), "rb") as fh:
+            name = fh.read(100).decode("ascii", errors="replace").strip()
+    except OSError:
+        return ""
+    return name if _NAME.match(name) else ""
+
+
+def preset_text(values: Dict[str, Any], description: str, source: str) -> str:
+    """A preset file (TOML) giving `values` (FMU parameter name -> FMI value),
+    each with the same `source`; checked as load_preset checks it."""
+    def literal(x):
+        if isinstance(x, bool):
+            return "true" if x else "false"
+        if isinstance(x, (int, float)):
+            return repr(x)
+        return '"' + str(x).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    lines = [f"description = {literal(description)}", "", "[parameters]"]
+    lines += [f"{literal(name)} = {literal(value)}" for name, value in values.items()]
+    lines += ["", "[sources]"]
+    lines += [f"{literal(name)} = {literal(source)}" for name in values]
+    text = "\n".join(lines) + "\n"
+    _checked(tomllib.loads(text), "generated preset")
+    return text
 
 
 def load_preset(name: str, directory: Optional[str] = None) -> Dict[str, Any]:
