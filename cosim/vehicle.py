@@ -132,7 +132,7 @@ class VehicleError(RuntimeError):
 class VehicleParameters:
     """Manchester benchmark vehicle 1 (Iwnicki 1998, VSD 30).
 
-    From ../shared/REFERENCES.md (Iwnicki 1998): wheelset 1813 kg, J 1120/112/
+    From docs/references.md (Iwnicki 1998): wheelset 1813 kg, J 1120/112/
     1120 kg m^2, r0 0.46 m, semi-wheelbase 1.28 m, primary springs at 1.0 m
     lateral semi-spacing, kx 31.391 MN/m, ky 3.884 MN/m, kz 1.22 MN/m, cx 15,
     cy 2, cz 4 kN s/m per box; bogie frame 2615 kg, J 1722/1476/3067 kg m^2.

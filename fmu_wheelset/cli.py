@@ -1,4 +1,7 @@
-"""The `wheelset-fmu` command: one subcommand per module in fmu_wheelset/commands."""
+"""The `wheelset-fmu` command: one subcommand per module in fmu_wheelset/commands.
+
+Exit status and error messages: fmu_wheelset/cli_args.py (0 done, 2 invalid
+command line or input file, 1 a valid run that failed)."""
 from __future__ import annotations
 
 import argparse
@@ -7,11 +10,12 @@ import pkgutil
 import sys
 
 from fmu_wheelset import commands
-from fmu_wheelset.cli_args import Parser, run_command
+from fmu_wheelset.cli_args import Parser, run_command, silence_stderr_at_exit
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # one-line errors, exit 2, for every subcommand too (fmu_wheelset/cli_args.py)
+    # one-line errors, exit 2, no abbreviated options, for every subcommand too
+    # (the subparsers are of the same class: fmu_wheelset/cli_args.py)
     parser = Parser(
         prog="wheelset-fmu",
         description="Railway wheelset with multipoint wheel-rail contact (solver and FMU).",
@@ -27,9 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
+        names = ", ".join(sorted(parser._subparsers._group_actions[0].choices))
+        print(f"{parser.prog}: error: a command is needed: {names} "
+              f"({parser.prog} --help says what each does)", file=sys.stderr)
         return 2
-    return run_command(f"{parser.prog} {args.command}", args.func, args)
+    status = run_command(f"{parser.prog} {args.command}", args.func, args)
+    if argv is None and any(name.startswith("openseespy") for name in sys.modules):
+        silence_stderr_at_exit()        # OpenSees's exit banner (a real command line only)
+    return status
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ full grid or random samples of case parameters::
     speed_kmh = [60.0, 120.0]    # two numbers: uniform on [lo, hi]
     wheel_profile = ["S1002", "LMA"]   # strings (or [[...]]): a random choice
 
+``preset = "loaded-passenger"`` at the top (or a ``preset`` key in [fixed],
+[grid] or [random]) applies a preset (fmu_wheelset/presets.py) to each case:
+the scenario's values, then the preset's, then the case's own.
+
 Case keys: ``speed_kmh``, ``radius_m``, ``cant_mm`` (outer-rail
 superelevation, mm) or ``cant_deficiency_mm`` (the cant is then
 ``h = V^2 s / (g R) - deficiency``, s = 1.5 m between rail centres; a negative
@@ -85,7 +89,7 @@ FLANGE_ANGLE = math.radians(20.0)   # a contact point steeper than this is a fla
 SIDES = ("left", "right")
 POINTS = 3
 
-SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration")
+SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration", "preset")
 
 
 def output_names():
@@ -138,13 +142,12 @@ def load_sweep(path) -> Sweep:
 
 
 def _parse_sweep(data: dict, path) -> Sweep:
-    scenario = str(data.get("scenario", "kang-r320"))
-    if not os.path.isabs(scenario) and not scenario.replace("-", "").isalnum():
-        # a relative scenario file: relative to the sweep file
-        candidate = Path(path).parent / scenario
-        if candidate.exists():
-            scenario = str(candidate.resolve())
+    from fmu_wheelset.sweep_plan import resolve_scenario
+    # a scenario name, or a file relative to the sweep file
+    scenario = resolve_scenario(str(data.get("scenario", "kang-r320")), str(path))
     fixed = dict(data.get("fixed", {}))
+    if "preset" in data:                       # a preset for every case ([fixed] may override)
+        fixed.setdefault("preset", data["preset"])
     if "grid" in data and "random" in data:
         raise ValueError(f"{path}: give [grid] or [random], not both")
     cases = []
@@ -218,8 +221,10 @@ def _track_values(case, speed):
 
 
 def case_scenario(case):
-    """The solver Scenario of a case (base scenario + case parameters)."""
-    from solver.scenarios import load_scenario
+    """The solver Scenario of a case (base scenario + case parameters). The
+    scenario names are the command line's (fmu_wheelset/cli_args.py: the FMU's
+    track names, the earlier names as aliases)."""
+    from fmu_wheelset.cli_args import load_scenario
     p = case["params"]
     overrides = {k: v for k, v in p.items() if k not in SPECIAL_KEYS}
     for k in ("suspension_stiffness", "suspension_damping"):
@@ -231,7 +236,8 @@ def case_scenario(case):
         overrides["track"] = "straight"
     overrides["duration"] = case["duration"]
     overrides["output_interval"] = case["output_interval"]
-    return load_scenario(case["scenario"], **overrides)
+    # the scenario's values, then the preset's, then the case's
+    return load_scenario(case["scenario"], preset=p.get("preset"), **overrides)
 
 
 def ramp(t, ramp_time):
@@ -403,14 +409,17 @@ def run_case(fmu_path, case, want_history=False) -> dict:
     quantities and (if `want_history`) ``history`` (name -> list)."""
     t0 = time.perf_counter()
     key = case_key(case)
+    trace = None
     try:
         if fmu_path is None:
             status, message, columns, missing, track = _core_run(case, want_history)
         else:
             status, message, columns, missing, track = _fmu_run(fmu_path, case, want_history)
     except Exception as exc:  # noqa: BLE001 - a case never kills the sweep
+        # the reason in one line; the traceback only in the case's result file
         status, message, columns, missing, track = (
-            "failed", f"{type(exc).__name__}: {exc} ({traceback.format_exc(limit=3)})", {}, [], None)
+            "failed", f"{type(exc).__name__}: {' '.join(str(exc).split())}", {}, [], None)
+        trace = traceback.format_exc(limit=5)
     row = {"key": key, "status": status, "message": message,
            "runner": "core" if fmu_path is None else "fmu"}
     row.update({f"case.{k}": v for k, v in sorted(case["params"].items())})
@@ -421,6 +430,8 @@ def run_case(fmu_path, case, want_history=False) -> dict:
     row.update(summarize(columns))
     if missing:
         row["not_in_fmu"] = "; ".join(missing)
+    if trace:
+        row["traceback"] = trace
     row["wall_s"] = time.perf_counter() - t0
     if want_history:
         row["history"] = {k: np.asarray(v, dtype=float).tolist() for k, v in columns.items()}
@@ -678,7 +689,7 @@ def write_summary(rows, path):
     columns = []
     for r in rows:
         for k in r:
-            if k != "history" and k not in columns:
+            if k not in ("history", "traceback") and k not in columns:
                 columns.append(k)
     with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")

@@ -13,8 +13,12 @@ table, the key and the allowed range in the message:
 * ``samples`` that is not an integer in [1, MAX_CASES] (``-5`` used to run
   0 cases and report success);
 * every value of every axis outside its range: the FMU's declared min/max for
-  the wheelset parameters (fmu_wheelset/slave.py VARIABLES), and the ranges
+  the wheelset parameters (fmu_wheelset/variables.py), and the ranges
   of SPECIAL_RANGES for the sweep's own keys;
+* every profile, track, scenario and preset the plan names that is not a built-in
+  name nor a file that loads as one (a misspelt ``wheel_profile = ["S1020"]``,
+  ``cone:0.9``, a rail profile given as a wheel, ``scenario = "kang-r32"``):
+  each distinct name is loaded once, here, before any case runs;
 * durations and output intervals giving more than MAX_OUTPUT_SAMPLES outputs.
 
 `PlanError` is a ValueError: the CLI prints its one line and exits with 2.
@@ -31,7 +35,7 @@ MAX_WORKERS = 256               # local worker processes
 MAX_STRING = 4096
 
 TOP_KEYS = {"scenario", "duration", "output_interval", "ramp_time", "direction",
-            "fixed", "grid", "random", "description", "name"}
+            "fixed", "grid", "random", "description", "name", "preset"}
 
 # sweep keys: (lo, hi, lo_open, hi_open, unit, what)
 SPECIAL_RANGES = {
@@ -101,11 +105,15 @@ def _parameter_table():
                 return value
             return enum
 
+        load = LOADED_FIELDS.get(var.core)
+
         def string(value, where):
             if not isinstance(value, str) or not value.strip() or len(value) > MAX_STRING \
                     or "\0" in value:
                 raise PlanError(f"{where}: expected a non-empty name or path (at most "
                                 f"{MAX_STRING} characters)")
+            if load is not None:
+                _loads(load, value, where)
             return value
         return string
 
@@ -125,6 +133,75 @@ def _parameter_table():
     return checks
 
 
+def check_profile(value, kind):
+    from fmu_wheelset.cli_args import check_profile as check
+    return check(value, kind)
+
+
+def check_track(value):
+    """A built-in track name (solver.track.BUILTIN_TRACKS: the FMU's
+    track.scenario names) or a track file that loads; ValueError otherwise."""
+    import os
+    from solver.track import BUILTIN_TRACKS, load_track
+    if value in BUILTIN_TRACKS:
+        return value
+    if os.path.exists(value):
+        return load_track(value)
+    raise ValueError(f"unknown track {value!r}: not built in ({', '.join(BUILTIN_TRACKS)}) "
+                     "and no such file")
+
+
+# WheelsetParameters fields whose value is a name or a file that must load
+LOADED_FIELDS = {"wheel_profile": "wheel", "rail_profile": "rail", "track": "track"}
+
+
+def _loads(what: str, value: str, where: str) -> None:
+    """Load the wheel or rail profile or the track `value` ("wheel", "rail",
+    "track"); PlanError naming `where` with the loader's reason. A file is
+    loaded each time (it may have changed); built-in profiles are cached by
+    solver.profiles."""
+    try:
+        if what == "track":
+            check_track(value)
+        elif what == "preset":
+            from fmu_wheelset.cli_args import preset_parameters
+            preset_parameters(value)
+        else:
+            check_profile(value, what)
+    except ValueError as exc:          # ProfileError, TrackError, DataFileError, ...
+        raise PlanError(f"{where}: {' '.join(str(exc).split())}") from None
+
+
+def resolve_scenario(name: str, source: str) -> str:
+    """The scenario a plan names: a command-line scenario name (the FMU's
+    track names; fmu_wheelset/cli_args.py) as it is, a relative file name
+    relative to the plan's folder, else as given."""
+    import os
+    from pathlib import Path
+    from fmu_wheelset.cli_args import SCENARIO_ALIASES, SCENARIOS
+    if name in SCENARIOS or name in SCENARIO_ALIASES or os.path.isabs(name):
+        return name
+    candidate = Path(source).parent / name
+    return str(candidate.resolve()) if candidate.exists() else name
+
+
+def check_scenario(name: str, source: str):
+    """The plan's base scenario loads (a name or a scenario file, its profiles
+    and track too); PlanError otherwise."""
+    from fmu_wheelset.cli_args import load_scenario
+    where = f"{source}: scenario"
+    try:
+        scenario = load_scenario(resolve_scenario(name, source))
+    except ValueError as exc:
+        raise PlanError(f"{where}: {' '.join(str(exc).split())}") from None
+    params = scenario.params
+    for field, what in LOADED_FIELDS.items():
+        value = getattr(params, field)
+        if isinstance(value, str):
+            _loads(what, value, f"{where} {name}: {field}")
+    return scenario
+
+
 def _radius(value, where):
     x = _number(value, where)
     if x == 0.0 or math.isinf(x):
@@ -135,7 +212,16 @@ def _radius(value, where):
     return x
 
 
+def _preset(value, where):
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_STRING:
+        raise PlanError(f"{where}: expected a preset name or a preset file")
+    _loads("preset", value, where)
+    return value
+
+
 def _checker(key: str, table: Mapping[str, Any], where: str):
+    if key == "preset":
+        return _preset
     if key in SPECIAL_RANGES:
         lo, hi, lo_open, hi_open, unit, _ = SPECIAL_RANGES[key]
         return lambda v, w: _in_range(_number(v, w), w, lo, hi, lo_open, hi_open, unit)
@@ -179,6 +265,9 @@ def check_plan(data: Mapping[str, Any], source: str = "sweep") -> int:
     if "grid" in data and "random" in data:
         raise PlanError(f"{source}: give [grid] or [random], not both")
     table = _parameter_table()
+    check_scenario(data.get("scenario", "kang-r320"), source)
+    if "preset" in data:
+        _preset(data["preset"], f"{source}: preset")
 
     fixed = data.get("fixed", {})
     if not isinstance(fixed, Mapping):

@@ -93,7 +93,7 @@ MODEL_IDS = {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM,
 
 # Polach options (kA, kS, A, B [s/m]). kA = kS = 1, A = 1 (constant friction)
 # reproduces Polach 1999. The 2005 sets are those of Polach (2005, Wear 258,
-# Table 2), as collected in /work/shared/REFERENCES.md; the friction argument is
+# Table 2), as collected in docs/references.md; the friction argument is
 # mu0 (dry 0.55, wet 0.3 in that paper).
 POLACH_1999 = {"kA": 1.0, "kS": 1.0, "A": 1.0, "B": 0.0}
 POLACH_2005_DRY = {"kA": 1.0, "kS": 0.4, "A": 0.4, "B": 0.6}

@@ -140,7 +140,7 @@ ERROR_SCALE = np.array([1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,
 # Across such jumps no integrator converges faster than at first order: under
 # the flange impacts of a 100 kN step load RK4 at 6.25 and 12.5 us is 17 um
 # apart after 50 ms, and whether the run then settles, bounces or derails
-# depends on the trajectory (tests/test_adaptive_integrator.py, README).
+# depends on the trajectory (tests/test_adaptive_integrator.py, docs/limits_and_failures.md).
 MIN_STEP_FRACTION = 1.0 / 64.0
 STEP_GROWTH_MAX = 5.0        # the step-size rule of Hairer, Norsett & Wanner (Solving ODE I,
 STEP_SHRINK_MAX = 0.2        # II.4): dt * min(5, max(0.2, 0.9 err^(-exponent)))

@@ -57,6 +57,13 @@ def pytest_sessionfinish(session, exitstatus):
     wait_for_zig_warm_up()
     if _ZIG_WARM_UP["folder"] is not None:
         _ZIG_WARM_UP["folder"].cleanup()
+    # OpenSees prints "Process 0 Terminating" on stderr from a C++ destructor after
+    # Python has finished: once pytest has written its summary, stderr goes to
+    # /dev/null at exit (only when a test loaded OpenSees)
+    import sys
+    if any(name.startswith("openseespy") for name in sys.modules):
+        from fmu_wheelset.cli_args import silence_stderr_at_exit
+        silence_stderr_at_exit()
 
 
 @pytest.fixture(scope="session")

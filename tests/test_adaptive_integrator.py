@@ -168,7 +168,7 @@ def test_flange_impacts_under_a_step_load_end_in_a_reported_state(offset):
     # RK4 at 6.25 us settles on the flange at 50 kN per box, ends in a
     # derailment at 50 kN - 400 N and keeps bouncing (0.39 mm rms) at
     # 50 kN + 100 N; at 25 us 7 of 21 loads within +-500 N bounce or derail
-    # (measured, README "Core speed"). What each integrator must do at its
+    # (measured, docs/speed.md). What each integrator must do at its
     # default 1 ms: get through every impact with a finite state and end each
     # host step as "ok" or a reported derailment of the flanging wheel, never
     # a step-size failure, a non-finite state or an excessive penetration
@@ -223,12 +223,12 @@ def test_ren_jin_flange_root_impact_peak():
     reference = 2.0 * q2 - q1
     assert 0.005 < (q2 - q1) / q2 < 0.03        # first order: the refinement still moves it
     # RK23 at the default 1 ms; the Rosenbrock with steps up to 10 ms (its
-    # default tolerance 1e-6; at 1e-4, the speed figures' setting, 82.7 kN: README)
+    # default tolerance 1e-6; at 1e-4, the speed figures' setting, 82.7 kN: docs/speed.md)
     for integrator, step in (("rk23", 1e-3), ("rosenbrock", 1e-2)):
         q, t, rhs = _ren_jin_peak(integrator, step)
         assert t == pytest.approx(5.8), integrator
         # 0.5 %: the extrapolation's own uncertainty (the next halving, 62.5 us,
-        # moves the extrapolated peak by 0.1 %; measured, README)
+        # moves the extrapolated peak by 0.1 %; measured, CHANGELOG.md and the git log)
         assert q == pytest.approx(reference, rel=5e-3), integrator
         assert rhs < rhs_fixed / 4, integrator
 
@@ -245,7 +245,7 @@ def test_low_speed_klingel_scenario_against_the_converged_fixed_step():
     reference, rhs_reference = lateral(internal_step=5e-5)
     amplitude = np.abs(reference).max()
     # 3 % of the amplitude: three times the reference's own convergence error
-    # (measured: RK23 1.1 %; the fixed step at its default: 12 %, README)
+    # (measured: RK23 1.1 %; the fixed step at its default: 12 %, CHANGELOG.md and the git log)
     adaptive, rhs = lateral(integrator="rk23", internal_step=2e-3)
     assert np.abs(adaptive - reference).max() < 0.03 * amplitude
     assert rhs < rhs_reference / 5
@@ -253,7 +253,7 @@ def test_low_speed_klingel_scenario_against_the_converged_fixed_step():
     # cheaper (218 000 RHS: its Jacobian is refreshed at every jump of the
     # contact point across the S1002 tread). With steps up to 10 ms those jumps,
     # which its inner stage (the points re-located, not searched) cannot see,
-    # leave 2-14 % whatever the tolerance (README, "Core speed")
+    # leave 2-14 % whatever the tolerance (docs/speed.md)
     adaptive, _ = lateral(integrator="rosenbrock", internal_step=1e-3)
     assert np.abs(adaptive - reference).max() < 0.03 * amplitude
 

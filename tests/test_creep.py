@@ -4,7 +4,7 @@ Sources of the expected values:
 - Kalker, "Three-Dimensional Elastic Bodies in Rolling Contact" (1990), Table E.3
   (creepage and spin coefficients C11, C22, C23, C33; a/b <= 1 given as a/b,
   a/b > 1 as b/a), and its asymptotes for a/b -> 0.
-- The CONTACT reference case collected in /work/shared/REFERENCES.md.
+- The CONTACT reference case collected in docs/references.md.
 - Shen, Hedrick & Elkins (1983); Polach (1999, VSD 33 suppl.); Polach (2005,
   Wear 258).
 - CONTACT's published example outputs (E.A.H. Vollebregt, open-source CONTACT,
@@ -196,7 +196,7 @@ def test_fastsim_curve_monotone_and_areas():
 
 
 def test_fastsim_contact_reference_case():
-    """CONTACT reference case (REFERENCES.md): a = 8 mm, b = 4 mm, Fn = 82 kN,
+    """CONTACT reference case (docs/references.md): a = 8 mm, b = 4 mm, Fn = 82 kN,
     G = 82 GPa, nu = 0.28, mu = 0.3, eta = -6.25e-4, phi = 6.25e-4 /mm.
     Full theory Fy/(mu Fn) = -0.6074; FASTSIM, parabolic bound: -0.61 ... -0.64
     depending on the mesh (the published band, not widened here).

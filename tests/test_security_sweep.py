@@ -119,9 +119,13 @@ def test_damaged_result_files_named_and_rerun(tmp_path):
     assert len(warnings) == 4
 
 
-def _plan(path, profile="NoSuchProfile", duration=0.05):
+def _plan(path, profile="S1002", duration=0.05, fail=False):
+    """A plan of two cases; `fail`: each case fails at its first step (a valid
+    plan whose run fails: the largest penetration allowed, 1 um, is below the
+    static Hertz approach, about 0.1 mm)."""
     return write(path, f'scenario = "kang-r320"\nduration = {duration}\noutput_interval = 0.01\n'
-                       f'[grid]\nspeed_kmh = [60.0, 80.0]\nwheel_profile = ["{profile}"]\n')
+                       + ("[fixed]\nmax_penetration = 1e-6\n" if fail else "")
+                       + f'[grid]\nspeed_kmh = [60.0, 80.0]\nwheel_profile = ["{profile}"]\n')
 
 
 def _cli(args, env_extra=None, timeout=300):
@@ -133,13 +137,14 @@ def _cli(args, env_extra=None, timeout=300):
 def test_failed_sweep_exits_non_zero_and_retries(tmp_path):
     """Every case fails: exit 1 with the table of failed cases; the rerun runs
     them again instead of taking them as done."""
-    plan = _plan(tmp_path / "fail.toml")
+    plan = _plan(tmp_path / "fail.toml", fail=True)
     out = tmp_path / "out"
     first = _cli(["sweep", plan, "--runner", "core", "--workers", "1", "--no-progress", "--out", out])
     assert first.returncode == 1, first.stdout + first.stderr
     assert "2 of 2 cases failed" in first.stdout
-    assert "NoSuchProfile" in first.stdout and "case" in first.stdout
+    assert "excessive penetration" in first.stdout and "case" in first.stdout
     assert "Traceback" not in first.stderr
+    assert "2 of 2 cases failed" in first.stderr.splitlines()[-1]
     second = _cli(["sweep", plan, "--runner", "core", "--workers", "1", "--no-progress", "--out", out,
                    "--resume"])
     assert second.returncode == 1

@@ -159,6 +159,52 @@ def test_report_is_self_contained(out):
     assert "src=\"http" not in page and "9.4 mm" in page
 
 
+def test_report_opens_with_its_summary(out):
+    """The summary comes first: the counts, every FAIL row with why, the
+    version, the commit and the FMU's hash; then each section's rows with its
+    figures right after them (the page as a browser lays it out:
+    tests/browser/screenshot_report.py, docs/validation.md)."""
+    import hashlib
+    import re
+    from fmu_wheelset.validation.common import CaseResult, Row
+    from fmu_wheelset.validation.report import write_report
+    rows = [Row("9 vehicle", "balance", "1", 1.0117, "1", 1.0, 0.01, "fmu", note="bogie 1"),
+            Row("9 vehicle", "other", "1", 1.002, "1", 1.0, 0.01, "fmu"),
+            Row("9 vehicle", "not this", "x", 3.0, "mm", float("nan"), float("nan"), "fmu",
+                compared=False)]
+    geometry_result = geometry.case_geometry(out)
+    fmu = common.fmu_path(out)
+    page = write_report([CaseResult("vehicle", "Vehicle", rows), geometry_result],
+                        out / "summary.html", fmu=fmu).read_text()
+    summary = page[page.index("class='summary'"):page.index("<h2")]
+    assert "1 pass" in summary and "1 FAIL" in summary and "3 not compared" in summary
+    # the FAIL row with its why: the value at four digits against +-0.01, the note
+    assert "1.012 against 1 (tolerance ±0.01, difference 0.0117 (+1.2 %)): balance; bogie 1" \
+        in summary
+    assert "other" not in summary
+    digest = hashlib.sha256(fmu.read_bytes()).hexdigest()[:16]
+    assert f"sha256 {digest}" in summary
+    for key in ("version", "commit", "date", "machine"):
+        assert f"<b>{key}</b>" in summary
+    assert re.search(r"<b>commit</b></td><td>([0-9a-f]{12}|unknown)", summary)
+    # a section's figures follow its own rows, before the next section
+    sections = page.split("<h2")[1:]
+    assert "<figure>" not in sections[0]
+    assert sections[1].index("<table>") < sections[1].index("<figure>")
+
+
+@pytest.mark.parametrize("value, tolerance, text", [
+    (1.0117, 0.01, "1.012"),        # three digits would read 1.01 against 1 +- 0.01
+    (-0.6491, 0.0121, "-0.649"),    # three digits resolve a tenth of this tolerance
+    (9.72, float("nan"), "9.72"),
+    (4.9e-6, 1e-3, "4.9e-06"),
+    (100.03, 0.5, "100"),
+    (100.03, 0.05, "100.03")])
+def test_significant_digits_follow_the_tolerance(value, tolerance, text):
+    from fmu_wheelset.validation.common import Row
+    assert Row("c", "q", "", value, "", 0.0, tolerance, "core").cells()[3] == text
+
+
 def test_fmu_start_values_name_every_scenario_parameter(out):
     from solver.scenarios import load_scenario
     variables = common.fmu_variables(common.fmu_path(out))

@@ -38,7 +38,7 @@ def run(model, duration, h=0.002, inputs=None):
 
 
 def test_klingel_wavelength_within_3_percent():
-    # Klingel: lambda_w = 2 pi sqrt(r0 l0 / lambda) (REFERENCES.md: 16.50 m for 0.05)
+    # Klingel: lambda_w = 2 pi sqrt(r0 l0 / lambda) (docs/references.md: 16.50 m for 0.05)
     model = free_wheelset()
     model.initialize(lateral=0.001)
     t, y = run(model, 8.0)

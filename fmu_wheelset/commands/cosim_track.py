@@ -3,11 +3,54 @@
 from __future__ import annotations
 
 
+def _fmu_or_new(text):
+    """An argparse type: an existing wheelset FMU, or a new .fmu file that can be
+    written (the FMU is built there)."""
+    import os
+    from fmu_wheelset.cli_args import fmu_file, output_file
+    return fmu_file(text) if os.path.exists(text) else output_file(".fmu", may_create=True)(text)
+
+
+_fmu_or_new.__name__ = "FMU file"
+
+
+def _parameter(text):
+    """An argparse type: NAME=VALUE of a parameter of the FMU (its declared type
+    and range, fmu_wheelset/variables.py); (name, typed value)."""
+    import argparse
+    from fmu_wheelset import variables
+    name, sep, value = text.partition("=")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value:
+        raise argparse.ArgumentTypeError(f"{text!r}: NAME=VALUE expected, e.g. "
+                                         "contact.friction_coefficient=0.3")
+    var = variables.BY_NAME.get(name)
+    if var is None or var.causality != "parameter":
+        raise argparse.ArgumentTypeError(f"{name!r} is not a parameter of the FMU "
+                                         "(docs/variables.md lists them)")
+    typed = _typed({name: value})[name]
+    try:
+        if var.type == "Enumeration":
+            import solver.wheelset as wheelset
+            variables.core_value(var, typed, wheelset)
+        elif var.type in ("Real", "Integer"):
+            variables.core_value(var, typed, None)
+        elif var.type == "Boolean" and not isinstance(typed, bool):
+            raise ValueError(f"parameter {name} = {value!r} is not true or false")
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(" ".join(str(exc).split())) from None
+    return name, typed
+
+
+_parameter.__name__ = "parameter"
+
+
 def register(subparsers):
-    from fmu_wheelset.cli_args import number
+    from fmu_wheelset.cli_args import number, output_file
     p = subparsers.add_parser("cosim-track",
                               help="co-simulate the FMU with the OpenSees flexible track")
-    p.add_argument("--fmu", default="dist/Wheelset.fmu", help="the FMU (built if missing)")
+    p.add_argument("--fmu", default="dist/Wheelset.fmu", type=_fmu_or_new,
+                   help="the FMU (built there if missing; default %(default)s)")
     p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"), default=1.0,
                    help="simulated time (s)")
     p.add_argument("--step", type=number(0.0, 0.01, lo_open=True, unit="s"), default=1e-3,
@@ -25,33 +68,31 @@ def register(subparsers):
     p.add_argument("--speed", type=number(1.0, 540.0, unit="km/h"), default=100.0, help="km/h")
     p.add_argument("--wheel-load", type=number(1e3, 1e6, unit="N"), default=100e3,
                    help="static wheel load (N), from the suspended mass")
-    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+    p.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", type=_parameter,
                    help="extra FMU parameter (repeatable)")
-    p.add_argument("--out", default="cosim-track.csv", help="CSV of the time histories")
+    p.add_argument("--out", default="cosim-track.csv", type=output_file(".csv"),
+                   help="CSV of the time histories")
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     import csv
     import os
+    import sys
+    from cosim.track_fe import TrackParameters, opensees
     try:
-        from cosim.track_fe import TrackParameters, opensees
         opensees()
     except ImportError as exc:
-        print(f"error: {exc}")
+        print(f"wheelset-fmu cosim-track: error: {exc}", file=sys.stderr)
         return 2
     from cosim.track_cosim import CosimOptions, run_track_cosim
     params = {"suspension.builtin": True, "wheelset.speed": args.speed / 3.6,
               "suspension.suspended_mass": max(2 * args.wheel_load / 9.81 - 1813.0, 0.0),
               "suspension.stiffness.z": 1.0e4}
-    for item in args.param:
-        name, _, value = item.partition("=")
-        if not name or not _:
-            print(f"error: --param needs NAME=VALUE, got {item!r}")
-            return 2
-        params[name.strip()] = value.strip()
+    params.update(dict(args.param))
+    # checked before any work: an unknown rail section is a ValueError (exit 2)
     track = TrackParameters(rail=args.rail, beam=args.beam, sleeper_spacing=args.sleeper_spacing,
-                            bays=args.bays)                # checked before any work
+                            bays=args.bays)
     if not os.path.isfile(args.fmu):
         from fmu_wheelset.build import build_fmu
         build_fmu(args.fmu)
@@ -59,12 +100,13 @@ def run(args) -> int:
                            extrapolation=args.extrapolation, engine=args.engine,
                            interface_jacobian=not args.no_jacobian,
                            track=track,
-                           fmu_parameters=_typed(params))
+                           fmu_parameters=params)
     from cosim.track_cosim import CosimError
     try:
         result = run_track_cosim(args.fmu, options)
     except CosimError as exc:
-        print(f"wheelset-fmu cosim-track: the co-simulation stopped: {exc}")
+        print(f"wheelset-fmu cosim-track: the co-simulation stopped: {' '.join(str(exc).split())}",
+              file=sys.stderr)
         return 1
     with open(args.out, "w", newline="") as f:
         w = csv.writer(f)

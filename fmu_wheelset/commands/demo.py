@@ -24,8 +24,8 @@ def run(args) -> int:
           f"{time.perf_counter() - t0:.1f} s or reused)")
     failed = run_report(args.out, "fmu", progress=True, title="Wheelset FMU demo: validation")
     if failed:
-        # the FAIL rows are differences from the papers that the report states (README,
-        # "Validation"), not a broken demo: it ran to its end. `wheelset-fmu report`
+        # the FAIL rows are differences from the papers that the report states (docs/validation.md,
+        # its summary), not a broken demo: it ran to its end. `wheelset-fmu report`
         # is the command that exits 1 when a compared check fails.
         print("The FAIL rows above are real differences from the published values, reported "
               "as such; the demo itself ran to its end (`wheelset-fmu report` exits 1 on them).")

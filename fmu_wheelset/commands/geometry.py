@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import csv
 import math
-import sys
 
 import numpy as np
 
@@ -46,9 +45,13 @@ def parse_range(text: str) -> np.ndarray:
 def add_setup_arguments(parser: argparse.ArgumentParser, wheel="S1002", rail="UIC60",
                         back_to_back=1360.0, radius=460.0) -> None:
     """Profile and track arguments shared by the geometry/conicity/creep/patch commands."""
-    parser.add_argument("--wheel", default=wheel, help=f"wheel profile (default {wheel})")
-    parser.add_argument("--rail", default=rail, help=f"rail profile (default {rail})")
-    from fmu_wheelset.cli_args import number
+    from fmu_wheelset.cli_args import number, profile
+    parser.add_argument("--wheel", default=wheel, type=profile("wheel"),
+                        help=f"wheel profile: a built-in name (S1002, LMA, LMA-worn, "
+                             f"cone:<conicity>) or a profile file in mm (default {wheel})")
+    parser.add_argument("--rail", default=rail, type=profile("rail"),
+                        help=f"rail profile: a built-in name (UIC60, 60E1, CHN60) or a "
+                             f"profile file in mm (default {rail})")
     # ranges: those of the FMU's parameters (fmu_wheelset/variables.py), in mm
     parser.add_argument("--gauge", type=number(1000.0, 2000.0, unit="mm"), default=1435.0,
                         help="track gauge, mm (default 1435)")
@@ -76,10 +79,14 @@ def _inclination(text):
 
 
 def build_setup(args):
+    """The ContactSetup of the profile and track arguments (a profile: a built-in
+    name or a file, fmu_wheelset.cli_args.check_profile)."""
+    from fmu_wheelset.cli_args import check_profile
     from solver.geometry import ContactSetup
-    return ContactSetup.from_names(
-        args.wheel, args.rail, step=args.step * 1e-3,
-        inclination_ratio=args.inclination if args.inclination else None,
+    step = args.step * 1e-3
+    return ContactSetup(
+        check_profile(args.wheel, "wheel", step), check_profile(args.rail, "rail", step),
+        inclination=float(np.arctan(1.0 / args.inclination)) if args.inclination else 0.0,
         gauge=args.gauge * 1e-3, back_to_back=args.back_to_back * 1e-3,
         nominal_radius=args.radius * 1e-3)
 
@@ -180,15 +187,12 @@ def plot_geometry(setup, sweep, path, title=None) -> str:
 
 
 def run(args) -> int:
-    from solver.geometry import GeometryError
     from solver.geometry_analysis import geometry_sweep, geometry_table
 
-    try:
-        setup = build_setup(args)
-        sweep = geometry_sweep(setup, args.y, yaw=args.yaw * 1e-3, epsilon=args.epsilon * 1e-3)
-    except (GeometryError, ValueError, KeyError) as exc:
-        print(f"wheelset-fmu geometry: {exc}", file=sys.stderr)
-        return 1
+    # a profile, a set-up or a displacement the geometry cannot answer is a
+    # ValueError (GeometryError, ProfileError): one line, exit 2 (cli_args.run_command)
+    setup = build_setup(args)
+    sweep = geometry_sweep(setup, args.y, yaw=args.yaw * 1e-3, epsilon=args.epsilon * 1e-3)
     rows = geometry_table(setup, args.y, sweep=sweep)
     write_csv(rows, args.out)
     print(f"wrote {len(rows)} rows for {len(sweep)} displacements to {args.out}")

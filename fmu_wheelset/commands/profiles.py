@@ -1,11 +1,12 @@
 """`wheelset-fmu profiles`: list the built-in wheel and rail profiles, or check a profile file.
 
   wheelset-fmu profiles                       # name, kind, lateral range, source
-  wheelset-fmu profiles --check FILE [--kind wheel|rail] [--step 0.1]
+  wheelset-fmu profiles --check profiles/CHN60.txt --kind rail --step 0.1
 
 With --check the file (two columns in mm, see profiles/README.md) is loaded and
-summarised; a file that cannot be used prints the reason (file and line) and
-returns 1.
+summarised (--kind wheel or rail: the kind it must be, default its '# kind:'
+line); a file that cannot be used prints the reason (file and line) and
+returns 2.
 """
 from __future__ import annotations
 

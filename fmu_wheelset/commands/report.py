@@ -19,20 +19,26 @@ def run(args) -> int:
 
 
 def run_report(out, backend="fmu", progress=True, title="Wheelset FMU validation") -> int:
+    """Run the suite, write report.html and validation_table.md under `out`,
+    print the table and the summary; 1 when a compared row fails."""
     import time
     from pathlib import Path
 
     from fmu_wheelset.validation import markdown_table, run_suite
-    from fmu_wheelset.validation.report import all_rows, write_markdown, write_report
+    from fmu_wheelset.validation.common import fmu_path
+    from fmu_wheelset.validation.report import all_rows, fail_reason, write_markdown, write_report
     t0 = time.perf_counter()
     results = run_suite(out, backend=backend, progress=progress)
-    html = write_report(results, Path(out) / "report.html", title=title)
-    md = write_markdown(results, Path(out) / "validation_table.md")
+    fmu = fmu_path(out) if backend == "fmu" else None
+    html = write_report(results, Path(out) / "report.html", title=title, fmu=fmu, backend=backend)
+    md = write_markdown(results, Path(out) / "validation_table.md", fmu=fmu, backend=backend)
     rows = all_rows(results)
     print(markdown_table(rows))
     failed = [r for r in rows if not r.passed]
     compared = [r for r in rows if r.compared]
-    print(f"\n{len(compared) - len(failed)} of {len(compared)} compared checks pass, "
-          f"{len(rows) - len(compared)} reported, not compared "
-          f"({time.perf_counter() - t0:.0f} s); wrote {html} and {md}")
+    print(f"\n{len(compared) - len(failed)} pass, {len(failed)} FAIL, "
+          f"{len(rows) - len(compared)} not compared ({time.perf_counter() - t0:.0f} s); "
+          f"wrote {html} and {md}")
+    for r in failed:
+        print(f"FAIL {r.case}: {fail_reason(r)}")
     return 1 if failed else 0

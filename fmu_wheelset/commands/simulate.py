@@ -1,15 +1,34 @@
-"""`wheelset-fmu simulate`: run a scenario through the core (no FMU)."""
+"""`wheelset-fmu simulate`: run a scenario through the core (no FMU).
+
+Example (Ren & Jin's curve, the first 2 s):
+
+  wheelset-fmu simulate --scenario ren-jin-r400 --duration 2 --out run.csv --plot run.png
+
+The scenario names are the FMU's track names (track.scenario): each runs its
+paper's wheelset on that track. Exit status 1 when the run stops early (a
+derailment, a wheel lift, an excessive penetration): the CSV holds the run
+up to there.
+"""
 from __future__ import annotations
+
+import argparse
 
 
 def register(subparsers):
-    p = subparsers.add_parser("simulate", help="run a wheelset scenario with the core (no FMU)")
-    p.add_argument("--scenario", default="ren-jin-r400-100",
-                   help="built-in scenario (ren-jin-r400-100, ren-jin-r400-80, kang-r320, "
-                        "straight-klingel) or a scenario TOML file")
-    from fmu_wheelset.cli_args import number, output_file
+    from fmu_wheelset.cli_args import number, output_file, preset, scenario, scenario_help
+    p = subparsers.add_parser("simulate", help="run a wheelset scenario with the core (no FMU)",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--scenario", default="ren-jin-r400", type=scenario,
+                   help=scenario_help() + "; default %(default)s")
+    p.add_argument("--preset", type=preset,
+                   help="a preset (presets/<name>.toml, or a preset file): its parameter values "
+                        "replace the scenario's; the options below replace both")
     p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"),
                    help="simulated time (s; default: the scenario's)")
+    # the range of the FMU's wheelset.speed (fmu_wheelset/variables.py)
+    p.add_argument("--speed", type=number(0.0, 150.0, lo_open=True, unit="m/s"),
+                   help="forward speed (m/s; default: the scenario's)")
     p.add_argument("--out", default="run.csv", type=output_file(), help="CSV of the time histories")
     p.add_argument("--plot", type=output_file(),
                    help="PNG with lateral displacement, normal forces and Y/Q")
@@ -32,14 +51,19 @@ def register(subparsers):
 
 
 def run(args) -> int:
-    from solver.scenarios import load_scenario, simulate
+    from fmu_wheelset.cli_args import RunFailed, load_scenario
+    from solver.scenarios import simulate
     overrides = {}
     if args.duration is not None:        # 0 is refused by the type, never "the default"
         overrides["duration"] = args.duration
-    for key in ("contact_geometry", "integrator", "internal_step", "tolerance"):
+    for key in ("contact_geometry", "integrator", "internal_step", "tolerance", "speed"):
         if getattr(args, key, None) is not None:
             overrides[key] = getattr(args, key)
-    scenario = load_scenario(args.scenario, **overrides)
+    # a scenario file that does not load (TOML, keys, values) or a model the core
+    # refuses to build or initialise (profiles, track, parameters) is a
+    # ValueError: one line and exit 2 (cli_args.run_command); a step the core
+    # does not complete is the result's status (exit 1 below)
+    scenario = load_scenario(args.scenario, preset=args.preset, **overrides)
     result = simulate(scenario, progress=not args.no_progress)
     result.write_csv(args.out)
     simulated = result.columns["time"][-1]
@@ -52,8 +76,8 @@ def run(args) -> int:
         plot_run(result, args.plot)
         print(f"wrote {args.plot}")
     if result.status != "ok":
-        print(f"stopped: {result.message}")
-        return 1
+        raise RunFailed(f"the run stopped ({result.status}) at {result.message}; {args.out} "
+                        "holds it up to there")
     return 0
 
 
@@ -64,6 +88,7 @@ def plot_run(result, path):
     ax = fig.subplots(3, 1, sharex=True)
     ax[0].plot(c["wheelset.distance"], c["wheelset.y"] * 1e3)
     ax[0].set_ylabel("lateral displacement (mm)")
+    ax[0].set_title("lateral displacement y of the wheelset (+ left)", fontsize=9)
     for side in ("left", "right"):
         for i in range(1, 4):
             n = c[f"contact.{side}.point[{i}].normal_force"]
@@ -71,8 +96,12 @@ def plot_run(result, path):
                 ax[1].plot(c["wheelset.distance"], n / 1e3, label=f"{side} point {i}")
         ax[2].plot(c["wheelset.distance"], c[f"wheel.{side}.Y_over_Q"], label=side)
     ax[1].set_ylabel("normal force (kN)")
+    ax[1].set_title("normal force of each contact point (in a left curve the right wheel is the "
+                    "outer one)", fontsize=9)
     ax[1].legend(fontsize=7)
     ax[2].set_ylabel("Y/Q")
+    ax[2].set_title("derailment quotient Y/Q of each wheel (Y + towards the field side)",
+                    fontsize=9)
     ax[2].set_xlabel("distance (m)")
     ax[2].legend(fontsize=7)
     fig.suptitle(result.scenario.description)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import number, output_file
+    from fmu_wheelset.cli_args import number, output_file, profile
     p = subparsers.add_parser(
         "stability", help="hunting stability of a suspended wheelset: eigenvalues, critical speeds",
         description="Linearise the wheelset core about its centred run on straight track "
@@ -13,8 +13,10 @@ def register(subparsers):
                     "free wheelset) and report the hunting eigenvalue per speed, the linear "
                     "critical speed and hunting frequency, optionally the nonlinear critical "
                     "speed (bisection on perturbed runs) and a root-locus plot.")
-    p.add_argument("--wheel-profile", default="S1002", help="S1002, LMA, cone:<conicity>, a file")
-    p.add_argument("--rail-profile", default="UIC60")
+    p.add_argument("--wheel-profile", default="S1002", type=profile("wheel"),
+                   help="S1002, LMA, cone:<conicity>, a file")
+    p.add_argument("--rail-profile", default="UIC60", type=profile("rail"),
+                   help="UIC60, CHN60, a file")
     p.add_argument("--creep-model", default="polach", choices=["kalker", "she", "polach", "fastsim", "fastrip"])
     p.add_argument("--free", action="store_true", help="free wheelset (no suspension)")
     p.add_argument("--kx", type=number(0.0, 10000000000.0, unit="N/m"), default=1.0e6,
@@ -23,13 +25,24 @@ def register(subparsers):
     p.add_argument("--suspended-mass", type=number(0.0, 100000.0, unit="kg"), default=9307.5,
                    help="mass carried by the wheelset (kg; Manchester vehicle 1: 9307.5)")
     p.add_argument("--speeds", default="10,20,30,40,50,60,70,80,90,100,110,120,130,140",
-                   help="comma-separated speeds of the table and root locus (m/s)")
+                   type=_speeds, help="comma-separated speeds of the table and root locus (m/s)")
     p.add_argument("--v-min", type=number(0.0, 150.0, unit="m/s"), default=5.0)
     p.add_argument("--v-max", type=number(0.0, 150.0, unit="m/s"), default=150.0)
     p.add_argument("--nonlinear", action="store_true",
                    help="also the nonlinear critical speed (perturbed runs, 6 mm, 3 s each)")
     p.add_argument("--plot", type=output_file(".png"), help="PNG of the root locus")
     p.set_defaults(func=run)
+
+
+def _speeds(text):
+    """An argparse type: comma-separated speeds in (0, 150] m/s (the FMU's
+    wheelset.speed range)."""
+    import argparse
+    from fmu_wheelset.cli_args import number
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not parts:
+        raise argparse.ArgumentTypeError("no speed given (e.g. 10,20,30)")
+    return [number(0.0, 150.0, lo_open=True, unit="m/s")(part) for part in parts]
 
 
 def parameters(args):
@@ -42,17 +55,18 @@ def parameters(args):
 
 
 def run(args) -> int:
+    import sys
     from solver import stability
-    params = parameters(args)
-    try:
-        speeds = [float(v) for v in args.speeds.split(",") if v.strip()]
-    except ValueError:
-        print(f"--speeds must be comma-separated numbers, got {args.speeds!r}")
+    if not args.v_min < args.v_max:
+        print(f"wheelset-fmu stability: error: --v-min {args.v_min:g} must be below --v-max "
+              f"{args.v_max:g}", file=sys.stderr)
         return 2
+    params = parameters(args)
+    speeds = args.speeds
     try:
         locus = stability.root_locus(params, speeds)
     except stability.StabilityError as exc:
-        print(f"error: {exc}")
+        print(f"wheelset-fmu stability: {exc}", file=sys.stderr)
         return 1
     print(f"{'V (m/s)':>8} {'Re (1/s)':>10} {'Im (rad/s)':>11} {'f (Hz)':>7} {'damping':>8}")
     for e in locus:
@@ -64,7 +78,7 @@ def run(args) -> int:
         print(f"linear critical speed {crit.speed:.2f} m/s ({crit.speed * 3.6:.1f} km/h), "
               f"hunting frequency {crit.frequency:.3f} Hz")
     except stability.StabilityError as exc:
-        print(f"linear critical speed: {exc}")
+        print(f"wheelset-fmu stability: linear critical speed: {exc}", file=sys.stderr)
         status = 1
     if args.nonlinear:
         try:
@@ -72,7 +86,7 @@ def run(args) -> int:
             print(f"nonlinear critical speed {crit.speed:.2f} m/s ({crit.speed * 3.6:.1f} km/h), "
                   f"limit-cycle frequency {crit.frequency:.3f} Hz (6 mm perturbation)")
         except stability.StabilityError as exc:
-            print(f"nonlinear critical speed: {exc}")
+            print(f"wheelset-fmu stability: nonlinear critical speed: {exc}", file=sys.stderr)
             status = 1
     if args.plot:
         plot_root_locus(locus, args.plot, f"{args.wheel_profile} / {args.rail_profile}, "

@@ -1,9 +1,23 @@
-"""`wheelset-fmu sweep`: parameter sweeps of the FMU on Dask (fmu_wheelset.sweep)."""
+"""`wheelset-fmu sweep`: parameter sweeps of the FMU on Dask (fmu_wheelset.sweep).
+
+Example (3 speeds x 2 radii of Kang's wheelset, 3 s each):
+
+  wheelset-fmu sweep sweeps/example.toml --out results/
+
+The whole plan is checked before anything runs (keys, ranges, profiles,
+tracks, scenario, the FMU file): a mistake is one line and exit status 2.
+Exit status 1 when a case failed (the table of failed cases is printed; a
+rerun with the same --out retries them).
+"""
 from __future__ import annotations
+
+import argparse
 
 
 def register(subparsers):
-    p = subparsers.add_parser("sweep", help="parameter sweep of the FMU on a Dask cluster")
+    p = subparsers.add_parser("sweep", help="parameter sweep of the FMU on a Dask cluster",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
     from fmu_wheelset.cli_args import input_file, number, output_dir
     from fmu_wheelset.sweep_plan import MAX_WORKERS
     p.add_argument("sweep_file", type=input_file,
@@ -11,7 +25,7 @@ def register(subparsers):
     p.add_argument("--out", default="results", type=output_dir,
                    help="results directory (cases/, summary.csv)")
     p.add_argument("--fmu", help="FMU to run (default: build one into <out>/Wheelset.fmu "
-                                 "unless it exists)")
+                                 "unless it exists; with --rebuild, build it at --fmu)")
     p.add_argument("--rebuild", action="store_true", help="build the FMU even if <out>/Wheelset.fmu exists")
     p.add_argument("--runner", choices=("fmu", "core"), default="fmu",
                    help="fmu (FMPy, default) or core (solver without the FMU)")
@@ -33,8 +47,19 @@ def run(args) -> int:
     of failed cases is printed), 2 for a plan or an option that is wrong."""
     import sys
     from pathlib import Path
+    from fmu_wheelset.cli_args import check_fmu_file, output_file
     from fmu_wheelset.sweep import load_sweep, run_sweep
     from fmu_wheelset.sweep_plan import summary_table
+    if args.runner == "fmu" and args.fmu:
+        # an FMU given is checked before anything runs: one line, not a task error per case
+        try:
+            if args.rebuild:
+                output_file(".fmu", may_create=True)(args.fmu)
+            else:
+                check_fmu_file(args.fmu)
+        except (ValueError, argparse.ArgumentTypeError) as exc:
+            print(f"wheelset-fmu sweep: error: --fmu: {exc}", file=sys.stderr)
+            return 2
     sweep = load_sweep(args.sweep_file)       # the whole plan is checked here (PlanError)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -42,12 +67,11 @@ def run(args) -> int:
     if args.runner == "fmu":
         fmu = Path(args.fmu) if args.fmu else out / "Wheelset.fmu"
         if args.rebuild or not fmu.exists():
-            if args.fmu and not args.rebuild:
-                print(f"wheelset-fmu sweep: error: no FMU at {fmu}", file=sys.stderr)
-                return 2
             from fmu_wheelset.build import build_fmu
             build_fmu(fmu, quiet=True)
             print(f"built {fmu}")
+        else:
+            check_fmu_file(fmu)               # <out>/Wheelset.fmu of an earlier run
     print(f"{sweep.source}: {len(sweep.cases)} cases of {sweep.scenario}, "
           f"{sweep.duration:g} s each -> {out}")
     rows = run_sweep(sweep.cases, out, fmu_path=fmu, runner=args.runner,
@@ -63,5 +87,7 @@ def run(args) -> int:
         print(f"\n{len(failed)} of {stats['total']} cases failed (a rerun with the same --out "
               "retries them):")
         print(summary_table(failed))
+        print(f"wheelset-fmu sweep: {len(failed)} of {stats['total']} cases failed (table above, "
+              f"{out / 'summary.csv'})", file=sys.stderr)
         return 1
     return 0

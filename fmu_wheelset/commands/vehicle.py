@@ -6,16 +6,19 @@ import math
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import input_file, number, output_file
+    from fmu_wheelset.cli_args import fmu_file, number, output_file
     p = subparsers.add_parser(
         "vehicle", help="run the Manchester benchmark vehicle over four wheelset FMUs",
         description="Co-simulate a bogie vehicle (carbody, two bogie frames, primary and "
                     "secondary suspensions) over four instances of Wheelset.fmu: straight "
                     "track, a transition and a constant curve with cant.")
-    p.add_argument("--fmu", type=input_file, help="Wheelset.fmu (default: build one into a temporary folder)")
+    p.add_argument("--fmu", type=fmu_file,
+                   help="Wheelset.fmu (default: build one into a temporary folder, removed at "
+                        "the end)")
     p.add_argument("--speed", type=number(0.0, 150.0, lo_open=True, unit="m/s"), default=30.0,
                    help="m/s")
-    p.add_argument("--radius", type=float, default=math.inf, help="curve radius (m, + left)")
+    p.add_argument("--radius", type=_radius, default=math.inf,
+                   help="curve radius (m, + left, - right; inf: straight track; |R| >= 50 m)")
     p.add_argument("--cant", type=number(0.0, 0.2, hi_open=True, unit="m"), default=0.0, help="superelevation of the outer rail (m)")
     p.add_argument("--straight", type=number(0.0, 1e5, unit="m"), default=5.0, help="straight before the transition (m)")
     p.add_argument("--transition", type=number(0.0, 1e5, lo_open=True, unit="m"), default=40.0, help="transition length (m)")
@@ -31,16 +34,38 @@ def register(subparsers):
     p.set_defaults(func=run)
 
 
+def _radius(text):
+    """An argparse type: a curve radius, |R| >= 50 m (the sweep plans' bound), or
+    inf for straight track."""
+    import argparse
+    from fmu_wheelset.cli_args import number
+    radius = float(text) if text.strip().lower() in ("inf", "+inf", "-inf") else number()(text)
+    if abs(radius) < 50.0:
+        raise argparse.ArgumentTypeError(f"{radius:g} m: a curve radius is at least 50 m in "
+                                         "magnitude (inf for straight track)")
+    return radius
+
+
 def run(args) -> int:
+    import sys
     import tempfile
     from pathlib import Path
 
+    if args.average_last >= args.duration:
+        print(f"wheelset-fmu vehicle: error: --average-last {args.average_last:g} s must be "
+              f"shorter than --duration {args.duration:g} s (0: no average)", file=sys.stderr)
+        return 2
+    if args.fmu is not None:
+        return _run(args, args.fmu)
+    from fmu_wheelset.build import build_fmu
+    with tempfile.TemporaryDirectory(prefix="wheelset-fmu-") as folder:
+        return _run(args, str(build_fmu(Path(folder) / "Wheelset.fmu", quiet=True)))
+
+
+def _run(args, fmu) -> int:
+    import sys
+
     from cosim.vehicle import GRAVITY, CurveLayout, VehicleCosim, VehicleError
-    fmu = args.fmu
-    if fmu is None:
-        from fmu_wheelset.build import build_fmu
-        fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu",
-                            quiet=True))
     try:
         layout = CurveLayout(radius=args.radius, cant=args.cant, straight=args.straight,
                              transition=args.transition)
@@ -51,7 +76,7 @@ def run(args) -> int:
             result = vc.run(args.duration, average_from=average)
             p = vc.p
     except VehicleError as exc:
-        print(f"error: {exc}")
+        print(f"wheelset-fmu vehicle: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
     print(f"{args.duration:g} s simulated in {result.wall_time:.2f} s wall "
           f"(real-time factor {result.real_time_factor:.2f}), coupling {args.coupling}, "
@@ -95,14 +120,25 @@ def run(args) -> int:
         from matplotlib.figure import Figure
         fig = Figure(figsize=(9, 8))
         ax = fig.subplots(3, 1, sharex=True)
+        # a left curve (radius > 0) has its outer rail on the right (docs/CONVENTIONS.md)
+        right = ("right wheel" if math.isinf(args.radius)
+                 else "right (outer) wheel" if args.radius > 0 else "right (inner) wheel")
         for j in range(4):
             ax[0].plot(result.time, result.lateral[:, j] * 1e3, label=f"wheelset {j + 1}")
-            ax[1].plot(result.time, result.wheel_load[:, j, 1] / 1e3, label=f"{j + 1} right")
-            ax[2].plot(result.time, result.derailment_quotient[:, j, 1], label=f"{j + 1} right")
-        ax[0].set_ylabel("y (mm)")
+            ax[1].plot(result.time, result.wheel_load[:, j, 1] / 1e3, label=f"wheelset {j + 1}")
+            ax[2].plot(result.time, result.derailment_quotient[:, j, 1], label=f"wheelset {j + 1}")
+        ax[0].set_ylabel("y (mm, + left)")
+        ax[0].set_title("lateral displacement of each wheelset", fontsize=9)
         ax[1].set_ylabel("Q (kN)")
+        ax[1].set_title(f"wheel load Q of the {right}", fontsize=9)
         ax[2].set_ylabel("Y/Q")
+        ax[2].set_title(f"derailment quotient Y/Q of the {right}", fontsize=9)
         ax[2].set_xlabel("time (s)")
+        curve = ("straight track" if math.isinf(args.radius) else
+                 f"R {abs(args.radius):g} m {'left' if args.radius > 0 else 'right'} curve, cant "
+                 f"{args.cant * 1e3:g} mm")
+        fig.suptitle(f"Manchester benchmark vehicle 1 over four wheelset FMUs: {curve}, "
+                     f"{args.speed:g} m/s, coupling {args.coupling}", fontsize=10)
         for a in ax:
             a.legend(fontsize=7)
         fig.savefig(args.plot, dpi=110)

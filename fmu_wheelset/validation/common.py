@@ -80,14 +80,33 @@ class Row:
         return "pass" if self.passed else "FAIL"
 
     def cells(self):
+        """The table's cells as text: three significant digits, more where the
+        tolerance is finer (rounding moves a number by at most a tenth of it)."""
         def num(x):
-            return "" if not math.isfinite(x) else f"{x:.3g}"
+            if not math.isfinite(x):
+                return ""
+            return f"{x:.{significant_digits(x, self.tolerance)}g}"
         diff = num(self.difference)
         if diff and math.isfinite(self.reference) and self.reference != 0:
-            diff += f" ({100 * self.difference / abs(self.reference):+.0f} %)"
-        tol = ("±" + num(self.tolerance)) if math.isfinite(self.tolerance) else ""
+            percent = 100 * self.difference / abs(self.reference)
+            relative_tolerance = (100 * self.tolerance / abs(self.reference)
+                                  if math.isfinite(self.tolerance) else float("inf"))
+            diff += f" ({percent:+.1f} %)" if relative_tolerance < 10 else f" ({percent:+.0f} %)"
+        tol = ("±" + f"{self.tolerance:.3g}") if math.isfinite(self.tolerance) else ""
         return [self.case, self.quantity + (f" [{self.unit}]" if self.unit else ""), self.published,
                 num(self.value), diff, tol, self.why, self.result, self.backend]
+
+
+def significant_digits(value: float, tolerance: float, least: int = 3, most: int = 6) -> int:
+    """Enough significant digits (at least `least`) that rounding `value` moves
+    it by at most a tenth of `tolerance`, i.e. half the last digit's step at
+    most tolerance / 10 (1.0117 against +-0.01: 4 digits, 1.012)."""
+    if not (math.isfinite(value) and value != 0 and math.isfinite(tolerance) and tolerance > 0):
+        return least
+    digits = least
+    while digits < most and 10.0 ** (math.floor(math.log10(abs(value))) - digits + 1) > tolerance / 5:
+        digits += 1
+    return digits
 
 
 TABLE_HEADER = ["case", "quantity", "published", "this FMU / core", "difference", "tolerance",
@@ -230,6 +249,13 @@ def figure(nrows=2, ncols=1, size=(7.5, 6.0)):
 
 
 def save(fig, path) -> Path:
+    """Write a figure of the report. Every panel must have a title (say which
+    wheel it shows: outer or inner, left or right): a ValueError names the
+    panel that has none."""
+    untitled = [k for k, ax in enumerate(fig.axes)
+                if ax.get_label() != "<colorbar>" and not ax.get_title()]
+    if untitled:
+        raise ValueError(f"{Path(path).name}: panel(s) {untitled} of the figure have no title")
     fig.tight_layout()
     fig.savefig(path, dpi=80)
     return Path(path)

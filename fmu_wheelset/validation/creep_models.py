@@ -14,7 +14,7 @@ examples/tractcurv.ref_out):
 The sweep against the project's own exact solver (solver/exact_rolling.py:
 lateral creepage, spin, lateral creepage + spin) costs ~15 min of CPU and is
 not part of the suite: `python -m fmu_wheelset.validation.creep_models`
-prints it (README, "Validation", gives the measured table).
+prints it (docs/validation.md gives the measured table).
 """
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ import math
 import sys
 import time
 
-from fmu_wheelset.validation.common import CaseResult, Row
+from pathlib import Path
+
+from fmu_wheelset.validation.common import CaseResult, Row, figure, save
 
 # CONTACT's FASTSIM reference case (SI units)
 CASE = dict(a=8e-3, b=4e-3, normal_force=82e3, friction=0.3, shear_modulus=82e9, poisson=0.28)
@@ -84,11 +86,48 @@ def case_creep_models(out=None, backend="core") -> CaseResult:
                              "linear theory)") if model == "fastrip" else
                             "shown for comparison with FaStrip (not a FASTSIM requirement)",
                         note=f"at xi = {at:g}"))
+    figures = [] if out is None else [plot_creep(Path(out) / "creep_models.png", fastrip,
+                                                   fastrip40, fastsim)]
     return CaseResult("creep_models", "Creep models against published full-theory values",
-                      rows, [], [], "core",
+                      rows, figures, [], "core",
                       ["published values: CONTACT examples fastsim.ref_out, tractcurv.ref_out; "
                        "the sweep against solver/exact_rolling.py: python -m "
                        "fmu_wheelset.validation.creep_models"])
+
+
+def plot_creep(path, fastrip, fastrip40, fastsim):
+    """(caption, path): CONTACT's longitudinal full-theory curve against FaStrip
+    and FASTSIM; the FASTSIM reference case's lateral force, every value of the
+    table against the full theory and its tolerance."""
+    import numpy as np
+    fig, ax = figure(1, 2, size=(10.5, 4.2))
+    xi = np.linspace(0.0, 3.6e-3, 37)
+    for model, label in (("fastrip", "FaStrip (this core)"), ("fastsim", "FASTSIM (this core)")):
+        ax[0, 0].plot(xi * 1e3, [-_ratio(model, (x, 0.0, 0.0), CURVE_CASE, component=0) for x in xi],
+                      label=label)
+    ax[0, 0].plot([x * 1e3 for x, _ in CURVE], [-f for _, f in CURVE], "ko", ms=4,
+                  label="full theory (CONTACT tractcurv)")
+    ax[0, 0].set_xlabel("longitudinal creepage xi (1e-3)")
+    ax[0, 0].set_ylabel("-Fx / (mu Fn)")
+    ax[0, 0].set_title("longitudinal creep curve, a/b = 0.5, 106.7 kN, mu 0.33", fontsize=9)
+    ax[0, 0].legend(fontsize=7)
+    values = (("full theory (CONTACT)", FULL_THEORY), ("FaStrip 40x40 (CONTACT)", CONTACT_FASTRIP),
+              ("FaStrip 20x20 (this core)", fastrip), ("FaStrip 40x40 (this core)", fastrip40),
+              ("FASTSIM 20x20 (this core)", fastsim))
+    for k, (label, value) in enumerate(values):
+        ax[0, 1].plot([value], [k], "o", color="k" if "CONTACT" in label else "C0")
+    ax[0, 1].axvspan(FULL_THEORY * 1.02, FULL_THEORY * 0.98, color="C2", alpha=0.25,
+                     label="full theory +- 2 % (FaStrip's target)")
+    ax[0, 1].axvspan(-0.64, -0.61, color="0.6", alpha=0.25, label="published FASTSIM band")
+    ax[0, 1].set_yticks(range(len(values)), [label for label, _ in values], fontsize=7)
+    ax[0, 1].set_xlabel("Fy / (mu Fn)")
+    ax[0, 1].set_title("CONTACT's FASTSIM case: a 8, b 4 mm, 82 kN, eta -6.25e-4, phi 0.625/m",
+                       fontsize=8)
+    ax[0, 1].legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=2)
+    fig.suptitle("Creep models against CONTACT's full theory (backend: core)", fontsize=9)
+    return ("Creep models: CONTACT's longitudinal full-theory curve against FaStrip and FASTSIM; "
+            "the lateral force of CONTACT's FASTSIM case against the full theory [core]",
+            save(fig, path))
 
 
 # ---------------------------------------------------------------------------

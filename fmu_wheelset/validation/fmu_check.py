@@ -52,6 +52,7 @@ def case_fmu_check(out, backend="fmu", duration=8.0) -> CaseResult:
     ax[0, 0].legend(fontsize=7)
     ax[1, 0].plot(a["wheelset.distance"][:n], (na - nb))
     ax[1, 0].set_ylabel("N_FMU - N_core (N)")
+    ax[1, 0].set_title("outer (right) wheel: total normal force, FMU minus core", fontsize=9)
     ax[1, 0].set_xlabel("distance (m)")
     ax[0, 0].set_title("ren-jin-r400-100 with the FMU's default suspension: FMU vs core", fontsize=9)
     figs = [("FMU (FMPy) against the core, same parameters [FMU (FMPy) and core]",

@@ -111,7 +111,8 @@ def case_geometry(out, backend="fmu") -> CaseResult:
         sc_ = a.scatter(d[:, 0] * 1e3, d[:, 1] * 1e3, c=d[:, 2], s=6, cmap="viridis")
         a.set_xlabel("lateral displacement y (mm)")
         a.set_ylabel("contact point s on the wheel (mm)")
-        a.set_title(f"{label}/CHN60, flange-side wheel", fontsize=9)
+        a.set_title(f"{label}/CHN60: left wheel, the outer one of a left curve (y > 0 moves "
+                    f"it towards its rail)", fontsize=8)
         fig.colorbar(sc_, ax=a, label="contact angle (deg)")
     if first_flange is not None:
         ax[0, 0].axvline(first_flange[0] * 1e3, color="r", lw=0.8)

@@ -6,7 +6,6 @@ kang-r320). Published: flange contact limits the lateral displacement at about
 clearance of the same pair checks that the dynamic limit is the flange."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ from fmu_wheelset.validation.common import (CaseResult, Row, backend_label, cach
                                             point_array, save, write_csv)
 from fmu_wheelset.validation.common import zone_points
 
-OUTER = "right"
+OUTER, INNER = "right", "left"     # the curve turns left: the right wheel is the outer one
 # contact-angle zones (rad), as fmu_wheelset/validation/ren_jin.py: the S1002 flank
 # is at 70 deg; flange >= 60 deg, flange root 20-60 deg, tread < 20 deg
 FLANGE = (np.radians(60.0), np.inf)
@@ -33,27 +32,75 @@ def flange_clearance():
     return flange_contact_clearance(setup, "right", y_max=0.012, step=2e-4, tolerance=1e-5)
 
 
-def plot_fig11(run, path):
+def _zone(angle):
+    """The zone name of a contact angle (rad)."""
+    if angle >= FLANGE[0]:
+        return "flange"
+    return "flange root" if angle >= ROOT[0] else "tread"
+
+
+def _plot_points(ax, c, side, steady, what):
+    """Normal force of every contact slot of `side` over the distance, each
+    labelled with its zone, contact angle and force over the steady window."""
+    x = c["wheelset.distance"]
+    normal = point_array(c, side, "normal_force")
+    active = point_array(c, side, "active") > 0.5
+    angle = point_array(c, side, "contact_angle")
+    for k in range(normal.shape[1]):
+        on = active[:, k] & (normal[:, k] > 0)
+        if not on.any():
+            continue
+        label = f"point {k + 1}"
+        held = on & steady
+        if held.any():
+            mean_angle = float(np.mean(angle[held, k]))
+            label += (f": {_zone(mean_angle)} {np.degrees(mean_angle):.1f} deg, "
+                      f"{np.mean(normal[held, k]) / 1e3:.1f} kN")
+        ax.plot(x, np.where(on, normal[:, k] / 1e3, np.nan), lw=1.2, label=label)
+    ax.set_ylabel("normal force (kN)")
+    ax.set_title(f"{what} wheel: normal force of each point (steady: last 3 s)",
+                 fontsize=8)
+    ax.legend(fontsize=6.5)
+
+
+def plot_fig11(run, path, clearance=None):
     c = run.columns
     x = c["wheelset.distance"]
-    fig, ax = figure(2, 2, size=(9.0, 5.6))
-    ax[0, 0].plot(x, c["wheelset.y"] * 1e3)
-    ax[0, 0].set_ylabel("lateral displacement (mm)")
+    steady = c["time"] >= c["time"][-1] - 3.0
+    fig, ax = figure(3, 2, size=(10.0, 8.4))
+    ax[0, 0].plot(x, c["wheelset.y"] * 1e3, label="this run (S1002)")
+    ax[0, 0].axhline(-PUBLISHED_LIMIT * 1e3, color="k", ls=":", lw=1,
+                     label="Kang 2012: 7.6 mm (S1004)")
+    if clearance is not None:
+        ax[0, 0].axhline(-clearance * 1e3, color="C3", ls="--", lw=1,
+                         label=f"static flange clearance {clearance * 1e3:.2f} mm")
+    ax[0, 0].set_ylabel("y (mm, + left)")
+    ax[0, 0].set_title("lateral displacement: towards the outer (right) rail", fontsize=8)
+    ax[0, 0].legend(fontsize=6.5)
     ax[0, 1].plot(x, c["wheelset.yaw"] * 1e3)
-    ax[0, 1].set_ylabel("yaw angle (mrad)")
-    ft, _, _ = zone_points(c, OUTER, *TREAD)
-    ff, _, _ = zone_points(c, OUTER, *FLANGE)
-    ax[1, 0].plot(x, np.nan_to_num(ft) / 1e3, label="tread")
-    ax[1, 0].plot(x, np.nan_to_num(ff) / 1e3, label="flange")
-    ax[1, 0].set_ylabel("outer wheel normal force (kN)")
-    ax[1, 0].legend(fontsize=7)
-    lat = point_array(c, OUTER, "lateral_force").sum(axis=1)
-    ax[1, 1].plot(x, lat / 1e3)
-    ax[1, 1].set_ylabel("outer wheel lateral creep force (kN)")
-    for a in ax[1]:
+    ax[0, 1].set_ylabel("yaw (mrad)")
+    ax[0, 1].set_title("yaw angle", fontsize=8)
+    _plot_points(ax[1, 0], c, OUTER, steady, "outer (right)")
+    _plot_points(ax[1, 1], c, INNER, steady, "inner (left)")
+    for k in range(3):
+        a = c[f"contact.{OUTER}.point[{k + 1}].active"] > 0.5
+        ax[2, 0].plot(x, np.where(a, np.degrees(c[f"contact.{OUTER}.point[{k + 1}].contact_angle"]),
+                                  np.nan), ".", ms=2, label=f"point {k + 1}")
+    for bound, name in ((ROOT[0], "flange root from 20 deg"), (FLANGE[0], "flange from 60 deg")):
+        ax[2, 0].axhline(np.degrees(bound), color="0.5", ls=":", lw=1)
+        ax[2, 0].text(x[0], np.degrees(bound), name, fontsize=6.5, va="bottom", color="0.3")
+    ax[2, 0].set_ylabel("contact angle (deg)")
+    ax[2, 0].set_title("outer (right) wheel: contact angle of each point", fontsize=8)
+    ax[2, 0].legend(fontsize=6.5, markerscale=4)
+    for side, what in ((OUTER, "outer (right)"), (INNER, "inner (left)")):
+        ax[2, 1].plot(x, point_array(c, side, "lateral_force").sum(axis=1) / 1e3, label=what)
+    ax[2, 1].set_ylabel("lateral creep force (kN)")
+    ax[2, 1].set_title("lateral creep force of each wheel (sum over its points)", fontsize=8)
+    ax[2, 1].legend(fontsize=6.5)
+    for a in ax[2]:
         a.set_xlabel("distance (m)")
-    fig.suptitle(f"Kang 2012, S1002/UIC60 1:20, R 320 m, 80 km/h (backend: {backend_label(run)})",
-                 fontsize=9)
+    fig.suptitle(f"Kang 2012 Fig. 11: S1002/UIC60 1:20, R 320 m left curve, 80 km/h "
+                 f"(backend: {backend_label(run)})", fontsize=9)
     return save(fig, path)
 
 
@@ -104,8 +151,9 @@ def case_kang(out, backend="fmu") -> CaseResult:
              Row(name, "outer lateral creep force (steady)", "(shape, Fig.)", lat / 1e3, "kN",
                  float("nan"), float("nan"), run.backend, compared=False,
                  why="not compared: shape only in the paper's figure, no number")]
-    fig = plot_fig11(run, out / "kang_fig11.png")
+    fig = plot_fig11(run, out / "kang_fig11.png", clearance)
     return CaseResult("kang", "Kang 2012, R = 320 m, 80 km/h", rows,
-                      [(f"Kang 2012: lateral displacement, yaw, outer tread/flange normal force, "
-                        f"lateral creep force [{backend_label(run)}]", fig)], [csv], run.backend,
+                      [(f"Kang 2012: lateral displacement, yaw, the normal force of every contact "
+                        f"point of the outer and inner wheel, the outer wheel's contact angles, "
+                        f"lateral creep forces [{backend_label(run)}]", fig)], [csv], run.backend,
                       [run.note])

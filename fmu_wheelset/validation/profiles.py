@@ -3,7 +3,7 @@ benchmark case A-2.2 rolling radius difference.
 
 S1002 (EN 13715): the section formulas A-H are written out HERE again,
 independently of solver/profile_definitions.py, from the standard's
-coefficients as collected in /work/shared/REFERENCES.md, and compared with
+coefficients as collected in docs/references.md, and compared with
 (a) the built-in profile (solver.profiles.builtin_profile, the grid the
 contact search uses) and (b) the shipped file profiles/S1002.txt, at every
 point of each. UIC60 / 60E1 (EN 13674-1): the head from its arcs R300, R80,
@@ -24,11 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from fmu_wheelset.validation.common import CaseResult, Row
+from fmu_wheelset.validation.common import CaseResult, Row, figure, save
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# EN 13715 S1002 (REFERENCES.md): breakpoints and coefficients, S and F in mm.
+# EN 13715 S1002 (docs/references.md): breakpoints and coefficients, S and F in mm.
 _B = (3.358537058e-2, 1.565681624e-3, 2.810427944e-5, 5.844240864e-8, 1.562379023e-8,
       5.309217349e-15, 5.957839843e-12, 2.646656573e-13)
 _C = (4320.221063, 1038.384026, 106.5501873, 6.051367875, 0.2054332446, 4.169739389e-3,
@@ -81,12 +81,50 @@ def _file_points(path):
     return data[:, 0], data[:, 1]
 
 
+def differences(lateral_mm, height_mm, standard, lo, hi):
+    """(lateral mm, height - standard mm) of the points in [lo, hi]."""
+    sel = (lateral_mm >= lo) & (lateral_mm <= hi)
+    diff = np.array([h - standard(x) for x, h in zip(lateral_mm[sel], height_mm[sel])])
+    return lateral_mm[sel], diff
+
+
 def max_difference(lateral_mm, height_mm, standard, lo, hi):
     """(largest |height - standard| in mm, at lateral mm) over points in [lo, hi]."""
-    sel = (lateral_mm >= lo) & (lateral_mm <= hi)
-    diff = np.abs(np.array([h - standard(x) for x, h in zip(lateral_mm[sel], height_mm[sel])]))
-    k = int(np.argmax(diff))
-    return float(diff[k]), float(lateral_mm[sel][k])
+    lateral, diff = differences(lateral_mm, height_mm, standard, lo, hi)
+    k = int(np.argmax(np.abs(diff)))
+    return float(abs(diff[k])), float(lateral[k])
+
+
+def plot_profiles(path, checks, dr_y_mm, dr_mm):
+    """(caption, path): each profile's difference from its standard along the
+    profile, with the tolerance; the rigid rolling radius difference of
+    S1002/UIC60 1:40 with CONTACT's A-2.2 patch centres beside it."""
+    fig, ax = figure(1, 3, size=(13.0, 3.8))
+    for quantity, lat, h, standard, lo, hi in checks:
+        a = ax[0, 0] if quantity.startswith("S1002") else ax[0, 1]
+        lateral, diff = differences(np.asarray(lat), np.asarray(h), standard, lo, hi)
+        a.plot(lateral, diff * 1e3, lw=1, label=quantity.split(" vs ")[0])
+    for a, tol, title in ((ax[0, 0], 1.0, "S1002 wheel against EN 13715's sections A-H"),
+                          (ax[0, 1], 5.0, "UIC60 rail against EN 13674-1's arcs and flank")):
+        a.axhline(tol, color="C3", ls="--", lw=0.8, label=f"tolerance +-{tol:g} um")
+        a.axhline(-tol, color="C3", ls="--", lw=0.8)
+        a.set_xlabel("lateral coordinate (mm)")
+        a.set_ylabel("height - standard (um)")
+        a.set_title(title, fontsize=9)
+        a.legend(fontsize=7)
+    ax[0, 2].plot(dr_y_mm, dr_mm, label="rigid contact points (this core)")
+    ax[0, 2].plot(list(CONTACT_A22_DELTA_R), list(CONTACT_A22_DELTA_R.values()), "ko", ms=4,
+                  label="CONTACT A-2.2 patch centres (another code, not a reference)")
+    ax[0, 2].set_xlabel("lateral displacement y (mm, + left)")
+    ax[0, 2].set_ylabel("r_left - r_right (mm)")
+    ax[0, 2].set_title("S1002/UIC60 1:40: rolling radius difference (left wheel outer)",
+                       fontsize=9)
+    ax[0, 2].legend(fontsize=7)
+    fig.suptitle("Profile data against their standards; Manchester benchmark A-2.2 "
+                 "(backend: geometry)", fontsize=9)
+    return ("Profiles: the difference of the built-in grids and profiles/*.txt from the "
+            "standards' formulas, point by point; the rolling radius difference of the "
+            "Manchester A-2.2 pair [geometry, no FMU]", save(fig, path))
 
 
 def a22_rolling_radius_difference(y_mm=(1.0, 2.0, 3.0, 4.0)):
@@ -145,7 +183,10 @@ def case_profiles(out, backend="fmu") -> CaseResult:
                             "2.4 mrad per mm, the benchmark's profile files), not a reference",
                         note=f"rigid contact point here; {(v * 1e3 / other - 1) * 100:+.1f} % from "
                              f"CONTACT's patch centres"))
+    ys = np.arange(0.0, 10.01, 0.25)
+    figures = [plot_profiles(Path(out) / "profiles.png", checks, ys,
+                             np.asarray(a22_rolling_radius_difference(ys)) * 1e3)]
     return CaseResult("profiles", "Profile data against EN 13715 / EN 13674-1; Manchester A-2.2",
-                      rows, [], [], "geometry",
+                      rows, figures, [], "geometry",
                       ["standard formulas re-coded in fmu_wheelset/validation/profiles.py from "
-                       "REFERENCES.md, independently of solver/profile_definitions.py"])
+                       "docs/references.md, independently of solver/profile_definitions.py"])

@@ -56,13 +56,18 @@ def _plot_points(ax, c, side, title):
     ax.legend(fontsize=7, markerscale=4)
 
 
+def _suptitle(run, label):
+    return (f"Ren & Jin 2010, {label}, R 400 m left curve: the right wheel is the outer one "
+            f"(backend: {backend_label(run)})")
+
+
 def _plot_fig7(run, path, label):
     fig, ax = figure(2, 1)
     c = run.columns
     _plot_points(ax[0, 0], c, OUTER, f"{label}: outer (right) wheel, contact point on the tread")
     _plot_points(ax[1, 0], c, INNER, "inner (left) wheel")
     ax[1, 0].set_xlabel("distance (m)")
-    fig.suptitle(f"backend: {backend_label(run)}", fontsize=8)
+    fig.suptitle(_suptitle(run, label), fontsize=8)
     return save(fig, path)
 
 
@@ -70,7 +75,7 @@ def _plot_fig8(run, path, label):
     fig, ax = figure(2, 1)
     c = run.columns
     x = c["wheelset.distance"]
-    for side, what in ((OUTER, "outer"), (INNER, "inner")):
+    for side, what in ((OUTER, "outer (right)"), (INNER, "inner (left)")):
         for k in range(1, 4):
             n = c[f"contact.{side}.point[{k}].normal_force"]
             if (n > 0).any():
@@ -83,8 +88,10 @@ def _plot_fig8(run, path, label):
     ax[0, 0].legend(fontsize=6, ncol=2)
     ax[1, 0].plot(x, c["wheelset.y"] * 1e3)
     ax[1, 0].set_ylabel("lateral displacement (mm)")
+    ax[1, 0].set_title("lateral displacement y (+ left; negative: towards the outer, right, rail)",
+                       fontsize=9)
     ax[1, 0].set_xlabel("distance (m)")
-    fig.suptitle(f"backend: {backend_label(run)}", fontsize=8)
+    fig.suptitle(_suptitle(run, label), fontsize=8)
     return save(fig, path)
 
 
@@ -97,24 +104,27 @@ def _plot_fig9(run, path, label):
         ax[0, 0].plot(x, np.where(a, np.degrees(c[f"contact.{OUTER}.point[{k}].contact_angle"]), np.nan),
                       ".", ms=2, label=f"point {k}")
     ax[0, 0].set_ylabel("contact angle (deg)")
-    ax[0, 0].set_title(f"{label}: outer wheel", fontsize=9)
+    ax[0, 0].set_title(f"{label}: outer (right) wheel, contact angle of each point", fontsize=9)
     ax[0, 0].legend(fontsize=7, markerscale=4)
     f, _, _ = zone_points(c, OUTER, *FLANGE)
     ax[1, 0].plot(x, np.nan_to_num(f) / 1e3)
     ax[1, 0].set_ylabel("flange normal force (kN)")
+    ax[1, 0].set_title("outer (right) wheel: normal force of its flange (>= 60 deg) points",
+                       fontsize=9)
     ax[1, 0].set_xlabel("distance (m)")
-    fig.suptitle(f"backend: {backend_label(run)}", fontsize=8)
+    fig.suptitle(_suptitle(run, label), fontsize=8)
     return save(fig, path)
 
 
 def _plot_fig10(run, path, label):
     fig, ax = figure(1, 1, size=(7.5, 3.2))
     c = run.columns
-    for side, what in ((OUTER, "outer"), (INNER, "inner")):
+    for side, what in ((OUTER, "outer (right)"), (INNER, "inner (left)")):
         ax[0, 0].plot(c["wheelset.distance"], c[f"wheel.{side}.Y_over_Q"], label=f"{what} wheel")
     ax[0, 0].set_ylabel("derailment quotient Y/Q")
     ax[0, 0].set_xlabel("distance (m)")
-    ax[0, 0].set_title(f"{label} (backend: {backend_label(run)})", fontsize=9)
+    ax[0, 0].set_title(f"Ren & Jin 2010, {label}: derailment quotient, R 400 m left curve "
+                       f"(backend: {backend_label(run)})", fontsize=9)
     ax[0, 0].legend(fontsize=7)
     return save(fig, path)
 
@@ -329,10 +339,12 @@ def case_80(out, backend="fmu") -> CaseResult:
         ax[1, 0].plot(cc["wheelset.distance"], cc["wheelset.y"] * 1e3, label=lab)
     ax[0, 0].set_ylabel("outer wheel normal force (kN)")
     ax[0, 0].legend(fontsize=7)
-    ax[0, 0].set_title("80 km/h: multipoint vs single point", fontsize=9)
+    ax[0, 0].set_title("outer (right) wheel: total normal force, multipoint vs single point",
+                       fontsize=9)
     ax[1, 0].set_ylabel("lateral displacement (mm)")
+    ax[1, 0].set_title("lateral displacement y (+ left)", fontsize=9)
     ax[1, 0].set_xlabel("distance (m)")
-    fig.suptitle(f"backend: {backend_label(multi)}", fontsize=8)
+    fig.suptitle(_suptitle(multi, "80 km/h"), fontsize=8)
     figs.append((f"Ren & Jin 2010 Figs. 15-16 (80 km/h): single vs multipoint normal force "
                  f"[{backend_label(multi)}]", save(fig, out / "ren_jin_80_compare_fig16.png")))
     return CaseResult("ren_jin_80", "Ren & Jin 2010, 80 km/h, multipoint and single point (Figs. 13-16)",

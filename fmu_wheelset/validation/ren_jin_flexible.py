@@ -85,14 +85,19 @@ def plot(flexible, rigid, path):
         ax[1, 0].plot(x, np.where(on, n[:, k] / 1e3, np.nan), lw=1,
                       label=f"point {k + 1} (angle at the end {np.degrees(a[-1, k]):.0f} deg)")
     ax[1, 0].set_ylabel("normal force (kN)")
-    ax[1, 0].set_title("outer wheel: contact points (flexible track)", fontsize=9)
+    ax[1, 0].set_title("outer (right) wheel: normal force of each contact point (flexible track)",
+                       fontsize=9)
     ax[1, 0].legend(fontsize=7)
     for run, label in ((flexible, "flexible track"), (rigid, "rigid track")):
         ax[2, 0].plot(run.columns["distance"], run.columns["wheelset_y"] * 1e3, label=label)
     ax[2, 0].axhline(-PUBLISHED_DYNAMIC_ONSET * 1e3, color="k", ls="--", lw=0.8,
                      label="paper: dynamic onset 10.2 mm")
     ax[2, 0].set_ylabel("wheelset lateral y (mm)")
+    ax[2, 0].set_title("lateral displacement y (+ left; negative: towards the outer rail), "
+                       "flexible and rigid track", fontsize=9)
     ax[2, 0].set_xlabel("distance (m)")
+    fig.suptitle("Ren & Jin 2010, 100 km/h, R 400 m left curve, wheelset FMU on the OpenSees "
+                 "track (backend: FMU (FMPy) + OpenSees)", fontsize=8)
     ax[2, 0].legend(fontsize=7)
     return save(fig, path)
 

@@ -112,10 +112,15 @@ def case_vehicle(out, backend="fmu") -> CaseResult:
     ax[1, 0].bar(x - 0.2, table[:, -4], 0.4, label="bogie 1")
     ax[1, 0].bar(x + 0.2, table[:, -3], 0.4, label="bogie 2")
     ax[1, 0].axhline(1.0, color="k", lw=0.8)
+    ax[1, 0].axhspan(0.99, 1.01, color="C2", alpha=0.15, label="tolerance +-1 %")
     ax[1, 0].set_ylim(0.95, 1.05)
     ax[1, 0].set_xticks(x, [f"R{r:g} D{d * 1e3:g}" for r, _, d in CURVES], fontsize=7)
     ax[1, 0].set_ylabel("rail forces / m a_nc")
+    ax[1, 0].set_title("curving balance per bogie in left curves (outer rail: the right one): "
+                       "sum of lateral rail forces / m a_nc", fontsize=9)
     ax[1, 0].legend(fontsize=7)
+    fig.suptitle("Manchester benchmark vehicle 1 over four wheelset FMUs (backend: FMU (FMPy))",
+                 fontsize=8)
     figs = [("Vehicle over four FMUs: stability and the curving balance per bogie [FMU (FMPy)]",
              save(fig, out / "vehicle.png"))]
     return CaseResult("vehicle", "Manchester benchmark vehicle 1 over four wheelset FMUs", rows,
