@@ -88,11 +88,13 @@ def _model(params: WheelsetParameters, speed: float) -> WheelsetModel:
     return WheelsetModel(p)
 
 
-def steady_run(model: WheelsetModel, iterations: int = 30) -> np.ndarray:
-    """The steady centred run: `initialize`, then Newton on (x, z, roll, spin
-    rate) for zero longitudinal, vertical, roll and spin accelerations (the
-    other accelerations vanish by symmetry). Returns the full state."""
-    model.initialize()
+def steady_run(model: WheelsetModel, iterations: int = 30, inputs=None) -> np.ndarray:
+    """The steady centred run: `initialize` (under `inputs`, WheelsetInputs: e.g.
+    the static axle-box forces of a vehicle; held for the rest), then Newton on
+    (x, z, roll, spin rate) for zero longitudinal, vertical, roll and spin
+    accelerations (the other accelerations vanish by symmetry). Returns the
+    full state."""
+    model.initialize(inputs)
     state = model.state.copy()
     unknowns = (S_X, S_Z, S_ROLL, S_SPIN_RATE)
     residual_of = (S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE)
