@@ -559,6 +559,19 @@ def test_cli_checks_a_file(tmp_path, capsys):
     assert "line 2" in capsys.readouterr().err
 
 
+def test_cli_checks_a_simpack_file_with_its_cant(capsys):
+    main = _cli_main
+    rail = os.path.join(PROFILE_DIR, "manchester", "MBench_UIC60_v3.prr")
+    assert main(["profiles", "--check", rail, "--cant", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "MBench_UIC60_v3 (rail)" in out and "1:40) taken out" in out
+    assert main(["profiles", "--check", os.path.join(PROFILE_DIR, "CHN60.txt"), "--cant", "40"]) == 2
+    assert "apply to SIMPACK files" in capsys.readouterr().err
+    assert main(["profiles"]) == 0
+    listing = capsys.readouterr().out
+    assert "MBench_S1002_v3  wheel" in listing and "MBench_UIC60_v3  rail" in listing
+
+
 # ---------------------------------------------------------------------------
 # Declared corners, SIMPACK files, the Manchester benchmark's built-ins
 # ---------------------------------------------------------------------------
