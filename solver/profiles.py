@@ -654,22 +654,23 @@ _BUILTINS = {
 }
 BUILTIN_ALIASES = {"60E1": "UIC60"}
 
-# Built-ins read from files shipped in profiles/ (with their licence notice):
-# name -> (kind, file under profiles/, loader options, source)
-PROFILE_FOLDER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "profiles")
+# Built-ins read from files shipped inside the solver package (so that they
+# travel with it into the FMU and its cache copy), with their licence notice:
+# name -> (kind, file under solver/profile_data/, loader options, source)
+PROFILE_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile_data")
 MANCHESTER_RAIL_CANT = math.atan(1.0 / 40.0)
 _FILE_BUILTINS = {
     "MBench_S1002_v3": (WHEEL, os.path.join("manchester", "MBench_S1002_v3.prw"),
                         {"flange_back_to_taping_line": 0.070},
                         "the Manchester contact benchmark's S1002 wheel (Shackleton & Iwnicki 2008), "
                         "SIMPACK file MBench_S1002_v3.prw as distributed with CONTACT (github eve70a/"
-                        "CONTACT, Apache-2.0; profiles/manchester/NOTICE.md); within 1 um of EN 13715 for "
+                        "CONTACT, Apache-2.0; solver/profile_data/manchester/NOTICE.md); within 1 um of EN 13715 for "
                         "s > -60 mm; s from -69.6 mm (flange back at -70 mm) to +60 mm"),
     "MBench_UIC60_v3": (RAIL, os.path.join("manchester", "MBench_UIC60_v3.prr"),
                         {"cant": MANCHESTER_RAIL_CANT},
                         "the Manchester contact benchmark's UIC60 rail (Shackleton & Iwnicki 2008), "
                         "SIMPACK file MBench_UIC60_v3.prr as distributed with CONTACT (github eve70a/"
-                        "CONTACT, Apache-2.0; profiles/manchester/NOTICE.md); drawn canted 1:40 in the "
+                        "CONTACT, Apache-2.0; solver/profile_data/manchester/NOTICE.md); drawn canted 1:40 in the "
                         "file, the cant taken out (rail in its own frame, origin at the crown); differs "
                         "from the analytic UIC60 by 22 um rms, 40 um at most for |u| < 30 mm"),
 }
@@ -746,7 +747,8 @@ def builtin_profile(name: str, step: float = DEFAULT_STEP) -> Profile:
 
     Names: S1002, LMA, LMA-worn (wheels), UIC60 (alias 60E1), CHN60 (rails),
     and the Manchester benchmark's files MBench_S1002_v3 (wheel) and
-    MBench_UIC60_v3 (rail), read from profiles/manchester/; case-insensitive; and the family of straight cone treads "cone:<conicity>"
+    MBench_UIC60_v3 (rail), read from solver/profile_data/manchester/;
+    case-insensitive; and the family of straight cone treads "cone:<conicity>"
     (e.g. "cone:0.15", `cone_profile`; not in `list_builtin_profiles`). Results are cached per (name, step); call
     `builtin_profile.cache_clear()` after changing the LMA_WORN_HOLLOW_*
     constants, or use `worn_lma_profile` with explicit parameters.
