@@ -99,7 +99,7 @@ def test_single_point_jumps(runs):
 
 @pytest.mark.xfail(strict=True, reason=(
     "known difference with the published LMA-worn (reported in the validation rows): in the "
-    "curve the outer wheel's two distance minima lie 4.7 mm apart, closer than the multipoint "
+    "curve the outer wheel's two distance minima lie about 5 mm apart, closer than the multipoint "
     "separation e_d = 8 mm, so the multipoint method also keeps one point at a time and its "
     "vertical force swings by 160 %; the multipoint contact force model is being reworked "
     "(strict: this fails as soon as the multipoint run is smooth again)"))

@@ -55,7 +55,7 @@ def test_ren_jin_100_single_point_jumps(out):
     """The single point jumps between the tread and the flange root (Fig. 11).
     Known difference (two FAIL rows of the report, not asserted away): with the
     published LMA-worn the outer wheel's two distance minima in the curve lie
-    4.7 mm apart (12.6 and 22 deg), closer than the multipoint separation e_d =
+    about 5 mm apart (12.6 and 22 deg), closer than the multipoint separation e_d =
     8 mm, so the multipoint method keeps one point at a time too and its normal
     force swings by 160 % (the paper: smooth). Those two rows are the only ones
     excluded from the all-pass check, and they must say why."""
