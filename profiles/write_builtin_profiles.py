@@ -5,7 +5,7 @@
 Each file (`<name>.txt`) has a header comment with the source, the coordinate
 convention and the directives `solver.profiles.load_profile` reads
 (`# kind:`, `# name:`, `# source:`, `# flange_back_to_taping_line_mm:`,
-`# units:`). The points are the built-in profile's grid values.
+`# corners_mm:`, `# units:`). The points are the built-in profile's grid values.
 """
 from __future__ import annotations
 
@@ -41,6 +41,8 @@ def profile_text(name: str, step_m: float) -> str:
     ]
     if profile.flange_back_to_taping_line is not None:
         lines.append(f"# flange_back_to_taping_line_mm: {profile.flange_back_to_taping_line * 1e3:g}")
+    if profile.corners:
+        lines.append("# corners_mm: " + " ".join(f"{c * 1e3:g}" for c in profile.corners))
     lines += ["# units: mm", "# columns: lateral_mm height_mm"]
     for u, h in zip(profile.lateral * 1e3, profile.height * 1e3):
         lines.append(f"{u:.4f} {h:.7f}")
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--step-mm", type=float, default=0.1, help="grid step in mm (default 0.1)")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    for name, _kind, _source in list_builtin_profiles():
+    for name, _kind, _source in list_builtin_profiles(generated_only=True):
         path = os.path.join(args.out, f"{name}.txt")
         with open(path, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(profile_text(name, args.step_mm * 1e-3))

@@ -315,47 +315,38 @@ def chn60_curve() -> PiecewiseCurve:
 
 
 # ---------------------------------------------------------------------------
-# LMA (TB/T 449) rebuilt from its published key dimensions
+# LMA (TB/T 449) from the published geometry
 # ---------------------------------------------------------------------------
 
-# Published (TB/T 449; Chinese literature on CRH wheel profiles): flange back
-# 70 mm from the taping line, flange height 28 mm above the taping line,
-# flange thickness 32 mm, flange angle 70 deg, rim width 135 mm (field side end
-# at s = +65 mm), tread taper about 1:40 from 0 to 30 mm, then steeper (about
-# 1:15) to the field side. The tread is a "worn-type" arc profile.
-LMA_FLANGE_BACK_MM = 70.0
+# The LMA wheel as a tangent chain of arcs and lines, s from the taping line
+# (mm, + field side), F = radius increase (mm). The chain is the geometry of
+# the public coordinate table "LMA of CRH2/CRH380A/CR400AF" (repository
+# Legend19960404/Wheel-Rail-Interaction-Dataset, standard_profiles/LMA.txt,
+# 1358 points; no licence stated, so the project carries the geometry, not the
+# file): every point of that table lies on this chain within 6e-7 mm, and the
+# table lists the chain's own junctions (-62.307692, -52.557372, -40.265268,
+# -38.053345, -28.4709, -10.75, 4.253514, 30, 60) as points.
+# Defining dimensions (the construction below derives every centre from them):
+LMA_FLANGE_BACK_MM = 70.0               # flange back (vertical tangent) at s = -70 mm
+LMA_BACK_RADIUS_MM = 25.0               # convex flange back arc
+LMA_TIP_RADIUS_MM = 12.0                # convex flange tip arc ...
+LMA_TIP_CENTRE_MM = (-54.0, 16.0)       # ... centred here: flange height 28 mm at s = -54 mm
 LMA_FLANGE_HEIGHT_MM = 28.0
-LMA_FLANGE_THICKNESS_MM = 32.0
-LMA_FLANGE_ANGLE_DEG = 70.0
-LMA_FIELD_END_MM = 65.0
-LMA_TREAD_SLOPE = 1.0 / 40.0
-LMA_FIELD_SLOPE = 1.0 / 15.0
-LMA_TREAD_CONE_END_MM = 30.0
-# ASSUMED (the drawing was not available to us), chosen after the usual
-# construction of the LM family and of S1002:
-LMA_FLANGE_THICKNESS_HEIGHT_MM = 10.0   # thickness measured 10 mm above the taping line (EN 15313 practice)
-LMA_FIELD_RADIUS_MM = 220.0             # convex arc between the 1:40 cone and the 1:15 cone
-LMA_TREAD_RADIUS_MM = 500.0             # concave arc on the flange side of the taping line ...
-LMA_TREAD_ARC_WIDTH_MM = 10.0           # ... over this width
-LMA_ROOT_TRANSITION_RADIUS_MM = 100.0   # concave arc from the tread into the flange root
-LMA_ROOT_RADIUS_MM = 15.0               # concave flange-root arc
-LMA_TIP_RADIUS_MM = 12.0                # convex flange-tip arc
-LMA_BACK_RADIUS_MM = 20.0               # convex flange-back arc, vertical at s = -70 mm
-# Estimated deviation from the TB/T 449 drawing: the published dimensions above
-# are met exactly; between them the shape is a reconstruction: < ~0.2 mm on
-# the tread within -10 < s < 30 mm, up to ~0.5 mm in the flange root and tip
-# and on the field-side chamfer. Use a measured or standard file
-# (load_profile) where this matters.
-
-
-def _upper_normal(slope: float) -> np.ndarray:
-    return np.array([-slope, 1.0]) / math.hypot(slope, 1.0)
-
-
-def _tangent_arc(point, slope: float, radius: float, concave: bool):
-    """Centre of the arc through `point` with `slope` there; concave = centre above."""
-    sign = 1.0 if concave else -1.0
-    return np.asarray(point, dtype=float) + sign * radius * _upper_normal(slope)
+LMA_FLANK_RADIUS_MM = 15.0              # convex arc between the tip and the flange face
+LMA_FLANGE_ANGLE_DEG = 70.0             # straight flange face
+LMA_ROOT_RADIUS_MM = 14.0               # concave flange root arc, through ...
+LMA_FLANGE_THICKNESS_MM = 32.9          # ... the flange thickness point: 32.9 mm from the back
+LMA_FLANGE_THICKNESS_HEIGHT_MM = 10.0   # ... at 10 mm above the taping line (s = -37.1, F = 10)
+LMA_THROAT_RADIUS_MM = 90.0             # concave arc centred at s = ...
+LMA_THROAT_CENTRE_S_MM = -5.5
+LMA_TREAD_RADIUS_MM = 450.0             # concave tread arc centred at s = ..., through (0, 0)
+LMA_TREAD_CENTRE_S_MM = 15.5
+LMA_TREAD_SLOPE = 1.0 / 40.0            # 1:40 cone from the R450 tangent point to ...
+LMA_TREAD_CONE_END_MM = 30.0            # ... s = 30 mm (a corner: no transition arc)
+LMA_FIELD_SLOPE = 1.0 / 15.0            # 1:15 cone to ...
+LMA_FIELD_CONE_END_MM = 60.0            # ... s = 60 mm (a corner)
+LMA_CHAMFER_SLOPE = 1.0                 # 45 deg chamfer to ...
+LMA_FIELD_END_MM = 65.0                 # ... the field-side face at s = +65 mm (rim width 135 mm)
 
 
 def _arc_point_at_slope(centre, radius: float, concave: bool, slope: float) -> np.ndarray:
@@ -367,95 +358,118 @@ def _arc_point_at_slope(centre, radius: float, concave: bool, slope: float) -> n
     return np.array([centre[0] + ds, centre[1] + dh])
 
 
-def _lma_construction(flange_thickness_height_mm: float = LMA_FLANGE_THICKNESS_HEIGHT_MM) -> dict:
-    """Tangent chain of the LMA profile; returns centres and junctions (mm)."""
-    face_slope = -math.tan(math.radians(LMA_FLANGE_ANGLE_DEG))   # dF/ds on the flange face
-    t40 = -LMA_TREAD_SLOPE
-    # Concave R500 from the taping line towards the flange over LMA_TREAD_ARC_WIDTH_MM.
-    c_tread = _tangent_arc((0.0, 0.0), t40, LMA_TREAD_RADIUS_MM, concave=True)
-    s1 = -LMA_TREAD_ARC_WIDTH_MM
-    f1 = c_tread[1] - math.sqrt(LMA_TREAD_RADIUS_MM ** 2 - (s1 - c_tread[0]) ** 2)
-    m1 = (s1 - c_tread[0]) / math.sqrt(LMA_TREAD_RADIUS_MM ** 2 - (s1 - c_tread[0]) ** 2)
-    c_trans = _tangent_arc((s1, f1), m1, LMA_ROOT_TRANSITION_RADIUS_MM, concave=True)
+def _line_circle_centre(normal, offset: float, point, distance: float, pick: float):
+    """Centre on the line {c: normal . c = offset} (unit normal) at `distance`
+    from `point`; of the two solutions the one with the larger (pick = +1) or
+    smaller (-1) coordinate along the line direction (-normal[1], normal[0])."""
+    n = np.asarray(normal, dtype=float)
+    p = np.asarray(point, dtype=float)
+    t = np.array([-n[1], n[0]])
+    foot = p + (offset - n @ p) * n
+    h2 = distance * distance - float((foot - p) @ (foot - p))
+    if h2 < 0.0:
+        raise ProfileError("LMA: construction has no solution (a circle misses a line)")
+    return foot + pick * math.sqrt(h2) * t
 
-    def chain(m2):
-        p2 = _arc_point_at_slope(c_trans, LMA_ROOT_TRANSITION_RADIUS_MM, True, m2)
-        c_root = _tangent_arc(p2, m2, LMA_ROOT_RADIUS_MM, concave=True)
-        p3 = _arc_point_at_slope(c_root, LMA_ROOT_RADIUS_MM, True, face_slope)
-        return p2, c_root, p3
 
-    h = flange_thickness_height_mm
-    s_target = -(LMA_FLANGE_BACK_MM - LMA_FLANGE_THICKNESS_MM)
+def _lma_construction() -> dict:
+    """Centres and junctions of the LMA chain (mm) from the defining dimensions.
 
-    def lateral_at_height(m2):
-        p2, c_root, p3 = chain(m2)
-        if h >= p3[1]:
-            return p3[0] + (h - p3[1]) / face_slope
-        if h >= p2[1]:
-            return c_root[0] - math.sqrt(max(LMA_ROOT_RADIUS_MM ** 2 - (h - c_root[1]) ** 2, 0.0))
-        return c_trans[0] - math.sqrt(max(LMA_ROOT_TRANSITION_RADIUS_MM ** 2 - (h - c_trans[1]) ** 2, 0.0))
+    Closed-form arcs: R25 (vertical at the flange back, internally tangent to
+    R12), R450 (centred at s = 15.5 mm, through the taping-line origin), R90
+    (centred at s = -5.5 mm, internally tangent to R450), the 1:40 line tangent
+    to R450. The flange face offset b (F = b - tan(70 deg) s) is the one root
+    left: R15 is internally tangent to R12 and tangent to the face below it,
+    R14 tangent to the face above it and internally tangent to R90, and R14
+    must pass through the flange thickness point.
+    """
+    tip = np.array(LMA_TIP_CENTRE_MM)
+    r_back, r_tip, r_flank = LMA_BACK_RADIUS_MM, LMA_TIP_RADIUS_MM, LMA_FLANK_RADIUS_MM
+    r_root, r_throat, r_tread = LMA_ROOT_RADIUS_MM, LMA_THROAT_RADIUS_MM, LMA_TREAD_RADIUS_MM
+    back_s = -LMA_FLANGE_BACK_MM + r_back
+    c_back = np.array([back_s, tip[1] - math.sqrt((r_back - r_tip) ** 2 - (back_s - tip[0]) ** 2)])
+    c_tread = np.array([LMA_TREAD_CENTRE_S_MM, math.sqrt(r_tread ** 2 - LMA_TREAD_CENTRE_S_MM ** 2)])
+    ds = LMA_THROAT_CENTRE_S_MM - c_tread[0]
+    c_throat = np.array([LMA_THROAT_CENTRE_S_MM,
+                         c_tread[1] - math.sqrt((r_tread - r_throat) ** 2 - ds * ds)])
+    m = math.tan(math.radians(LMA_FLANGE_ANGLE_DEG))     # F = b - m s on the face
+    n_face = np.array([m, 1.0]) / math.hypot(m, 1.0)     # upward unit normal of the face
+    thickness_point = np.array([-LMA_FLANGE_BACK_MM + LMA_FLANGE_THICKNESS_MM,
+                                LMA_FLANGE_THICKNESS_HEIGHT_MM])
 
-    # m2 (slope where the root arc starts) between the tread slope and ~ -0.45
-    m2 = brentq(lambda m: lateral_at_height(m) - s_target, m1 - 1e-9, -0.45, xtol=1e-14)
-    p2, c_root, p3 = chain(m2)
-    # Flange tip: convex circle, apex at the flange height, tangent to the face line.
-    tip_c_h = LMA_FLANGE_HEIGHT_MM - LMA_TIP_RADIUS_MM
-    n_face = _upper_normal(face_slope)
-    q_h = tip_c_h + LMA_TIP_RADIUS_MM * n_face[1]
-    q = np.array([p3[0] + (q_h - p3[1]) / face_slope, q_h])   # face/tip tangency
-    c_tip = q - LMA_TIP_RADIUS_MM * n_face
-    # Flange back: convex circle with its vertical tangent at s = -70, internally
-    # tangent to the tip circle.
-    back_c_s = -LMA_FLANGE_BACK_MM + LMA_BACK_RADIUS_MM
-    d = LMA_BACK_RADIUS_MM - LMA_TIP_RADIUS_MM
-    if abs(c_tip[0] - back_c_s) >= d:
-        raise ProfileError("LMA: flange back arc cannot reach the tip arc")
-    c_back = np.array([back_c_s, c_tip[1] - math.sqrt(d * d - (c_tip[0] - back_c_s) ** 2)])
-    j_tb = c_tip + LMA_TIP_RADIUS_MM * (c_tip - c_back) / d
-    # Field side: 1:40 cone to 30 mm, convex R220, then the 1:15 cone.
-    p_cone = np.array([LMA_TREAD_CONE_END_MM, -LMA_TREAD_SLOPE * LMA_TREAD_CONE_END_MM])
-    c_field = _tangent_arc(p_cone, -LMA_TREAD_SLOPE, LMA_FIELD_RADIUS_MM, concave=False)
-    p_field = _arc_point_at_slope(c_field, LMA_FIELD_RADIUS_MM, False, -LMA_FIELD_SLOPE)
-    if not (-LMA_FLANGE_BACK_MM < j_tb[0] < q[0] < p3[0] < p2[0] < s1 < 0.0
-            < LMA_TREAD_CONE_END_MM < p_field[0] < LMA_FIELD_END_MM):
+    def centres(b):
+        offset = b / math.hypot(m, 1.0)                  # n_face . (s, F) = offset on the face
+        c_flank = _line_circle_centre(n_face, offset - r_flank, tip, r_flank - r_tip, -1.0)
+        c_root = _line_circle_centre(n_face, offset + r_root, c_throat, r_throat - r_root, -1.0)
+        return c_flank, c_root
+
+    def miss(b):
+        _, c_root = centres(b)
+        return float(np.hypot(*(thickness_point - c_root)) - r_root)
+
+    b = brentq(miss, -95.0, -90.0, xtol=1e-13)
+    c_flank, c_root = centres(b)
+    d = (c_flank - tip) / np.linalg.norm(c_flank - tip)
+    tip_flank = tip - r_tip * d
+    back_tip = c_back + r_back * (tip - c_back) / (r_back - r_tip)
+    face_top = c_flank + r_flank * n_face
+    face_bottom = c_root - r_root * n_face
+    root_throat = c_throat + r_throat * (c_root - c_throat) / (r_throat - r_root)
+    throat_tread = c_tread + r_tread * (c_throat - c_tread) / (r_tread - r_throat)
+    tread_cone = _arc_point_at_slope(c_tread, r_tread, True, -LMA_TREAD_SLOPE)
+    cone_end = np.array([LMA_TREAD_CONE_END_MM,
+                         tread_cone[1] - LMA_TREAD_SLOPE * (LMA_TREAD_CONE_END_MM - tread_cone[0])])
+    field_end = np.array([LMA_FIELD_CONE_END_MM,
+                          cone_end[1] - LMA_FIELD_SLOPE * (LMA_FIELD_CONE_END_MM - LMA_TREAD_CONE_END_MM)])
+    if not (-LMA_FLANGE_BACK_MM < back_tip[0] < tip[0] < tip_flank[0] < face_top[0] < face_bottom[0]
+            < thickness_point[0] < root_throat[0] < throat_tread[0] < 0.0 < tread_cone[0]
+            < LMA_TREAD_CONE_END_MM < LMA_FIELD_CONE_END_MM < LMA_FIELD_END_MM):
         raise ProfileError("LMA: construction junctions out of order")
     return {
-        "face_slope": face_slope,
-        "tread_centre": c_tread, "tread_end": np.array([s1, f1]),
-        "transition_centre": c_trans, "root_start": p2, "root_start_slope": m2,
-        "root_centre": c_root, "face_start": p3, "face_end": q,
-        "tip_centre": c_tip, "back_centre": c_back, "tip_back_junction": j_tb,
-        "cone_end": p_cone, "field_centre": c_field, "field_arc_end": p_field,
+        "face_slope": -m, "face_offset": b,
+        "back_centre": c_back, "tip_centre": tip, "flank_centre": c_flank, "root_centre": c_root,
+        "throat_centre": c_throat, "tread_centre": c_tread,
+        "back_tip_junction": back_tip, "tip_flank_junction": tip_flank, "face_top": face_top,
+        "face_bottom": face_bottom, "root_throat_junction": root_throat,
+        "throat_tread_junction": throat_tread, "tread_cone_junction": tread_cone,
+        "cone_end": cone_end, "field_cone_end": field_end,
     }
 
 
 def lma_curve() -> PiecewiseCurve:
-    """LMA wheel tread (TB/T 449) rebuilt from published dimensions, s in [-70, 65] mm."""
+    """LMA wheel (TB/T 449) from the published geometry, s in [-70, 65] mm (see LMA_*)."""
     g = _lma_construction()
-    c_back, c_tip, c_root = g["back_centre"], g["tip_centre"], g["root_centre"]
-    c_trans, c_tread, c_field = g["transition_centre"], g["tread_centre"], g["field_centre"]
-    p3, q = g["face_start"], g["face_end"]
+    c_back, c_tip, c_flank = g["back_centre"], g["tip_centre"], g["flank_centre"]
+    c_root, c_throat, c_tread = g["root_centre"], g["throat_centre"], g["tread_centre"]
+    p_cone, p_end, p_field = g["tread_cone_junction"], g["cone_end"], g["field_cone_end"]
     sections = (
-        Section("flange back R20", -LMA_FLANGE_BACK_MM, g["tip_back_junction"][0],
+        Section("flange back R25", -LMA_FLANGE_BACK_MM, g["back_tip_junction"][0],
                 _arc(c_back[0], c_back[1], LMA_BACK_RADIUS_MM, upper=True)),
-        Section("flange tip R12", g["tip_back_junction"][0], q[0],
+        Section("flange tip R12", g["back_tip_junction"][0], g["tip_flank_junction"][0],
                 _arc(c_tip[0], c_tip[1], LMA_TIP_RADIUS_MM, upper=True)),
-        Section("flange face 70 deg", q[0], p3[0], _line(p3[0], p3[1], g["face_slope"])),
-        Section("flange root R15", p3[0], g["root_start"][0],
+        Section("flange flank R15", g["tip_flank_junction"][0], g["face_top"][0],
+                _arc(c_flank[0], c_flank[1], LMA_FLANK_RADIUS_MM, upper=True)),
+        Section("flange face 70 deg", g["face_top"][0], g["face_bottom"][0],
+                _line(0.0, g["face_offset"], g["face_slope"])),
+        Section("flange root R14", g["face_bottom"][0], g["root_throat_junction"][0],
                 _arc(c_root[0], c_root[1], LMA_ROOT_RADIUS_MM, upper=False)),
-        Section("root transition R100", g["root_start"][0], g["tread_end"][0],
-                _arc(c_trans[0], c_trans[1], LMA_ROOT_TRANSITION_RADIUS_MM, upper=False)),
-        Section("tread R500", g["tread_end"][0], 0.0,
+        Section("throat R90", g["root_throat_junction"][0], g["throat_tread_junction"][0],
+                _arc(c_throat[0], c_throat[1], LMA_THROAT_RADIUS_MM, upper=False)),
+        Section("tread R450", g["throat_tread_junction"][0], p_cone[0],
                 _arc(c_tread[0], c_tread[1], LMA_TREAD_RADIUS_MM, upper=False)),
-        Section("tread cone 1:40", 0.0, LMA_TREAD_CONE_END_MM, _line(0.0, 0.0, -LMA_TREAD_SLOPE)),
-        Section("field arc R220", LMA_TREAD_CONE_END_MM, g["field_arc_end"][0],
-                _arc(c_field[0], c_field[1], LMA_FIELD_RADIUS_MM, upper=True)),
-        Section("field cone 1:15", g["field_arc_end"][0], LMA_FIELD_END_MM,
-                _line(g["field_arc_end"][0], g["field_arc_end"][1], -LMA_FIELD_SLOPE)),
+        Section("tread cone 1:40", p_cone[0], LMA_TREAD_CONE_END_MM,
+                _line(p_cone[0], p_cone[1], -LMA_TREAD_SLOPE)),
+        Section("field cone 1:15", LMA_TREAD_CONE_END_MM, LMA_FIELD_CONE_END_MM,
+                _line(p_end[0], p_end[1], -LMA_FIELD_SLOPE)),
+        Section("chamfer 45 deg", LMA_FIELD_CONE_END_MM, LMA_FIELD_END_MM,
+                _line(p_field[0], p_field[1], -LMA_CHAMFER_SLOPE)),
     )
     info = {key: (tuple(float(v) for v in val) if isinstance(val, np.ndarray) else float(val))
             for key, val in g.items()}
     info["flange_tip_lateral_mm"] = float(c_tip[0])
+    # slope discontinuities of the published geometry (s, mm): the resampling
+    # spline is broken there instead of rounding them off
+    info["corners_mm"] = (LMA_TREAD_CONE_END_MM, LMA_FIELD_CONE_END_MM)
     return PiecewiseCurve("LMA", sections, info)
 
 
@@ -490,7 +504,7 @@ def lma_worn_curve(depth_mm: float | None = None, width_mm: float | None = None,
         raise ProfileError(f"hollow depth {depth} mm, width {width} mm: need depth >= 0, width > 0")
     base = lma_curve()
     lo, hi = centre - width / 2.0, centre + width / 2.0
-    if lo < base.info["face_start"][0] or hi > LMA_FIELD_END_MM:
+    if lo < base.info["face_bottom"][0] or hi > LMA_FIELD_END_MM:
         raise ProfileError(f"hollow [{lo}, {hi}] mm reaches the flange face or beyond the field side")
     sections = tuple(
         Section(sec.name, sec.lower, sec.upper,

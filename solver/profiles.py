@@ -23,15 +23,17 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from scipy.interpolate import Akima1DInterpolator, CubicSpline, PchipInterpolator
+from scipy.interpolate import Akima1DInterpolator, CubicSpline, PchipInterpolator, PPoly
 
 from . import profile_definitions as definitions
 from .errors import ProfileError  # noqa: F401  (public here as solver.profiles.ProfileError)
+from .profile_formats import SIMPACK_EXTENSIONS, read_simpack
 
 __all__ = [
     "ProfileError", "Profile", "ResampledProfile", "resample_profile", "find_corners",
     "profile_from_points", "load_profile", "builtin_profile", "list_builtin_profiles",
     "worn_lma_profile", "BUILTIN_ALIASES", "DEFAULT_STEP", "RESAMPLING_METHODS",
+    "load_simpack_profile", "SIMPACK_EXTENSIONS",
 ]
 
 WHEEL = "wheel"
@@ -69,7 +71,8 @@ class Profile:
     `second_derivative` (1/m) on the grid; `flange_back_to_taping_line` (m) for
     wheels (None for rails); `method` is the resampling spline type, `spline`
     the spline itself (scipy PPoly: `spline(u, nu)`), from which the `*_at`
-    methods evaluate.
+    methods evaluate; `corners` (m) the declared slope discontinuities at which
+    a cubic spline is broken (LMA: 1:40 -> 1:15 and 1:15 -> 45 deg).
     """
 
     name: str
@@ -83,6 +86,7 @@ class Profile:
     flange_back_to_taping_line: float | None = None
     method: str = "cubic"
     spline: object = field(default=None, compare=False, repr=False)
+    corners: tuple = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -115,6 +119,10 @@ class Profile:
             if not (np.isfinite(fb) and 0.0 < fb < 0.5):
                 raise ProfileError(f"profile {self.name!r}: flange_back_to_taping_line {fb!r} m out of range")
             object.__setattr__(self, "flange_back_to_taping_line", fb)
+        corners = tuple(float(c) for c in self.corners)
+        if not all(lateral[0] < c < lateral[-1] for c in corners):
+            raise ProfileError(f"profile {self.name!r}: corners {corners} outside the lateral range")
+        object.__setattr__(self, "corners", corners)
         if self.spline is None:
             object.__setattr__(self, "spline", CubicSpline(lateral, self.height))
             object.__setattr__(self, "method", "cubic")
@@ -126,6 +134,7 @@ class Profile:
         return (self.name == other.name and self.kind == other.kind and self.source == other.source
                 and self.step == other.step and self.method == other.method
                 and self.flange_back_to_taping_line == other.flange_back_to_taping_line
+                and self.corners == other.corners
                 and all(np.array_equal(getattr(self, key), getattr(other, key))
                         for key in ("lateral", "height", "slope", "second_derivative")))
 
@@ -231,7 +240,8 @@ def _grid(lo: float, hi: float, step: float) -> np.ndarray:
     return lo + step * np.arange(n)
 
 
-def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: str = "auto") -> ResampledProfile:
+def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: str = "auto",
+                     corners=()) -> ResampledProfile:
     """Resample a profile given by points (m) on a uniform grid of `step` (m) by a spline.
 
     `method`: "cubic" (scipy CubicSpline, not-a-knot), "akima" (scipy
@@ -240,7 +250,10 @@ def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: st
     found (`find_corners`), else cubic. The grid starts at the first point and
     keeps `step` exactly; it ends at the last point when the span is a multiple
     of `step` (else up to one step short). Lateral coordinates must be strictly
-    increasing.
+    increasing. `corners` (m): declared slope discontinuities, each one of the
+    points; with "cubic" or "auto" the cubic spline is broken there (a spline
+    per smooth stretch, continuous with a slope jump at each corner), so straight
+    pieces stay straight and arcs keep the cubic spline's accuracy.
     """
     x = np.asarray(lateral_m, dtype=float)
     y = np.asarray(height_m, dtype=float)
@@ -263,11 +276,17 @@ def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: st
                          f"(the step is in metres: 1e-4 = 0.1 mm)")
     if span / step > 2e6:
         raise ProfileError(f"step {step!r} m gives more than 2e6 grid points over {span:.4g} m")
-    corners = find_corners(x, y)
+    declared = sorted(float(c) for c in corners)
+    for c in declared:
+        if not (math.isfinite(c) and x[0] < c < x[-1]) or np.min(np.abs(x - c)) > 1e-12:
+            raise ProfileError(f"declared corner {c * 1e3:g} mm is not one of the inner points")
+    found = find_corners(x, y)
     chosen = method
     if method == "auto":
-        chosen = "akima" if corners.size else "cubic"
-    if chosen == "cubic":
+        chosen = "cubic" if declared else ("akima" if found.size else "cubic")
+    if chosen == "cubic" and declared:
+        spline = _corner_spline(x, y, declared)
+    elif chosen == "cubic":
         spline = CubicSpline(x, y)
     elif chosen == "akima":
         spline = Akima1DInterpolator(x, y)
@@ -278,18 +297,40 @@ def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: st
     height = np.asarray(spline(grid, 0, extrapolate=True))
     slope = np.asarray(spline(grid, 1, extrapolate=True))
     second = np.asarray(spline(grid, 2, extrapolate=True))
-    return ResampledProfile(grid, height, slope, second, step, chosen, spline, corners)
+    return ResampledProfile(grid, height, slope, second, step, chosen, spline, found)
+
+
+def _corner_spline(lateral_m, height_m, corners_m) -> PPoly:
+    """Cubic splines (not-a-knot) through the points of each stretch between
+    the corners (m, each one of the points), joined into one piecewise
+    polynomial: C2 within each stretch, continuous with a slope jump at the
+    corners."""
+    x = np.asarray(lateral_m, dtype=float)
+    y = np.asarray(height_m, dtype=float)
+    cuts = [0] + [int(np.argmin(np.abs(x - c))) for c in corners_m] + [x.size - 1]
+    breaks, coefficients = [], []
+    for i0, i1 in zip(cuts[:-1], cuts[1:]):
+        piece = CubicSpline(x[i0:i1 + 1], y[i0:i1 + 1])
+        c = piece.c
+        if c.shape[0] < 4:           # fewer than 4 points: a lower-order polynomial
+            c = np.vstack([np.zeros((4 - c.shape[0], c.shape[1])), c])
+        breaks.append(piece.x[:-1])
+        coefficients.append(c)
+    breaks.append(x[-1:])
+    return PPoly(np.hstack(coefficients), np.concatenate(breaks))
 
 
 def profile_from_points(lateral_m, height_m, *, name: str, kind: str, source: str,
                         step: float = DEFAULT_STEP, method: str = "auto",
-                        flange_back_to_taping_line: float | None = None) -> Profile:
-    """Build a `Profile` from points in metres (strictly increasing lateral)."""
-    r = resample_profile(lateral_m, height_m, step=step, method=method)
+                        flange_back_to_taping_line: float | None = None, corners=()) -> Profile:
+    """Build a `Profile` from points in metres (strictly increasing lateral);
+    `corners` (m) as in `resample_profile`."""
+    r = resample_profile(lateral_m, height_m, step=step, method=method, corners=corners)
+    kept = tuple(corners) if r.method == "cubic" else ()
     return Profile(name=name, kind=kind, source=source, lateral=r.lateral, height=r.height,
                    step=r.step, slope=r.slope, second_derivative=r.second_derivative,
                    flange_back_to_taping_line=flange_back_to_taping_line, method=r.method,
-                   spline=r.spline)
+                   spline=r.spline, corners=kept)
 
 
 # ---------------------------------------------------------------------------
@@ -298,7 +339,7 @@ def profile_from_points(lateral_m, height_m, *, name: str, kind: str, source: st
 
 _DIRECTIVE = re.compile(r"^\s*#\s*([A-Za-z][A-Za-z0-9_ \-]*?)\s*:\s*(.*?)\s*$")
 _SEPARATORS = re.compile(r"[\s,;]+")
-_KNOWN_DIRECTIVES = ("kind", "name", "source", "flange_back_to_taping_line_mm", "units")
+_KNOWN_DIRECTIVES = ("kind", "name", "source", "flange_back_to_taping_line_mm", "units", "corners_mm")
 
 
 def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str = "auto",
@@ -308,12 +349,16 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
     Lines: `lateral height` separated by whitespace, commas or semicolons;
     `#` starts a comment. Header directives in comment lines (optional):
     `# kind: wheel|rail`, `# name: ...`, `# source: ...`,
-    `# flange_back_to_taping_line_mm: 70` (wheels), `# units: mm`.
+    `# flange_back_to_taping_line_mm: 70` (wheels), `# units: mm`,
+    `# corners_mm: 30 60` (slope discontinuities, each one of the points: the
+    cubic spline is broken there, see `resample_profile`).
     `kind` None takes the kind from the header. The coordinate conventions of
     docs/CONVENTIONS.md apply (wheel: s from the taping line, flange at s < 0;
     rail: u from the head centreline, gauge side u < 0, z = 0 at the crown).
     A file written in decreasing lateral order is reversed. Raises
     ProfileError naming the file and line for anything it cannot use.
+    A SIMPACK profile (.prw wheel, .prr rail) is read by `load_simpack_profile`
+    with its defaults.
     """
     from .data_files import DataFileError, read_text
     path_str = os.fspath(path)
@@ -321,6 +366,8 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
         raise ProfileError("profile file not found", path_str)
     if os.path.isdir(path_str):
         raise ProfileError("is a directory, not a profile file", path_str)
+    if os.path.splitext(path_str)[1].lower() in SIMPACK_EXTENSIONS:
+        return load_simpack_profile(path_str, kind, step=step, method=method, name=name)
     try:
         # a regular file of at most 10 MB and 200 000 lines (solver/data_files.py):
         # no hang on a FIFO, no endless read of a device
@@ -394,6 +441,15 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
             raise ProfileError(f"flange_back_to_taping_line_mm {fb_mm!r} out of range (0, 500) mm",
                                path_str, lineno)
         flange_back = fb_mm * 1e-3
+    corners_mm: list[float] = []
+    if "corners_mm" in header:
+        text, lineno = header["corners_mm"]
+        try:
+            corners_mm = [float(tok) for tok in _SEPARATORS.split(text.strip()) if tok]
+        except ValueError:
+            raise ProfileError("corners_mm: expected numbers (mm)", path_str, lineno) from None
+        if len(corners_mm) > 100 or not all(math.isfinite(c) for c in corners_mm):
+            raise ProfileError("corners_mm: at most 100 finite numbers (mm)", path_str, lineno)
 
     # -- the points -----------------------------------------------------------
     if not lateral:
@@ -440,11 +496,115 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
     source = header.get("source", (None, 0))[0] or f"file {os.path.basename(path_str)}"
     try:
         return profile_from_points(x * 1e-3, z * 1e-3, name=profile_name, kind=kind, source=source,
-                                   step=step, method=method, flange_back_to_taping_line=flange_back)
+                                   step=step, method=method, flange_back_to_taping_line=flange_back,
+                                   corners=[c * 1e-3 for c in corners_mm])
     except ProfileError as exc:
         raise ProfileError(exc.reason, path_str) from None
     except ValueError as exc:       # grid too fine for the span (e.g. a file in the wrong unit)
         raise ProfileError(str(exc), path_str) from None
+
+
+CROWN_FIT_HALF_WIDTH_MM = 5.0     # the crown of a rail file: a parabola through the points within this of the top
+
+
+def _monotonic_run(x, around: int):
+    """The index range [i0, i1] of the longest run of strictly increasing x through `around`."""
+    i0 = around
+    while i0 > 0 and x[i0 - 1] < x[i0]:
+        i0 -= 1
+    i1 = around
+    while i1 < x.size - 1 and x[i1 + 1] > x[i1]:
+        i1 += 1
+    return i0, i1
+
+
+def load_simpack_profile(path, kind: str | None = None, step: float = DEFAULT_STEP, method: str = "auto",
+                         name: str | None = None, *, cant: float = 0.0, mirror_y: bool = False,
+                         flange_back_to_taping_line: float = 0.070, source: str | None = None) -> Profile:
+    """Load a SIMPACK wheel (.prw) or rail (.prr) profile and resample it.
+
+    The header's processing (units, shift, rotation, bounds, mirroring,
+    inversion: solver.profile_formats) is applied first; then the processed
+    profile is read as a right-hand profile, y towards the field side and z
+    down (`mirror_y` flips y for a file drawn the other way):
+
+    - wheel: s = y, F = z; the taping line is the file's y = 0;
+      `flange_back_to_taping_line` (m; SIMPACK files do not state it) defaults
+      to 70 mm, the EN 13715 / UIC convention of S1002 and LMA.
+    - rail: u = y, height = -z. `cant` (rad): the file is drawn already canted
+      (inclined) by this angle in the track frame, field side up (the
+      Manchester benchmark's UIC60 file: atan(1/40)); it is rotated back into
+      the rail's own frame, as the project's rails are (the inclination is a
+      parameter of the track set-up, solver.geometry.ContactSetup). The origin
+      is then moved to the crown: the vertex of a parabola through the points
+      within CROWN_FIT_HALF_WIDTH_MM of the highest point. Points of the head's
+      flanks that overhang after this (lateral no longer increasing) are cut
+      off at both ends; the profile's source says how many.
+    `kind` None takes the kind from the header (header.type); a kind that
+    contradicts the header or the extension is an error.
+    """
+    path_str = os.fspath(path)
+    parsed = read_simpack(path_str)
+    ext_kind = SIMPACK_EXTENSIONS.get(os.path.splitext(path_str)[1].lower())
+    if ext_kind is not None and ext_kind != parsed.kind:
+        raise ProfileError(f"header.type says {parsed.kind}, the extension a {ext_kind}", path_str)
+    if kind is not None and kind != parsed.kind:
+        raise ProfileError(f"file says kind {parsed.kind!r}, caller asked for {kind!r}", path_str)
+    if not (isinstance(cant, (int, float)) and math.isfinite(cant) and abs(cant) < 0.2):
+        raise ProfileError(f"cant must be an angle below 0.2 rad, got {cant!r}", path_str)
+    y = -parsed.y_mm if mirror_y else parsed.y_mm.copy()
+    notes = list(parsed.steps) + (["mirrored in y on loading"] if mirror_y else [])
+    if parsed.kind == WHEEL:
+        lateral, height = y, parsed.z_mm.copy()
+        if cant:
+            raise ProfileError("cant applies to rail profiles only", path_str)
+    else:
+        lateral, height = y, -parsed.z_mm
+        if cant:
+            c, s = math.cos(cant), math.sin(cant)
+            lateral, height = lateral * c + height * s, -lateral * s + height * c
+            notes.append(f"cant {cant:.6g} rad (1:{1 / math.tan(cant):.4g}) taken out")
+    if lateral[0] > lateral[-1]:
+        lateral, height = lateral[::-1], height[::-1]
+    top = int(np.argmax(height))
+    i0, i1 = _monotonic_run(lateral, top)
+    if parsed.kind == RAIL:
+        if i0 > 0 or i1 < lateral.size - 1:
+            notes.append(f"{i0} + {lateral.size - 1 - i1} overhanging flank points cut off "
+                         f"(below {-(max(height[i0], height[i1]) - height[top]):.1f} mm)")
+        lateral, height = lateral[i0:i1 + 1], height[i0:i1 + 1]
+        near = np.abs(lateral - lateral[np.argmax(height)]) <= CROWN_FIT_HALF_WIDTH_MM
+        if near.sum() < 3:
+            raise ProfileError("too few points near the crown to locate it", path_str)
+        a, b, c0 = np.polyfit(lateral[near], height[near], 2)
+        if not a < 0:
+            raise ProfileError("the top of the rail is not convex: no crown", path_str)
+        u0 = -b / (2 * a)
+        lateral, height = lateral - u0, height - (c0 - b * b / (4 * a))
+        notes.append(f"origin moved to the crown (file y = {u0 if not mirror_y else -u0:.4f} mm)")
+    elif i0 > 0 or i1 < lateral.size - 1:
+        k = i0 - 1 if i0 > 0 else i1 + 1
+        raise ProfileError(f"lateral not monotonic after processing near y = {lateral[k]:.4g} mm", path_str)
+    if not (lateral[0] <= 0.0 <= lateral[-1]):
+        raise ProfileError(f"lateral range [{lateral[0]:g}, {lateral[-1]:g}] mm does not contain the origin",
+                           path_str)
+    if parsed.kind == WHEEL:
+        tip = int(np.argmax(height))
+        if lateral[tip] > 0.0 and height[tip] > height[0] + 5.0:
+            raise ProfileError("the flange is on the positive side after processing: the file is drawn "
+                               "the other way round (mirror_y=True)", path_str)
+    profile_name = name or os.path.splitext(os.path.basename(path_str))[0]
+    if source is None:
+        source = (f"SIMPACK {parsed.kind} profile file {os.path.basename(path_str)}"
+                  + (f" ({parsed.comment})" if parsed.comment else "")
+                  + (": " + "; ".join(notes) if notes else ""))
+    try:
+        return profile_from_points(lateral * 1e-3, height * 1e-3, name=profile_name, kind=parsed.kind,
+                                   source=source, step=step, method=method,
+                                   flange_back_to_taping_line=(flange_back_to_taping_line
+                                                               if parsed.kind == WHEEL else None))
+    except ProfileError as exc:
+        raise ProfileError(exc.reason, path_str) from None
 
 
 # ---------------------------------------------------------------------------
@@ -467,16 +627,19 @@ _CHN60_SOURCE = (
     "|u| < 15 mm and < 0.1 mm for |u| < 20 mm if the true junction is within 1 mm of the assumed; up to "
     "~0.3 mm at the gauge corner; u from -37 to +37 mm; not inclined")
 _LMA_SOURCE = (
-    "TB/T 449 LMA tread (CRH1/CRH2), rebuilt from published key dimensions: flange back 70 mm from the taping "
-    "line, flange height 28 mm, flange thickness 32 mm (ASSUMED measured 10 mm above the taping line), "
-    "flange angle 70 deg, tread 1:40 from 0 to 30 mm then 1:15 to +65 mm. ASSUMED arcs: tread R500 (s -10..0), "
-    "R100 and R15 into the flange root, tip R12, back R20, field R220. Estimated deviation from the drawing "
-    "(not available): < ~0.2 mm on the tread for -10 < s < 30 mm, up to ~0.5 mm at the flange root, tip and "
-    "field side. G1 (tangent-continuous) chain of arcs and lines")
+    "TB/T 449 LMA wheel (CRH1/CRH2/CRH380A/CR400AF) from the published geometry: the tangent chain of the "
+    "public coordinate table 'LMA of CRH2/CRH380A/CR400AF' (github Legend19960404/Wheel-Rail-Interaction-"
+    "Dataset, standard_profiles/LMA.txt, 1358 points; its points lie on the chain within 9e-7 mm): flange "
+    "back R25 vertical at s = -70 mm, tip R12 centred at (-54, 16) (flange height 28.00 mm), R15, straight "
+    "70 deg flange face, root R14 through the flange thickness point (32.90 mm at 10 mm above the taping "
+    "line), R90, tread R450 through the taping-line origin, 1:40 to s = 30 mm, 1:15 to 60 mm, 45 deg chamfer "
+    "to +65 mm (corners at 30 and 60 mm, as published). Chosen over the second public table (JBG_SDITT "
+    "LMA_UnitMM.txt: same tread, but a spline through the flange with no straight face, flange height "
+    "28.02 mm) because it is the standard's arc-and-line construction itself")
 
 
 def _lma_worn_source(depth: float, width: float, centre: float) -> str:
-    return (f"synthetic: LMA (see LMA) minus a raised-cosine hollow of depth {depth:g} mm, width {width:g} mm, "
+    return (f"synthetic: LMA (published geometry, see LMA) minus a raised-cosine hollow of depth {depth:g} mm, width {width:g} mm, "
             f"centred at s = {centre:g} mm (hollow wear in the spirit of Ren & Jin 2010, Fig. 6; parameters "
             f"solver.profile_definitions.LMA_WORN_HOLLOW_*)")
 
@@ -491,6 +654,27 @@ _BUILTINS = {
 }
 BUILTIN_ALIASES = {"60E1": "UIC60"}
 
+# Built-ins read from files shipped inside the solver package (so that they
+# travel with it into the FMU and its cache copy), with their licence notice:
+# name -> (kind, file under solver/profile_data/, loader options, source)
+PROFILE_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile_data")
+MANCHESTER_RAIL_CANT = math.atan(1.0 / 40.0)
+_FILE_BUILTINS = {
+    "MBench_S1002_v3": (WHEEL, os.path.join("manchester", "MBench_S1002_v3.prw"),
+                        {"flange_back_to_taping_line": 0.070},
+                        "the Manchester contact benchmark's S1002 wheel (Shackleton & Iwnicki 2008), "
+                        "SIMPACK file MBench_S1002_v3.prw as distributed with CONTACT (github eve70a/"
+                        "CONTACT, Apache-2.0; solver/profile_data/manchester/NOTICE.md); within 1 um of EN 13715 for "
+                        "s > -60 mm; s from -69.6 mm (flange back at -70 mm) to +60 mm"),
+    "MBench_UIC60_v3": (RAIL, os.path.join("manchester", "MBench_UIC60_v3.prr"),
+                        {"cant": MANCHESTER_RAIL_CANT},
+                        "the Manchester contact benchmark's UIC60 rail (Shackleton & Iwnicki 2008), "
+                        "SIMPACK file MBench_UIC60_v3.prr as distributed with CONTACT (github eve70a/"
+                        "CONTACT, Apache-2.0; solver/profile_data/manchester/NOTICE.md); drawn canted 1:40 in the "
+                        "file, the cant taken out (rail in its own frame, origin at the crown); differs "
+                        "from the analytic UIC60 by 22 um rms, 40 um at most for |u| < 30 mm"),
+}
+
 
 def _canonical_name(name: str) -> str:
     if not isinstance(name, str):
@@ -499,10 +683,10 @@ def _canonical_name(name: str) -> str:
     for alias, target in BUILTIN_ALIASES.items():
         if wanted == alias.upper():
             return target
-    for key in _BUILTINS:
+    for key in list(_BUILTINS) + list(_FILE_BUILTINS):
         if wanted == key.upper():
             return key
-    known = ", ".join(list(_BUILTINS) + list(BUILTIN_ALIASES))
+    known = ", ".join(list(_BUILTINS) + list(_FILE_BUILTINS) + list(BUILTIN_ALIASES))
     raise ProfileError(f"unknown built-in profile {name!r}; known: {known}")
 
 
@@ -520,6 +704,8 @@ def is_builtin_profile(name) -> bool:
 
 
 def _source_of(name: str) -> str:
+    if name in _FILE_BUILTINS:
+        return _FILE_BUILTINS[name][3]
     source = _BUILTINS[name][2]
     if source is None:
         source = _lma_worn_source(definitions.LMA_WORN_HOLLOW_DEPTH_MM, definitions.LMA_WORN_HOLLOW_WIDTH_MM,
@@ -535,14 +721,23 @@ def _profile_from_curve(curve, name: str, kind: str, source: str, step: float,
         raise ProfileError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
     grid = _grid(lo, hi, step)
     grid[-1] = min(grid[-1], hi)
-    height = curve(np.clip(grid * 1e3, curve.lateral_min, curve.lateral_max)) * 1e-3
-    # The analytic curves are tangent-continuous: a cubic spline through the grid.
-    return profile_from_points(grid, height, name=name, kind=kind, source=source, step=step,
-                               method="cubic", flange_back_to_taping_line=flange_back)
+    # Published corners (slope jumps, LMA): the samples include them and the
+    # cubic spline breaks there; elsewhere the curves are tangent-continuous.
+    corners = [c * 1e-3 for c in curve.info.get("corners_mm", ())]
+    samples = np.union1d(grid, corners)
+    samples = samples[np.concatenate(([True], np.diff(samples) > 1e-12))]
+    height = curve(np.clip(samples * 1e3, curve.lateral_min, curve.lateral_max)) * 1e-3
+    return profile_from_points(samples, height, name=name, kind=kind, source=source, step=step,
+                               method="cubic", flange_back_to_taping_line=flange_back,
+                               corners=corners)
 
 
 @functools.lru_cache(maxsize=64)
 def _builtin_cached(name: str, step: float) -> Profile:
+    if name in _FILE_BUILTINS:
+        kind, relative, options, source = _FILE_BUILTINS[name]
+        return load_simpack_profile(os.path.join(PROFILE_FOLDER, relative), kind, step=step, name=name,
+                                    source=source, **options)
     kind, factory, _, flange_back = _BUILTINS[name]
     return _profile_from_curve(factory(), name, kind, _source_of(name), step, flange_back)
 
@@ -550,7 +745,9 @@ def _builtin_cached(name: str, step: float) -> Profile:
 def builtin_profile(name: str, step: float = DEFAULT_STEP) -> Profile:
     """A built-in profile generated from its published definition, on a grid of `step` (m).
 
-    Names: S1002, LMA, LMA-worn (wheels), UIC60 (alias 60E1), CHN60 (rails);
+    Names: S1002, LMA, LMA-worn (wheels), UIC60 (alias 60E1), CHN60 (rails),
+    and the Manchester benchmark's files MBench_S1002_v3 (wheel) and
+    MBench_UIC60_v3 (rail), read from solver/profile_data/manchester/;
     case-insensitive; and the family of straight cone treads "cone:<conicity>"
     (e.g. "cone:0.15", `cone_profile`; not in `list_builtin_profiles`). Results are cached per (name, step); call
     `builtin_profile.cache_clear()` after changing the LMA_WORN_HOLLOW_*
@@ -608,9 +805,14 @@ def cone_profile(conicity: float, step: float = DEFAULT_STEP) -> Profile:
     return _cone_cached(float(conicity), float(step))
 
 
-def list_builtin_profiles() -> list[tuple[str, str, str]]:
-    """(name, kind, source) of every built-in profile (aliases in BUILTIN_ALIASES)."""
-    return [(name, entry[0], _source_of(name)) for name, entry in _BUILTINS.items()]
+def list_builtin_profiles(generated_only: bool = False) -> list[tuple[str, str, str]]:
+    """(name, kind, source) of every built-in profile (aliases in BUILTIN_ALIASES);
+    `generated_only`: only those generated from their definitions in code (not
+    the ones read from the files shipped in profiles/)."""
+    rows = [(name, entry[0], _source_of(name)) for name, entry in _BUILTINS.items()]
+    if not generated_only:
+        rows += [(name, entry[0], entry[3]) for name, entry in _FILE_BUILTINS.items()]
+    return rows
 
 
 def worn_lma_profile(depth_mm: float | None = None, width_mm: float | None = None,

@@ -88,24 +88,25 @@ def _model(params: WheelsetParameters, speed: float) -> WheelsetModel:
     return WheelsetModel(p)
 
 
-def steady_run(model: WheelsetModel, iterations: int = 30) -> np.ndarray:
-    """The steady centred run at constant speed: `initialize`, then Newton on
-    (z, roll, spin rate, axle torque) for zero longitudinal, vertical, roll and
-    spin accelerations (the other accelerations vanish by symmetry). The torque
-    is the drive that holds the speed against the creep losses of a wheel whose
-    patch spans points of different rolling radii (S1002 on UIC60 1:40 at the
-    centre: 0 without it); it stays in the model's inputs for the analysis.
-    Returns the full state."""
-    model.initialize()
+def steady_run(model: WheelsetModel, iterations: int = 30, inputs=None) -> np.ndarray:
+    """The steady centred run at constant speed: `initialize` (under `inputs`,
+    WheelsetInputs: e.g. the static axle-box forces of a vehicle; held for the
+    rest), then Newton on (z, roll, spin rate, axle torque) for zero
+    longitudinal, vertical, roll and spin accelerations (the other accelerations
+    vanish by symmetry). The torque is the drive that holds the speed against
+    the creep losses of a wheel whose patch spans points of different rolling
+    radii (S1002 on UIC60 1:40 at the centre: 0 without it); it stays in the
+    model's inputs for the analysis. Returns the full state."""
+    model.initialize(inputs)
     state = model.state.copy()
-    inputs = model._u                      # the inputs every model.rhs below uses
+    held = model._u                        # the inputs every model.rhs below uses
     unknowns = (S_Z, S_ROLL, S_SPIN_RATE, -1)    # -1: the axle torque
     residual_of = (S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE)
     steps = (1e-8, 1e-8, 1e-5, 1.0)
 
     def shift(idx, d):
         if idx < 0:
-            inputs[U_TORQUE] += d
+            held[U_TORQUE] += d
         else:
             state[idx] += d
 

@@ -213,20 +213,23 @@ def _ren_jin_peak(integrator, internal_step):
 
 
 def test_ren_jin_flange_root_impact_peak():
-    # The outer (right) wheel's load peak at 5.8 s of Ren & Jin R400 100 km/h
-    # (tread + flange-root contact). Fixed-step RK4 converges to it at first order
-    # (a new contact point enters one substep late): the peak from 0.25 and 0.125 ms
-    # extrapolated (Richardson, first order) is the reference.
+    # The outer (right) wheel's load peak of Ren & Jin R400 100 km/h in the
+    # transition (at 5.9 s with the published LMA-worn; 5.8 s with the earlier
+    # rebuilt LMA, where a new flange-root point entered there and RK4 converged to
+    # the peak at first order, the refinement moving it by 0.5-3 %). The peak from
+    # 0.25 and 0.125 ms extrapolated (Richardson, first order) is the reference;
+    # with the published profile no new point enters at the peak and the
+    # refinement moves it by 0.05 % (measured).
     q1, t1, _ = _ren_jin_peak("rk4", 2.5e-4)
     q2, t2, rhs_fixed = _ren_jin_peak("rk4", 1.25e-4)
-    assert t1 == pytest.approx(5.8) and t2 == pytest.approx(5.8)
+    assert t1 == pytest.approx(t2)
     reference = 2.0 * q2 - q1
-    assert 0.005 < (q2 - q1) / q2 < 0.03        # first order: the refinement still moves it
+    assert abs(q2 - q1) / q2 < 0.03             # the fixed-step peak has converged to 3 %
     # RK23 at the default 1 ms; the Rosenbrock with steps up to 10 ms (its
     # default tolerance 1e-6; at 1e-4, the speed figures' setting, 82.7 kN: docs/speed.md)
     for integrator, step in (("rk23", 1e-3), ("rosenbrock", 1e-2)):
         q, t, rhs = _ren_jin_peak(integrator, step)
-        assert t == pytest.approx(5.8), integrator
+        assert t == pytest.approx(t2), integrator
         # 0.5 %: the extrapolation's own uncertainty (the next halving, 62.5 us,
         # moves the extrapolated peak by 0.1 %; measured, CHANGELOG.md and the git log)
         assert q == pytest.approx(reference, rel=5e-3), integrator

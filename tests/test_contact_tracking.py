@@ -90,9 +90,11 @@ def _substep_poses(model, dt, duration, inputs=None):
 
 @functools.lru_cache(maxsize=1)
 def _ren_jin_poses():
-    """The Ren & Jin R400 100 km/h run (tangent, transition, curve: the flange of
-    the outer wheel comes into contact), recorded every 10 ms, interpolated to
-    the 1 ms of the integrator's substeps."""
+    """The Ren & Jin R400 100 km/h run (tangent, transition, curve: both wheels
+    start on the two tread points of the worn hollow and lose one as the curve
+    pushes the wheelset over; in the curve the outer wheel's point moves to the
+    flange root), recorded every 10 ms, interpolated to the 1 ms of the
+    integrator's substeps."""
     scenario = load_scenario("ren-jin-r400-100")
     columns = simulate(scenario).columns
     t = np.asarray(columns["time"])
@@ -106,20 +108,26 @@ def test_tracked_search_equals_the_full_scan_on_the_ren_jin_run():
     setup, poses = _ren_jin_poses()
     motions = [np.zeros((2, 3))] * len(poses)
     counts, share = _compare_and_report(setup, poses, motions)
-    # the flange of the right (outer) wheel comes into contact during the run
-    onsets, _ = _count_changes(counts, 1)
-    assert onsets >= 1
-    # measured 98.9 % (115 and 140 scans in 12 000 searches per wheel): the
-    # bound of 90 % says that the tracked minima answered nearly every search,
-    # so that the equality above is the tracked path's, not the scan's
-    assert share > 0.9
+    # a point is lost on both wheels during the run (the worn hollow's second
+    # tread point; with the earlier rebuilt LMA the outer flange root's point was
+    # born instead: the published LMA-worn has no second minimum there, see
+    # test_lma_worn_two_tread_points_across_the_hollow)
+    assert all(_count_changes(counts, side)[1] >= 1 for side in range(2))
+    # the share of searches the tracked minima answered (the rest fell back to a
+    # scan): the bound says that the equality above is mostly the tracked path's,
+    # not the scan's. Measured 98.9 % with the earlier rebuilt LMA; 75.0 % with the
+    # published LMA, whose worn outer wheel in the curve alternates between two
+    # distance minima 5.2 mm apart (closer than the 8 mm separation: one is kept
+    # at a time, and every switch is a rescan; the validation rows report it)
+    assert share > 0.7
 
 
 def test_tracked_search_equals_the_full_scan_through_flange_onset_and_loss():
     """A lateral sweep of the wheelset across the track (+-10 mm, both flanges in
     and out of contact, 20 um per search as at 1 ms and 20 mm/s), with yaw and a
     moving rail (lateral, vertical, roll: a track FE coupling), the wheelset
-    pressed 0.05 mm into the rails."""
+    pressed 0.1 mm into the rails (the Hertz approach at 80 kN; at 0.05 mm the
+    published LMA-worn's right wheel keeps one point all the way)."""
     setup = ContactSetup.from_names("LMA-worn", "CHN60")
     ys = np.concatenate([np.linspace(0.0, 10e-3, 501), np.linspace(10e-3, -10e-3, 1001),
                          np.linspace(-10e-3, 0.0, 501)])
@@ -132,7 +140,7 @@ def test_tracked_search_equals_the_full_scan_through_flange_onset_and_loss():
                 statics[k] = static_contact(setup, k, yaw=1e-3)
         a, b = statics[key], statics[key + 5e-4]
         w = (y - key) / 5e-4
-        z = a.z + w * (b.z - a.z) - 5e-5
+        z = a.z + w * (b.z - a.z) - 1e-4
         roll = a.roll + w * (b.roll - a.roll)
         poses.append(WheelsetPose(float(y), float(z), float(roll), 1e-3 + 5e-4 * np.sin(i / 150)))
         phase = i / 80.0
@@ -140,7 +148,7 @@ def test_tracked_search_equals_the_full_scan_through_flange_onset_and_loss():
                                  [2e-4 * np.sin(phase), -1e-4 * (1 + np.cos(phase)), -1e-3 * np.cos(phase)]]))
     counts, share = _compare_and_report(setup, poses, motions)
     _assert_onset_and_loss_on_both_wheels(counts)
-    # measured 19.8 % (794 of 4006 searches): the sweep spends most of its time
+    # measured 26.4 % (19.8 % with the rebuilt LMA at 0.05 mm): the sweep spends most of its time
     # with a flange near its rail, where a shoulder of the distance function
     # (a minimum about to be born) makes the search scan; the bound of 10 %
     # says that hundreds of searches on the way were answered by the tracked minima

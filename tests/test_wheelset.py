@@ -297,19 +297,20 @@ def test_creep_stiffness_instability_is_named_in_the_discard_message():
 
 def test_rhs_without_the_contact_rows_gives_the_same_derivative():
     # The integrators' stages call the RHS with record=False (solver/dynamics.py):
-    # only the contact rows, which no stage reads, may be left out. At the Ren &
-    # Jin curve state (three loaded points, two-point flange contact) the
-    # derivative and the summary must be the same bits as with the rows filled,
-    # and the rows must be left as they were -- for the full search and the update.
+    # only the contact rows, which no stage reads, may be left out. At a Ren &
+    # Jin state with several loaded points per wheel (1 s into the run, on the
+    # straight: the worn hollow's two tread points on each wheel) the derivative
+    # and the summary must be the same bits as with the rows filled, and the
+    # rows must be left as they were -- for the full search and the update.
     from solver.dynamics import C_ACTIVE, StepInputs, TrackPoint, wheelset_rhs
     from solver.scenarios import load_scenario
     model = WheelsetModel(load_scenario("ren-jin-r400-100").params)
     model.initialize()
-    for _ in range(900):
+    for _ in range(100):
         assert model.advance(0.01).status == "ok"
     zero = np.zeros((2, 3))
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
-    track = TrackPoint(1.0 / 400.0, 0.0, 0.1)
+    track = TrackPoint(0.0, 0.0, 0.0)
     results = model._results
     for update_only in (False, True):
         state = model.state.copy()
@@ -317,7 +318,7 @@ def test_rhs_without_the_contact_rows_gives_the_same_derivative():
         wheelset_rhs(state, track, model.setup.tables, model.model, inputs, model._search, results,
                      model._deriv, update_only, None, False, True)
         with_rows = (model._deriv.copy(), results.summary.copy(), results.contact.copy())
-        assert (with_rows[2][:, :, C_ACTIVE] > 0.5).sum() == 3          # three active points
+        assert (with_rows[2][:, :, C_ACTIVE] > 0.5).sum() == 4          # two active points per wheel
         results.contact[:] = -7.0
         wheelset_rhs(state, track, model.setup.tables, model.model, inputs, model._search, results,
                      model._deriv, update_only, None, False, False)

@@ -2,11 +2,14 @@
 
   wheelset-fmu profiles                       # name, kind, lateral range, source
   wheelset-fmu profiles --check profiles/CHN60.txt --kind rail --step 0.1
+  wheelset-fmu profiles --check RAIL.prr --cant 40     # a SIMPACK rail drawn canted 1:40
 
-With --check the file (two columns in mm, see profiles/README.md) is loaded and
-summarised (--kind wheel or rail: the kind it must be, default its '# kind:'
-line); a file that cannot be used prints the reason (file and line) and
-returns 2.
+With --check the file is loaded and summarised: the project's two-column text
+in mm (profiles/README.md) or a SIMPACK wheel (.prw) or rail (.prr) profile
+(its header's units, shift, rotation, bounds, mirroring and inversion applied;
+--cant and --mirror-y for what a SIMPACK header does not say). --kind wheel or
+rail: the kind it must be, default its '# kind:' line. A file that cannot be
+used prints the reason (file and line) and returns 2.
 """
 from __future__ import annotations
 
@@ -26,6 +29,11 @@ def register(subparsers) -> None:
                    help="resampling step, mm (default 0.1)")
     p.add_argument("--method", choices=("auto", "cubic", "akima", "pchip"), default="auto",
                    help="resampling spline for --check (default auto)")
+    p.add_argument("--cant", type=number(0.0, 1000.0, unit="1:n"), default=0.0,
+                   help="SIMPACK rail drawn canted 1:n in the track frame (e.g. 40): taken out "
+                        "(default 0: not canted)")
+    p.add_argument("--mirror-y", action="store_true",
+                   help="SIMPACK file drawn with the field side at negative y: flip it")
     p.set_defaults(func=run)
 
 
@@ -40,11 +48,24 @@ def _describe(profile) -> str:
 
 
 def run(args) -> int:
-    from solver.profiles import BUILTIN_ALIASES, ProfileError, builtin_profile, list_builtin_profiles, load_profile
+    import math
+    import os
+
+    from solver.profiles import (BUILTIN_ALIASES, SIMPACK_EXTENSIONS, ProfileError, builtin_profile,
+                                 list_builtin_profiles, load_profile, load_simpack_profile)
 
     if args.check:
         try:
-            profile = load_profile(args.check, args.kind, step=args.step * 1e-3, method=args.method)
+            if os.path.splitext(args.check)[1].lower() in SIMPACK_EXTENSIONS:
+                cant = math.atan(1.0 / args.cant) if args.cant > 0 else 0.0
+                profile = load_simpack_profile(args.check, args.kind, step=args.step * 1e-3,
+                                               method=args.method, cant=cant, mirror_y=args.mirror_y)
+            elif args.cant or args.mirror_y:
+                print("wheelset-fmu profiles: error: --cant and --mirror-y apply to SIMPACK files "
+                      "(.prw, .prr)", file=sys.stderr)
+                return 2
+            else:
+                profile = load_profile(args.check, args.kind, step=args.step * 1e-3, method=args.method)
         except (ProfileError, ValueError) as exc:
             print(f"wheelset-fmu profiles: error: {' '.join(str(exc).split())}", file=sys.stderr)
             return 2

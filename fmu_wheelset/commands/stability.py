@@ -1,99 +1,304 @@
-"""`wheelset-fmu stability`: eigenvalues of the linearised wheelset core, the
-linear and nonlinear critical speeds, a root-locus plot and a table
-(solver.stability)."""
+"""`wheelset-fmu stability`: hunting stability of a wheelset, a bogie or the whole
+vehicle: linearised eigenvalues per speed, the linear critical speed and hunting
+frequency, a root-locus plot, and the nonlinear critical speed by bisection on
+perturbed runs (of the wheelset core; of the vehicle over four FMUs).
+
+  wheelset-fmu stability                                   # one suspended wheelset (solver.stability)
+  wheelset-fmu stability --system bogie --wheel-profile cone:0.15 --creep-model kalker
+  wheelset-fmu stability --system vehicle --nonlinear --v-min 40 --v-max 110
+  wheelset-fmu stability --system bogie --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
+      --set wheelset.creep_coefficients=[8e6,7e6,1e-9,1e-9] --set wheelset.gyroscopic=false
+  wheelset-fmu stability --params study.toml              # [wheelset] and [vehicle] tables
+  wheelset-fmu stability --list-parameters
+
+Systems: `wheelset` (the core with its built-in primary suspension to a frame
+on the track centreline, or --free), `bogie` (a bogie of the Manchester vehicle
+under a carbody fixed to the track frame, cosim/stability.py), `vehicle` (the
+whole vehicle: carbody, two bogies, four wheelsets). Every parameter of the API
+can be set: any field of solver.wheelset.WheelsetParameters as
+`--set wheelset.NAME=VALUE`, any field of cosim.vehicle.VehicleParameters as
+`--set vehicle.NAME=VALUE` (VALUE in TOML syntax: 3.2e6, true, "S1002",
+[1, 2, 3]), or both in a TOML file (--params) with tables [wheelset] and
+[vehicle]; --set wins over --params, which wins over the named options below.
+The equivalent conicity of the profile pair is printed first.
+"""
 from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import sys
+
+SYSTEMS = ("wheelset", "bogie", "vehicle")
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import number, output_file, profile
+    from fmu_wheelset.cli_args import input_file, number, output_file
     p = subparsers.add_parser(
-        "stability", help="hunting stability of a suspended wheelset: eigenvalues, critical speeds",
-        description="Linearise the wheelset core about its centred run on straight track "
-                    "(built-in primary suspension to a frame on the track centreline, or a "
-                    "free wheelset) and report the hunting eigenvalue per speed, the linear "
-                    "critical speed and hunting frequency, optionally the nonlinear critical "
-                    "speed (bisection on perturbed runs) and a root-locus plot.")
-    p.add_argument("--wheel-profile", default="S1002", type=profile("wheel"),
-                   help="S1002, LMA, cone:<conicity>, a file")
-    p.add_argument("--rail-profile", default="UIC60", type=profile("rail"),
-                   help="UIC60, CHN60, a file")
+        "stability", help="hunting stability of a wheelset, a bogie or the vehicle: eigenvalues, "
+                          "critical speeds", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--system", choices=SYSTEMS, default="wheelset",
+                   help="what is analysed (default: wheelset)")
+    p.add_argument("--wheel-profile", default="S1002",
+                   help="S1002, LMA, cone:<conicity>, MBench_S1002_v3, a file (.txt, .prw)")
+    p.add_argument("--rail-profile", default="UIC60", help="UIC60, CHN60, MBench_UIC60_v3, a file")
     p.add_argument("--creep-model", default="polach", choices=["kalker", "she", "polach", "fastsim", "fastrip"])
-    p.add_argument("--free", action="store_true", help="free wheelset (no suspension)")
+    p.add_argument("--friction", type=number(0.0, 2.0), default=None, help="coefficient of friction")
+    for name in ("f11", "f22", "f23", "f33"):
+        p.add_argument(f"--{name}", type=number(0.0, 1e12), default=None,
+                       help=f"Kalker's linear coefficient {name} per contact point (N, N m, N m^2; "
+                            "creep model kalker; default: from Kalker's table)")
+    p.add_argument("--no-roll-rate-creepage", action="store_true",
+                   help="the textbook creepages, without the roll-rate term")
+    p.add_argument("--no-gyroscopic", action="store_true", help="without the gyroscopic moments")
+    p.add_argument("--free", action="store_true", help="system wheelset: a free wheelset (no suspension)")
     p.add_argument("--kx", type=number(0.0, 10000000000.0, unit="N/m"), default=1.0e6,
-                   help="longitudinal stiffness per axle box (N/m; Manchester vehicle 1: 31.391e6)")
-    p.add_argument("--ky", type=number(0.0, 10000000000.0, unit="N/m"), default=3.884e6, help="lateral stiffness per axle box (N/m)")
+                   help="system wheelset: longitudinal stiffness per axle box (N/m; Manchester vehicle 1: "
+                        "31.391e6)")
+    p.add_argument("--ky", type=number(0.0, 10000000000.0, unit="N/m"), default=3.884e6,
+                   help="system wheelset: lateral stiffness per axle box (N/m)")
     p.add_argument("--suspended-mass", type=number(0.0, 100000.0, unit="kg"), default=9307.5,
-                   help="mass carried by the wheelset (kg; Manchester vehicle 1: 9307.5)")
+                   help="system wheelset: mass carried by the wheelset (kg; Manchester vehicle 1: 9307.5)")
+    p.add_argument("--params", type=input_file, help="TOML file with [wheelset] and [vehicle] tables")
+    p.add_argument("--set", action="append", default=[], metavar="GROUP.NAME=VALUE",
+                   help="any wheelset.* or vehicle.* parameter (repeatable)")
+    p.add_argument("--list-parameters", action="store_true",
+                   help="list every wheelset.* and vehicle.* parameter with its default and exit")
     p.add_argument("--speeds", default="10,20,30,40,50,60,70,80,90,100,110,120,130,140",
-                   type=_speeds, help="comma-separated speeds of the table and root locus (m/s)")
+                   help="comma-separated speeds of the table and root locus (m/s)")
     p.add_argument("--v-min", type=number(0.0, 150.0, unit="m/s"), default=5.0)
     p.add_argument("--v-max", type=number(0.0, 150.0, unit="m/s"), default=150.0)
     p.add_argument("--nonlinear", action="store_true",
-                   help="also the nonlinear critical speed (perturbed runs, 6 mm, 3 s each)")
+                   help="also the nonlinear critical speed: wheelset: perturbed runs of the core (6 mm, "
+                        "3 s); vehicle: runs over four FMUs (30 kN push on the leading wheelset for 50 ms)")
+    p.add_argument("--fmu", type=input_file, help="system vehicle, --nonlinear: Wheelset.fmu (default: build one)")
     p.add_argument("--plot", type=output_file(".png"), help="PNG of the root locus")
     p.set_defaults(func=run)
 
 
-def _speeds(text):
-    """An argparse type: comma-separated speeds in (0, 150] m/s (the FMU's
-    wheelset.speed range)."""
-    import argparse
-    from fmu_wheelset.cli_args import number
-    parts = [part.strip() for part in text.split(",") if part.strip()]
-    if not parts:
-        raise argparse.ArgumentTypeError("no speed given (e.g. 10,20,30)")
-    return [number(0.0, 150.0, lo_open=True, unit="m/s")(part) for part in parts]
+# ---------------------------------------------------------------------------
+# parameters
+# ---------------------------------------------------------------------------
+
+def _field_types(cls):
+    return {f.name: f for f in dataclasses.fields(cls)}
+
+
+def _parse_value(text: str):
+    """A TOML value (never evaluated as Python)."""
+    import tomllib
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        raise ValueError(f"{text!r} is not a TOML value (e.g. 3.2e6, true, \"S1002\", [1, 2, 3])") from None
+
+
+def _coerce(cls_name, name, value, default):
+    """`value` shaped like the field's default (tuples from lists, floats from ints)."""
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ValueError(f"{cls_name}.{name} must be true or false, got {value!r}")
+        return value
+    if isinstance(default, tuple):
+        if not isinstance(value, list) or len(value) != len(default):
+            raise ValueError(f"{cls_name}.{name} must be a list of {len(default)} numbers, got {value!r}")
+        return tuple(float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+                     for v in value)
+    if isinstance(default, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{cls_name}.{name} must be a number, got {value!r}")
+        return float(value)
+    if isinstance(default, int) and not isinstance(default, bool):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"{cls_name}.{name} must be an integer, got {value!r}")
+        return value
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ValueError(f"{cls_name}.{name} must be a table, got {value!r}")
+        return value
+    return value
+
+
+def _defaults(cls):
+    instance = cls()
+    return {name: getattr(instance, name) for name in _field_types(cls)}
+
+
+def collect_overrides(args):
+    """{"wheelset": {...}, "vehicle": {...}} from --params and --set (--set last)."""
+    from cosim.vehicle import VehicleParameters
+    from solver.wheelset import WheelsetParameters
+    classes = {"wheelset": WheelsetParameters, "vehicle": VehicleParameters}
+    out = {"wheelset": {}, "vehicle": {}}
+    raw = []
+    if args.params:
+        import tomllib
+
+        from solver.data_files import read_text
+        data = tomllib.loads(read_text(args.params))
+        for group, table in data.items():
+            if group not in classes or not isinstance(table, dict):
+                raise ValueError(f"{args.params}: unknown table [{group}] (wheelset, vehicle)")
+            raw += [(group, k, v) for k, v in table.items()]
+    for item in args.set:
+        key, sep, text = item.partition("=")
+        group, dot, name = key.strip().partition(".")
+        if not sep or not dot or group not in classes:
+            raise ValueError(f"--set {item!r}: expected wheelset.NAME=VALUE or vehicle.NAME=VALUE")
+        raw.append((group, name.strip(), _parse_value(text.strip())))
+    for group, name, value in raw:
+        defaults = _defaults(classes[group])
+        if name not in defaults:
+            raise ValueError(f"unknown parameter {group}.{name} (see --list-parameters)")
+        out[group][name] = _coerce(group, name, value, defaults[name])
+    return out
+
+
+def list_parameters() -> str:
+    from cosim.vehicle import VehicleParameters
+    from solver.wheelset import WheelsetParameters
+    lines = []
+    for group, cls in (("wheelset", WheelsetParameters), ("vehicle", VehicleParameters)):
+        for name, value in _defaults(cls).items():
+            lines.append(f"{group}.{name} = {value!r}")
+    return "\n".join(lines)
+
+
+def wheelset_parameters(args, overrides):
+    from solver.wheelset import WheelsetParameters
+    values = dict(wheel_profile=args.wheel_profile, rail_profile=args.rail_profile,
+                  creep_model=args.creep_model, roll_rate_creepage=not args.no_roll_rate_creepage,
+                  gyroscopic=not args.no_gyroscopic)
+    if args.friction is not None:
+        values["friction"] = args.friction
+    coefficients = [getattr(args, n) for n in ("f11", "f22", "f23", "f33")]
+    if any(c is not None for c in coefficients):
+        values["creep_coefficients"] = tuple(0.0 if c is None else c for c in coefficients)
+    if args.system == "wheelset":
+        values.update(bogie=not args.free, suspension_stiffness=(args.kx, args.ky, 1.22e6),
+                      suspended_mass=0.0 if args.free else args.suspended_mass)
+    values.update(overrides["wheelset"])
+    params = WheelsetParameters(**values)
+    params.validate()
+    return params
 
 
 def parameters(args):
-    from solver.wheelset import WheelsetParameters
-    return WheelsetParameters(
-        wheel_profile=args.wheel_profile, rail_profile=args.rail_profile,
-        creep_model=args.creep_model, bogie=not args.free,
-        suspension_stiffness=(args.kx, args.ky, 1.22e6),
-        suspended_mass=0.0 if args.free else args.suspended_mass)
+    """The single-wheelset parameters of the named options (kept for callers of
+    the earlier interface)."""
+    return wheelset_parameters(args, {"wheelset": {}, "vehicle": {}})
 
+
+# ---------------------------------------------------------------------------
+# run
+# ---------------------------------------------------------------------------
 
 def run(args) -> int:
-    import sys
+    if args.list_parameters:
+        print(list_parameters())
+        return 0
+    from cosim import stability as vstab
+    from cosim.vehicle import VehicleError, VehicleParameters
     from solver import stability
-    if not args.v_min < args.v_max:
-        print(f"wheelset-fmu stability: error: --v-min {args.v_min:g} must be below --v-max "
-              f"{args.v_max:g}", file=sys.stderr)
-        return 2
-    params = parameters(args)
-    speeds = args.speeds
     try:
-        locus = stability.root_locus(params, speeds)
-    except stability.StabilityError as exc:
-        print(f"wheelset-fmu stability: {exc}", file=sys.stderr)
+        overrides = collect_overrides(args)
+        params = wheelset_parameters(args, overrides)
+        vehicle = VehicleParameters(**overrides["vehicle"])
+        vehicle.validate()
+        speeds = [float(v) for v in args.speeds.split(",") if v.strip()]
+    except (ValueError, TypeError, VehicleError) as exc:
+        print(f"wheelset-fmu stability: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    if not speeds or any(not (math.isfinite(v) and v > 0) for v in speeds):
+        print("wheelset-fmu stability: error: --speeds must be positive numbers", file=sys.stderr)
+        return 2
+    if args.system != "wheelset" and overrides["wheelset"].keys() & {"mass", "inertia_roll", "inertia_spin",
+                                                                     "inertia_yaw", "nominal_radius",
+                                                                     "axle_box_semi_spacing"}:
+        print("note: the vehicle's wheelset_mass, wheelset_inertia, wheel_radius and "
+              "primary_semi_spacing set these for the bogie and the vehicle")
+    analysed = params if args.system == "wheelset" else vstab.wheelset_parameters(vehicle, params)
+    try:
+        print("profile pair: " + vstab.describe_conicity(vstab.profile_pair_conicity(analysed)))
+    except ValueError as exc:
+        print(f"wheelset-fmu stability: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    errors = (stability.StabilityError, vstab.VehicleStabilityError, ValueError)
+    fixed = args.system == "bogie"
+    try:
+        if args.system == "wheelset":
+            locus = stability.root_locus(params, speeds)
+        else:
+            locus = vstab.root_locus(vehicle, params, speeds, fixed_carbody=fixed)
+    except errors as exc:
+        print(f"wheelset-fmu stability: {' '.join(str(exc).split())}", file=sys.stderr)
         return 1
-    print(f"{'V (m/s)':>8} {'Re (1/s)':>10} {'Im (rad/s)':>11} {'f (Hz)':>7} {'damping':>8}")
+    what = {"wheelset": "wheelset", "bogie": "bogie (carbody fixed)", "vehicle": "vehicle"}[args.system]
+    print(f"{what}: hunting eigenvalue per speed")
+    head = f"{'V (m/s)':>8} {'Re (1/s)':>10} {'Im (rad/s)':>11} {'f (Hz)':>7} {'damping':>8}"
+    print(head + ("" if args.system == "wheelset" else f" {'least stable lateral mode (1/s)':>34}"))
     for e in locus:
-        print(f"{e.speed:8.1f} {e.hunting.real:10.3f} {e.hunting.imag:11.3f} {e.frequency:7.3f} "
-              f"{e.damping_ratio:8.4f}")
+        line = (f"{e.speed:8.1f} {e.hunting.real:10.3f} {e.hunting.imag:11.3f} {e.frequency:7.3f} "
+                f"{e.damping_ratio:8.4f}")
+        if args.system != "wheelset":
+            ls = e.least_stable
+            line += f" {ls.real:12.3f} {ls.imag / (2 * math.pi):7.3f} Hz" + (
+                "" if ls == e.hunting else "  (carbody)")
+        print(line)
     status = 0
     try:
-        crit = stability.linear_critical_speed(params, args.v_min, args.v_max)
+        if args.system == "wheelset":
+            crit = stability.linear_critical_speed(params, args.v_min, args.v_max)
+        else:
+            crit = vstab.linear_critical_speed(vehicle, params, args.v_min, args.v_max, fixed_carbody=fixed)
         print(f"linear critical speed {crit.speed:.2f} m/s ({crit.speed * 3.6:.1f} km/h), "
               f"hunting frequency {crit.frequency:.3f} Hz")
-    except stability.StabilityError as exc:
+    except errors as exc:
         print(f"wheelset-fmu stability: linear critical speed: {exc}", file=sys.stderr)
         status = 1
     if args.nonlinear:
-        try:
+        status = max(status, _nonlinear(args, params, vehicle))
+    if args.plot:
+        plot_root_locus(locus, args.plot, f"{what}: {args.wheel_profile} / {args.rail_profile}, "
+                        f"{params.creep_model}")
+        print(f"wrote {args.plot}")
+    return status
+
+
+def _nonlinear(args, params, vehicle) -> int:
+    from cosim import stability as vstab
+    from solver import stability
+    if args.system == "bogie":
+        print("nonlinear critical speed: not for --system bogie (the co-simulation carries the "
+              "carbody: use --system vehicle)")
+        return 1
+    try:
+        if args.system == "wheelset":
             crit = stability.nonlinear_critical_speed(params, args.v_min, args.v_max)
             print(f"nonlinear critical speed {crit.speed:.2f} m/s ({crit.speed * 3.6:.1f} km/h), "
                   f"limit-cycle frequency {crit.frequency:.3f} Hz (6 mm perturbation)")
-        except stability.StabilityError as exc:
-            print(f"wheelset-fmu stability: nonlinear critical speed: {exc}", file=sys.stderr)
-            status = 1
-    if args.plot:
-        plot_root_locus(locus, args.plot, f"{args.wheel_profile} / {args.rail_profile}, "
-                        f"{args.creep_model}" + (", free wheelset" if args.free else
-                                                 f", kx {args.kx:.3g} N/m, ky {args.ky:.3g} N/m"))
-        print(f"wrote {args.plot}")
-    return status
+            return 0
+        fmu = args.fmu
+        if fmu is None:
+            import tempfile
+            from pathlib import Path
+
+            from fmu_wheelset.build import build_fmu
+            fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu", quiet=True))
+
+        def show(r):
+            print(f"  {r.speed:7.2f} m/s: last/first lateral amplitude {r.ratio:.3f} "
+                  f"({'hunts' if r.hunts else 'decays'})")
+        print("nonlinear: vehicle over four FMUs, 30 kN lateral push on the leading wheelset for 50 ms, 3 s")
+        crit, _ = vstab.nonlinear_critical_speed(fmu, vehicle, params, args.v_min, args.v_max,
+                                                 progress=show)
+        print(f"nonlinear critical speed {crit.speed:.2f} m/s ({crit.speed * 3.6:.1f} km/h), "
+              f"limit-cycle frequency {crit.frequency:.3f} Hz")
+        return 0
+    except (stability.StabilityError, vstab.VehicleStabilityError, ValueError) as exc:
+        print(f"wheelset-fmu stability: nonlinear critical speed: {exc}", file=sys.stderr)
+        return 1
 
 
 def plot_root_locus(locus, path, title):
