@@ -5,3 +5,7 @@ profiles -> track -> geometry -> normal -> creep -> wheelset -> integrate.
 SI units everywhere (m, N, s, rad); profile files are in millimetres and are
 converted once, when loaded.
 """
+
+from .numba_cache import clear_if_sources_changed as _clear_if_sources_changed
+
+_clear_if_sources_changed()

@@ -153,17 +153,24 @@ def _cross(ax, ay, az, bx, by, bz):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu):
+def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu, share):
     """Kalker's linear creep forces (Fx, Fy, Mz, rail on wheel) with the
     coefficients overridden where model[M_F11..M_F33] > 0; the others from
     Kalker's table: f11 = G a b C11, f22 = G a b C22, f23 = G (ab)^1.5 C23,
-    f33 = G (ab)^2 C33 (docs/CONVENTIONS.md, Creep)."""
+    f33 = G (ab)^2 C33 (docs/CONVENTIONS.md, Creep).
+
+    An override is the coefficient of the wheel's whole load. A point carrying
+    `share` of it (multipoint contact) gets it scaled as Kalker's own are with
+    a Hertz patch of that load (a b ~ N^(2/3)): f11, f22 by share^(2/3), f23 by
+    share, f33 by share^(4/3). So a point that joins with no load adds no creep
+    force (a constant coefficient per point would add its whole force at once)."""
     c11, c22, c23, c33 = kalker_coefficients_kernel(a / b, nu)
     ab = a * b
-    f11 = model[M_F11] if model[M_F11] > 0.0 else shear * ab * c11
-    f22 = model[M_F22] if model[M_F22] > 0.0 else shear * ab * c22
-    f23 = model[M_F23] if model[M_F23] > 0.0 else shear * ab ** 1.5 * c23
-    f33 = model[M_F33] if model[M_F33] > 0.0 else shear * ab * ab * c33
+    area = share ** (2.0 / 3.0)
+    f11 = model[M_F11] * area if model[M_F11] > 0.0 else shear * ab * c11
+    f22 = model[M_F22] * area if model[M_F22] > 0.0 else shear * ab * c22
+    f23 = model[M_F23] * share if model[M_F23] > 0.0 else shear * ab ** 1.5 * c23
+    f33 = model[M_F33] * area * area if model[M_F33] > 0.0 else shear * ab * ab * c33
     return -f11 * xi, -f22 * eta - f23 * spin, f23 * eta - f33 * spin
 
 
@@ -313,6 +320,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
                                    n_points,
                                    patch[PATCH_FORCE * n_max:(PATCH_FORCE + 1) * n_max],
                                    patch[PATCH_SHARED * n_max:(PATCH_SHARED + 1) * n_max])
+        wheel_load = 0.0        # (for linear creep coefficients given per wheel)
+        for rank in range(n_points):
+            wheel_load += patch[PATCH_FORCE * n_max + rank]
         if not multipoint and n_points > 1:
             # the single-point model: the wheel's whole load on its deepest point
             lump = 0.0
@@ -408,7 +418,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             if normal > 0.0:
                 any_force = True
                 if creep_model == 0 and overrides:
-                    fl, ft, ms = kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu)
+                    share = min(patch[PATCH_FORCE * n_max + rank] / wheel_load, 1.0)
+                    fl, ft, ms = kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu,
+                                                       share)
                 else:
                     fl, ft, ms = creep_forces_kernel(creep_model, xi, eta, spin, a, b, normal,
                                                      model[M_FRICTION], shear, nu, V,

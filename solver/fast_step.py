@@ -241,7 +241,7 @@ STEP_DATA_KINDS = (
     ("saved_summary", np.float64, 1), ("derived", np.float64, 1), ("record", np.float64, 1),
     ("table_params", np.float64, 1), ("table_flags", np.int8, 3), ("table_nodes", np.float64, 5),
     ("table_rows", np.float64, 2), ("table_index", np.int64, 1), ("search_key", np.float64, 1),
-    ("jacobian", np.float64, 1),
+    ("jacobian", np.float64, 1), ("rosenbrock_memo", np.float64, 1),
 )
 N_ENTRIES = E_STEP_DATA + len(STEP_DATA_KINDS)
 # arrays the step only reads, which may be read-only (the contact table that the
@@ -417,7 +417,7 @@ def _step_data(b, ints, reals):
             _v2(b[s + 11]), _v3(b[s + 12]), _n1(b[s + 13]), _v3(b[s + 14]), _v1(b[s + 15]),
             _v2(b[s + 16]), _v1(b[s + 17]), _v3(b[s + 18]), _v1(b[s + 19]), _v1(b[s + 20]),
             _v1(b[s + 21]), _v1(b[s + 22]), _b3(b[s + 23]), _v5(b[s + 24]), _v2(b[s + 25]),
-            _n1(b[s + 26]), _v1(b[s + 27]), _v1(b[s + 28]))
+            _n1(b[s + 26]), _v1(b[s + 27]), _v1(b[s + 28]), _v1(b[s + 29]))
 
 
 @njit(cache=True, error_model="numpy")

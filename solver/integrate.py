@@ -38,7 +38,10 @@ entries, S_*); the kernels update it in place.
   Wolfbrandt / Shampine & Reichelt (ode23s), second order with a third-order
   error estimate, under the same error test. Each step solves with W = I -
   dt d J, J the Jacobian of the RHS by finite differences, kept from step to
-  step (JAC_*; in the model's state, so the FMU state carries it). Being
+  step (JAC_*; in the model's state, so the FMU state carries it), and so are
+  W^-1 and the derivative at the host step's end (ROS_MEMO_*, scratch): a host
+  step that starts where the last one ended, with the same inputs, reuses
+  them bit for bit instead of evaluating them again. Being
   L-stable it is not held near 1 ms by the stiff modes that bound the
   explicit integrators (the vertical and roll bounce of the wheelset on its
   Hertz contacts, about 1300 rad/s; the creep damping of the spin, 900 1/s on
@@ -63,8 +66,9 @@ import numpy as np
 from numba import njit
 
 from .dynamics import (C_ANGLE, C_CREEP_LAT, C_CREEP_LONG, C_NORMAL, M_BOX_SEMI_SPACING,
-                       M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_RHS_STEP_SIZE, N_STATE,
-                       PROBLEM_BAD_INPUT, PROBLEM_NONE, S_ROLL, S_Y, S_YAW, S_Z,
+                       M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_INPUT, N_MODEL,
+                       N_RHS_STEP_SIZE, N_STATE, O_MAX_PENETRATION,
+                       PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_PENETRATION, S_ROLL, S_Y, S_YAW, S_Z,
                        U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
@@ -201,6 +205,7 @@ class StepData(NamedTuple):
     table_index: np.ndarray
     search_key: np.ndarray        # (N_SEARCH_KEY,) K_*: pose and rail motion of the points in `points`
     jacobian: np.ndarray          # (N_JACOBIAN,) JAC_*: the Rosenbrock integrator's kept Jacobian
+    rosenbrock_memo: np.ndarray   # (N_ROS_MEMO,) ROS_MEMO_*: its kept W^-1 and end derivative
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -521,6 +526,27 @@ JAC_COUNTS = JAC_KEY + N_STATE
 JAC_CONTACT = JAC_COUNTS + 2                # (2, MAX_POINTS, N_LOAD): LOAD_*
 JAC_MATRIX = JAC_CONTACT + 2 * MAX_POINTS * N_LOAD
 N_JACOBIAN = JAC_MATRIX + N_STATE * N_STATE
+# What the Rosenbrock integrator remembers from one host step to the next besides
+# its Jacobian (StepData.rosenbrock_memo; scratch, not part of a saved state):
+# - W^-1 (ROS_MEMO_W_INV) with the dt (ROS_MEMO_W_DT; -1: none) and the Jacobian
+#   it was made of: a host step that starts with the same Jacobian and step (the
+#   common case in 1 ms communication steps) does not invert W again (about
+#   1.2 us of the 7.5 us of such a host step, measured on Ren & Jin);
+# - the derivative at the end of the last host step (ROS_MEMO_END_*) with all it
+#   depends on (state, track point, inputs, model; the contact points by the
+#   search key): the next host step that starts there takes it as its f(y0)
+#   instead of evaluating it again (about 1 us). Both are bit-identical reuses.
+ROS_MEMO_W_DT = 0
+ROS_MEMO_W = 1                                          # (N_STATE, N_STATE) scratch: W
+ROS_MEMO_W_INV = ROS_MEMO_W + N_STATE * N_STATE
+ROS_MEMO_W_JACOBIAN = ROS_MEMO_W_INV + N_STATE * N_STATE
+ROS_MEMO_END_VALID = ROS_MEMO_W_JACOBIAN + N_STATE * N_STATE   # 1.0: the END_* rows hold
+ROS_MEMO_END_F = ROS_MEMO_END_VALID + 1
+ROS_MEMO_END_STATE = ROS_MEMO_END_F + N_STATE
+ROS_MEMO_END_TRACK = ROS_MEMO_END_STATE + N_STATE       # curvature, its rate, cant
+ROS_MEMO_END_INPUTS = ROS_MEMO_END_TRACK + 3
+ROS_MEMO_END_MODEL = ROS_MEMO_END_INPUTS + N_INPUT
+N_ROS_MEMO = ROS_MEMO_END_MODEL + N_MODEL
 JACOBIAN_MAX_AGE = 0.2
 JACOBIAN_STIFFNESS_CHANGE = 0.1
 JACOBIAN_ANGLE_CHANGE = 0.05
@@ -679,6 +705,52 @@ def _jacobian_usable(jac_state, state, counts, loads):
     return not _contact_moved(jac_state, loads)
 
 
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _same(a, b):
+    """a == b bit for bit, NaN equal to NaN (an input left to the track is NaN)."""
+    return a == b or (a != a and b != b)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _end_rhs_holds(memo, state, track, inputs, model, key, rail_motion):
+    """True if the derivative kept by the last host step (ROS_MEMO_END_*) is
+    f(state) now: the same state, track point, inputs and model, and the contact
+    points in the buffers still those of its full search (the key: any other
+    evaluation since has changed or cleared it)."""
+    if memo[ROS_MEMO_END_VALID] != 1.0 or not _key_matches(key, state, rail_motion):
+        return False
+    for j in range(N_STATE):
+        if memo[ROS_MEMO_END_STATE + j] != state[j]:
+            return False
+    if not (_same(memo[ROS_MEMO_END_TRACK], track.curvature)
+            and _same(memo[ROS_MEMO_END_TRACK + 1], track.curvature_rate)
+            and _same(memo[ROS_MEMO_END_TRACK + 2], track.cant)):
+        return False
+    for j in range(N_INPUT):
+        if not _same(memo[ROS_MEMO_END_INPUTS + j], inputs[j]):
+            return False
+    for j in range(N_MODEL):
+        if not _same(memo[ROS_MEMO_END_MODEL + j], model[j]):
+            return False
+    return True
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _keep_end_rhs(memo, state, f, track, inputs, model):
+    """Keep f = f(state) of the last step's full search with what it depends on."""
+    for j in range(N_STATE):
+        memo[ROS_MEMO_END_F + j] = f[j]
+        memo[ROS_MEMO_END_STATE + j] = state[j]
+    memo[ROS_MEMO_END_TRACK] = track.curvature
+    memo[ROS_MEMO_END_TRACK + 1] = track.curvature_rate
+    memo[ROS_MEMO_END_TRACK + 2] = track.cant
+    for j in range(N_INPUT):
+        memo[ROS_MEMO_END_INPUTS + j] = inputs[j]
+    for j in range(N_MODEL):
+        memo[ROS_MEMO_END_MODEL + j] = model[j]
+    memo[ROS_MEMO_END_VALID] = 1.0
+
+
 @njit(cache=True, error_model="numpy", _nrt=True)
 def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_inputs, search,
                          results, table_search, key):
@@ -691,6 +763,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     kept from step to step and from host step to host step (JAC_*:
     data.jacobian). Returns as integrate_embedded."""
     model = data.model
+    memo = data.rosenbrock_memo
     st = data.stages
     f0 = st[0]
     k1 = st[1]
@@ -707,20 +780,32 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     max_steps = int(model[M_MAX_STEPS])
     points = search.points
     counts = search.counts
-    _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
-              results, f0, table_search, key, bool(True))
-    n_rhs = 1
+    track = _track_at(data, distance, inputs)
+    n_rhs = 0
+    if _end_rhs_holds(memo, state, track, inputs, model, key, step_inputs.rail_motion):
+        f0[:] = memo[ROS_MEMO_END_F:ROS_MEMO_END_F + N_STATE]
+    else:
+        _full_rhs(state, track, tables, model, step_inputs, search, results, f0, table_search,
+                  key, bool(True))
+        n_rhs = 1
+    memo[ROS_MEMO_END_VALID] = 0.0
     # the contact points of the full search at the current step's start, put back
     # after a rejected step and after each Jacobian (their stages move them)
     start_points = points.copy()
     start_counts = counts.copy()
     start_key = key.copy()
-    w = np.empty((N_STATE, N_STATE))
-    w_inv = np.empty((N_STATE, N_STATE))
+    w = memo[ROS_MEMO_W:ROS_MEMO_W_INV].reshape((N_STATE, N_STATE))
+    w_inv = memo[ROS_MEMO_W_INV:ROS_MEMO_W_JACOBIAN].reshape((N_STATE, N_STATE))
+    w_jacobian = memo[ROS_MEMO_W_JACOBIAN:ROS_MEMO_END_VALID].reshape((N_STATE, N_STATE))
     rhs = np.empty(N_STATE)
     t = 0.0
     dt_min = min(dt_max * MIN_STEP_FRACTION, ROS_MIN_STEP)
-    dt_inverted = -1.0          # the dt of w_inv (-1: none)
+    # the dt of w_inv (-1: none): the kept one if it was made of this Jacobian
+    dt_inverted = memo[ROS_MEMO_W_DT]
+    for i in range(N_STATE):
+        for j in range(N_STATE):
+            if w_jacobian[i, j] != jac[i, j]:
+                dt_inverted = -1.0
     loads = np.empty((2, MAX_POINTS, N_LOAD))   # LOAD_* of the points at the step's start
     _copy_contact_loads(results.contact, loads)
     refresh = not _jacobian_usable(jac_state, state, counts, loads)
@@ -752,8 +837,13 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
         if last:
             dt = h - t
         err = math.nan
-        if dt == dt_inverted or _invert_iteration_matrix(jac, dt, w, w_inv):
-            dt_inverted = dt
+        if dt != dt_inverted:
+            memo[ROS_MEMO_W_DT] = -1.0
+            if _invert_iteration_matrix(jac, dt, w, w_inv):
+                dt_inverted = dt
+                memo[ROS_MEMO_W_DT] = dt
+                w_jacobian[:, :] = jac
+        if dt == dt_inverted:
             _multiply(w_inv, f0, k1)                                # k1 = W^-1 f0
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
@@ -765,8 +855,10 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             for j in range(N_STATE):
                 k2[j] += k1[j]
                 y_new[j] = state[j] + dt * k2[j]
-            _full_rhs(y_new, _track_at(data, distance + speed * (t + dt), inputs), tables, model,
-                      step_inputs, search, results, f2, table_search, key, bool(True))
+            # (the last step's end at distance + speed * h, where the next host step begins)
+            track = _track_at(data, distance + speed * (h if last else t + dt), inputs)
+            _full_rhs(y_new, track, tables, model, step_inputs, search, results, f2,
+                      table_search, key, bool(True))
             for j in range(N_STATE):
                 rhs[j] = f2[j] - ROS_E32 * (k2[j] - f1[j]) - 2.0 * (k1[j] - f0[j])
             _multiply(w_inv, rhs, k3)                               # k3, for the estimate
@@ -798,6 +890,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
                                             else dt * factor)
                 for j in range(N_STATE):
                     jac_state[JAC_KEY + j] = state[j]
+                _keep_end_rhs(memo, state, f2, track, inputs, model)
                 return n_rhs
             t += dt
             _copy_points(points, counts, key, start_points, start_counts, start_key)
@@ -859,6 +952,16 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     data.saved_state[:] = state
     data.saved_contact[:] = data.contact
     data.saved_summary[:] = data.summary
+    if not _key_matches(data.search_key, state, step_inputs.rail_motion):
+        # the rails moved (or the pose was set) since the last contact search: the
+        # penetration at the step's start, with the rails where the inputs put them
+        # (a rail jumped into the wheel beyond max_penetration is refused here, not
+        # integrated through: Hertz's half-space no longer holds)
+        _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
+                  results, data.stages[0], table_search, data.search_key, bool(False))
+        if data.summary[O_MAX_PENETRATION] > data.max_penetration:
+            data.search_key[K_VALID] = 0.0      # a retry of this step checks again
+            return PROBLEM_PENETRATION, -1, 1
     if data.integrator_id == 4:
         n_rhs = integrate_rosenbrock(state, h, dt, distance, data, inputs, tables, step_inputs,
                                      search, results, table_search, data.search_key)

@@ -42,8 +42,9 @@ from .dynamics import (  # noqa: F401  (the layouts are re-exported: see the mod
 from . import derailment
 from .errors import WheelsetError
 from . import fast_step
-from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_SEARCH_KEY,
-                        N_STAGE_ROWS, StepData)
+from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_ROS_MEMO,
+                        N_SEARCH_KEY, N_STAGE_ROWS, ROS_MEMO_END_VALID, ROS_MEMO_W_DT,
+                        StepData)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
 from .track_excitation import RailMotion
@@ -449,6 +450,9 @@ class WheelsetModel:
         self._search_key = np.zeros(N_SEARCH_KEY)
         # the Rosenbrock integrator's Jacobian, kept from step to step (integrate.JAC_*)
         self._jacobian = self._no_jacobian()
+        # and its W^-1 and last derivative (integrate.ROS_MEMO_*; none: W_DT -1, END_VALID 0)
+        self._rosenbrock_memo = np.zeros(N_ROS_MEMO)
+        self._rosenbrock_memo[ROS_MEMO_W_DT] = -1.0
         # tabulated contact geometry: built here, shared by the models of one set-up
         self.contact_table = None
         self._table_search = None
@@ -479,7 +483,8 @@ class WheelsetModel:
             derived=self._derived, record=self.record, table_params=table_arrays.tparams,
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=table_scratch.rows, table_index=table_scratch.index,
-            search_key=self._search_key, jacobian=self._jacobian))
+            search_key=self._search_key, jacobian=self._jacobian,
+            rosenbrock_memo=self._rosenbrock_memo))
         self._block_owner = (0, (), ())     # _step_block: none yet
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/fast_step.py) updates from numba as the Python step does:
@@ -561,6 +566,8 @@ class WheelsetModel:
         self._safety[:] = snapshot.get("safety", self._no_safety())
         # the Rosenbrock integrator's kept Jacobian; without one the next step computes it
         self._jacobian[:] = snapshot.get("jacobian", self._no_jacobian())
+        self._rosenbrock_memo[ROS_MEMO_W_DT] = -1.0
+        self._rosenbrock_memo[ROS_MEMO_END_VALID] = 0.0
         # the contact search's tracked minima belong to another pose: the next search scans
         geo.forget_tracked_minima(self._work)
         self._update_record()
@@ -666,26 +673,38 @@ class WheelsetModel:
         st[S_SPIN_RATE] = p.speed / p.nominal_radius
         if p.bogie:
             self.model[M_BOX_Z_REF] = rigid.z
-        # Newton on (z, roll) for zero vertical and roll accelerations.
+        # Newton on (z, roll) for zero vertical and roll accelerations, damped: a
+        # step that does not reduce them is halved (the creep forces' vertical
+        # parts may make the accelerations turn faster than their finite-difference
+        # Jacobian says, e.g. with a large linear spin coefficient f23)
         z_ref0 = rigid.z
-        for _ in range(40):
-            d = self.rhs(st)
-            f = np.array([d[S_VZ], d[S_ROLL_RATE]])
+
+        def residual(pose):
+            d = self.rhs(pose)
+            return np.array([d[S_VZ], d[S_ROLL_RATE]])
+
+        f = residual(st)
+        for _ in range(60):
             if abs(f[0]) < 1e-6 and abs(f[1]) < 1e-6:
                 break
             jac = np.zeros((2, 2))
             for j, (idx, h) in enumerate(((S_Z, 1e-7), (S_ROLL, 1e-7))):
                 st2 = st.copy()
                 st2[idx] += h
-                d2 = self.rhs(st2)
-                jac[:, j] = (np.array([d2[S_VZ], d2[S_ROLL_RATE]]) - f) / h
+                jac[:, j] = (residual(st2) - f) / h
             if abs(np.linalg.det(jac)) < 1e-30:
                 step = np.array([-1e-5, 0.0])     # not yet in contact on both wheels
             else:
-                step = np.linalg.solve(jac, -f)
-            step = np.clip(step, -2e-5, 2e-5)
-            st[S_Z] += step[0]
-            st[S_ROLL] += step[1]
+                step = np.clip(np.linalg.solve(jac, -f), -2e-5, 2e-5)
+            for _ in range(12):
+                trial = st.copy()
+                trial[S_Z] += step[0]
+                trial[S_ROLL] += step[1]
+                f_trial = residual(trial)
+                if np.linalg.norm(f_trial) < np.linalg.norm(f) or not np.all(np.isfinite(jac)):
+                    break
+                step = 0.5 * step
+            st, f = trial, f_trial
         else:
             raise WheelsetError("static equilibrium not found at the initial pose")
         if p.bogie:
