@@ -38,9 +38,9 @@ if str(ROOT) not in sys.path:
 from solver import fast_step  # noqa: E402
 from solver.scenarios import load_scenario  # noqa: E402
 from solver.wheelset import WheelsetModel  # noqa: E402
-from tests.data.convergence.make_references import case, run  # noqa: E402
+from fmu_wheelset.validation.convergence import case, run  # noqa: E402
 
-DATA = ROOT / "tests" / "data" / "convergence"
+DATA = ROOT / "fmu_wheelset" / "validation" / "reference_data" / "convergence"
 CONFIGURATIONS = (
     ("Rosenbrock 1e-5, <= 1 ms (default)", {}),
     ("Rosenbrock 1e-4, <= 1 ms", {"tolerance": 1e-4}),
