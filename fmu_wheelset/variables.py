@@ -127,6 +127,7 @@ BOX_MOMENT = 1.0e6      # N.m
 # docs/limits_and_failures.md: 26 s of CPU time with the costliest choice,
 # FaStrip with RK45 at a tolerance no step meets, 0.26 ms per attempted internal
 # step; 0.6 s with the defaults, RK4 and Polach)
+MIN_SUBSTEPS = 10
 MAX_SUBSTEPS = 100_000
 
 
@@ -226,10 +227,12 @@ def _parameters() -> List[ScalarVariable]:
           "integrators' largest step", "s", 1.0e-7, 0.01,
           core="internal_step"),
         p("solver.max_substeps", "Integer",
-          "most internal steps one doStep may take; a longer communication step is "
-          "discarded before it starts (fmi2Discard, reason logged); at most 100000: one "
-          "doStep then computes at most about 30 s (FaStrip with an adaptive integrator) "
-          "or 1 s (the defaults)", None, 1, MAX_SUBSTEPS, core="max_substeps"),
+          "most internal steps one doStep may take, an adaptive integrator's rejected "
+          "tries included (at least 10: a rejected step shrinks at most 5 times, so 10 "
+          "tries reach 1/2e6 of the step); a longer communication step is discarded "
+          "before it starts (fmi2Discard, reason logged); at most 100000: one doStep then "
+          "computes at most about 30 s (FaStrip with an adaptive integrator)",
+          None, MIN_SUBSTEPS, MAX_SUBSTEPS, core="max_substeps"),
         p("solver.integrator", "Enumeration",
           "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler (fixed "
           "steps), 2 Bogacki-Shampine 3(2), 3 Dormand-Prince 5(4), 4 Rosenbrock W-method 2(3) "

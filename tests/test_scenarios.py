@@ -97,12 +97,6 @@ def test_single_point_jumps(runs):
     assert jumps_single.max() > 4e-3
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known difference with the published LMA-worn (reported in the validation rows): in the "
-    "curve the outer wheel's two distance minima lie about 5 mm apart, closer than the multipoint "
-    "separation e_d = 8 mm, so the multipoint method also keeps one point at a time and its "
-    "vertical force swings by 160 %; the multipoint contact force model is being reworked "
-    "(strict: this fails as soon as the multipoint run is smooth again)"))
 def test_multipoint_is_smooth_where_single_point_jumps(runs):
     m, s = runs["100-multi"], runs["100-single"]
     # its Y/Q varies far more in the curve with the single point

@@ -80,7 +80,7 @@ def test_plan_values_checked_against_their_ranges(tmp_path, body, words):
 
 
 def test_example_plan_passes():
-    assert check_plan(__import__("tomllib").loads((ROOT / "sweeps" / "example.toml").read_text())) == 6
+    assert check_plan(__import__("tomllib").loads((ROOT / "examples" / "sweep.toml").read_text())) == 6
 
 
 @pytest.mark.parametrize("n", [0, -1, 10_000, 2.0, True])
@@ -121,10 +121,10 @@ def test_damaged_result_files_named_and_rerun(tmp_path):
 
 def _plan(path, profile="S1002", duration=0.05, fail=False):
     """A plan of two cases; `fail`: each case fails at its first step (a valid
-    plan whose run fails: the largest penetration allowed, 1 um, is below the
-    static Hertz approach, about 0.1 mm)."""
+    plan whose run fails: its 10 ms output steps need 100 internal steps of at
+    most 0.1 ms, more than the 10 it allows per step)."""
     return write(path, f'scenario = "kang-r320"\nduration = {duration}\noutput_interval = 0.01\n'
-                       + ("[fixed]\nmax_penetration = 1e-6\n" if fail else "")
+                       + ("[fixed]\nmax_substeps = 10\ninternal_step = 1e-4\n" if fail else "")
                        + f'[grid]\nspeed_kmh = [60.0, 80.0]\nwheel_profile = ["{profile}"]\n')
 
 
@@ -142,7 +142,7 @@ def test_failed_sweep_exits_non_zero_and_retries(tmp_path):
     first = _cli(["sweep", plan, "--runner", "core", "--workers", "1", "--no-progress", "--out", out])
     assert first.returncode == 1, first.stdout + first.stderr
     assert "2 of 2 cases failed" in first.stdout
-    assert "excessive penetration" in first.stdout and "case" in first.stdout
+    assert "max_substeps" in first.stdout and "case" in first.stdout
     assert "Traceback" not in first.stderr
     assert "2 of 2 cases failed" in first.stderr.splitlines()[-1]
     second = _cli(["sweep", plan, "--runner", "core", "--workers", "1", "--no-progress", "--out", out,

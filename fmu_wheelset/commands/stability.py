@@ -8,7 +8,7 @@ perturbed runs (of the wheelset core; of the vehicle over four FMUs).
   wheelset-fmu stability --system vehicle --nonlinear --v-min 40 --v-max 110
   wheelset-fmu stability --system bogie --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
       --set wheelset.creep_coefficients=[8e6,7e6,1e-9,1e-9] --set wheelset.gyroscopic=false
-  wheelset-fmu stability --params study.toml              # [wheelset] and [vehicle] tables
+  wheelset-fmu stability --system bogie --params examples/stability_bogie.toml   # [wheelset], [vehicle]
   wheelset-fmu stability --list-parameters
 
 Systems: `wheelset` (the core with its built-in primary suspension to a frame
@@ -65,7 +65,7 @@ def register(subparsers):
                    help="any wheelset.* or vehicle.* parameter (repeatable)")
     p.add_argument("--list-parameters", action="store_true",
                    help="list every wheelset.* and vehicle.* parameter with its default and exit")
-    p.add_argument("--speeds", default="10,20,30,40,50,60,70,80,90,100,110,120,130,140",
+    p.add_argument("--speeds", type=speed_list, default=speed_list("10,20,30,40,50,60,70,80,90,100,110,120,130,140"),
                    help="comma-separated speeds of the table and root locus (m/s)")
     p.add_argument("--v-min", type=number(0.0, 150.0, unit="m/s"), default=5.0)
     p.add_argument("--v-max", type=number(0.0, 150.0, unit="m/s"), default=150.0)
@@ -192,6 +192,27 @@ def parameters(args):
 
 # ---------------------------------------------------------------------------
 # run
+def speed_list(text: str) -> list:
+    """An argparse type: comma-separated positive finite speeds (m/s)."""
+    speeds = []
+    for item in text.split(","):
+        if not item.strip():
+            continue
+        try:
+            value = float(item)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{item.strip()!r} is not a number (m/s)") from None
+        if not (math.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{item.strip()!r}: a speed must be positive and finite")
+        speeds.append(value)
+    if not speeds:
+        raise argparse.ArgumentTypeError("no speed given")
+    return speeds
+
+
+speed_list.__name__ = "speed list"
+
+
 # ---------------------------------------------------------------------------
 
 def run(args) -> int:
@@ -206,12 +227,13 @@ def run(args) -> int:
         params = wheelset_parameters(args, overrides)
         vehicle = VehicleParameters(**overrides["vehicle"])
         vehicle.validate()
-        speeds = [float(v) for v in args.speeds.split(",") if v.strip()]
+        speeds = args.speeds
     except (ValueError, TypeError, VehicleError) as exc:
         print(f"wheelset-fmu stability: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
-    if not speeds or any(not (math.isfinite(v) and v > 0) for v in speeds):
-        print("wheelset-fmu stability: error: --speeds must be positive numbers", file=sys.stderr)
+    if not 0.0 < args.v_min < args.v_max:
+        print(f"wheelset-fmu stability: error: --v-min {args.v_min:g} must be below --v-max "
+              f"{args.v_max:g} (and above 0)", file=sys.stderr)
         return 2
     if args.system != "wheelset" and overrides["wheelset"].keys() & {"mass", "inertia_roll", "inertia_spin",
                                                                      "inertia_yaw", "nominal_radius",

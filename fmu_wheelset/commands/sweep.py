@@ -2,7 +2,7 @@
 
 Example (3 speeds x 2 radii of Kang's wheelset, 3 s each):
 
-  wheelset-fmu sweep sweeps/example.toml --out results/
+  wheelset-fmu sweep examples/sweep.toml --out results/
 
 The whole plan is checked before anything runs (keys, ranges, profiles,
 tracks, scenario, the FMU file): a mistake is one line and exit status 2.
