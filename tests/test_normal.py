@@ -1,10 +1,10 @@
 """Tests of solver/normal.py: Hertz, multipoint, Kik-Piotrowski, exact BEM.
 
 Check values: Hertz closed form for the sphere (Johnson 1985, Contact
-Mechanics, section 4.2), the classical m, n table (Timoshenko & Goodier, as in
-/work/shared/REFERENCES.md), Kik & Piotrowski's eps = 0.55 (Piotrowski & Kik
-2008, VSD 46), and the exact half-space solution (Love 1929 influence
-coefficients) as an independent check of the elliptic-integral Hertz solution.
+Mechanics, section 4.2), the classical m, n table (Timoshenko & Goodier),
+Kik & Piotrowski's eps = 0.55 (Piotrowski & Kik 2008, VSD 46), and the exact
+half-space solution (Love 1929 influence coefficients) as an independent
+check of the elliptic-integral Hertz solution.
 """
 import math
 
