@@ -110,21 +110,39 @@ def test_profiles_against_their_standards(out):
 
 
 def test_creep_models_against_published_full_theory(out):
-    """Issue 20 item 7: FaStrip within 1.5 % of CONTACT's published FaStrip and
-    within 5 % of CONTACT's full-theory creep curve (measured 0.7 %). Known
-    difference (a FAIL row, not asserted away): on CONTACT's FASTSIM case
-    FaStrip is +6.9 % from the full theory, beyond the issue's 2 % target, as
-    CONTACT's own FaStrip (+5.9 %)."""
+    """Issue 20 item 7, issue 44: FaStrip within 1.5 % of CONTACT's FaStrip (20 x 20 and
+    40 x 40 against its 40 x 40), within 1 % at 200 x 200 (Fy) and 2 % (Mz), and within 5 % of
+    CONTACT's full-theory creep curve (measured 0.7 %). Against the full theory on CONTACT's
+    FASTSIM case FaStrip is +6.9 %, CONTACT's own FaStrip +5.9 %: the method's limit, reported
+    (not compared)."""
     from fmu_wheelset.validation import creep_models
     res = creep_models.case_creep_models(out)
     rows = rows_by_quantity(res)
-    target = rows["FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 20 x 20 (default)"]
-    assert not target.passed and 0.05 < target.value / target.reference - 1 < 0.08
-    assert rows["FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 40 x 40"].passed
+    default = rows["FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 20 x 20 (default)"]
+    assert default.passed and abs(default.value / default.reference - 1) < 0.015
+    against_full = rows["FaStrip Fy/(mu Fn) against the full theory, CONTACT's FASTSIM case, 20 x 20"]
+    assert not against_full.compared and 0.05 < against_full.value / against_full.reference - 1 < 0.08
+    assert rows["FaStrip Fy/(mu Fn), CONTACT's FASTSIM case, 200 x 200"].passed
+    assert rows["FaStrip Mz, CONTACT's FASTSIM case, 200 x 200"].passed
     curve = [r for r in res.rows if r.quantity.startswith("FaStrip longitudinal")][0]
     assert curve.passed and abs(curve.value) < 1.0
     assert all(r.why for r in res.rows)
-    assert all(r.passed for r in res.rows if r is not target)
+    assert all(r.passed for r in res.rows)
+
+
+def test_contact_mechanics_against_contact(out):
+    """Issue 44 items 3 and 4: the non-Hertzian patch in the contact plane within 1 % (tread) and
+    2 % (flange root) of CONTACT; the spin moment of SHE and Polach within 0.02 mu N sqrt(ab) at
+    full sliding and 3 % in the linear range; the partial-slip moment and the forces under large
+    spin reported (not compared)."""
+    from fmu_wheelset.validation import contact_mechanics
+    res = contact_mechanics.case_contact_mechanics(out)
+    compared = [r for r in res.rows if r.compared]
+    assert len([r for r in compared if r.quantity.startswith("S1002/UIC60")]) == 9
+    assert len([r for r in compared if "full sliding" in r.quantity]) == 2
+    assert all(r.passed for r in compared), [r.cells() for r in compared if not r.passed]
+    reported = [r for r in res.rows if not r.compared]
+    assert len(reported) == 4 and all(r.why for r in res.rows)
 
 
 def test_fmu_matches_core_on_a_short_run(out):

@@ -2,9 +2,12 @@
 
 One module per case (plain functions `case_*(out, backend) -> CaseResult`):
 ren_jin (Ren & Jin 2010, cases 1-3), kang (Kang 2012), geometry (static
-contact geometry, no FMU), klingel (free coned wheelset), fmu_check (FMU vs
-core), load_continuity, convergence and running_safety (the wheel loads, the
-defaults' accuracy and the running-safety criteria of the core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle.py). `run_suite(out, backend="fmu", progress=True)` runs them all, writing
+contact geometry, no FMU), creep_models and contact_mechanics (against
+Kalker's theory as computed by CONTACT, no FMU), klingel (free coned wheelset),
+fmu_check (FMU vs core), load_continuity, convergence and running_safety (the
+wheel loads, the defaults' accuracy and the running-safety criteria of the
+core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle.py).
+`run_suite(out, backend="fmu", progress=True)` runs them all, writing
 CSVs and PNGs under `out`; `fmu_wheelset.validation.report.write_report`
 writes the HTML page. Each dynamic case runs the FMU through FMPy
 (`fmpy.simulate_fmu`, co-simulation) by default; backend="core" runs
@@ -27,6 +30,7 @@ CASES = (
     ("geometry", "case_geometry"),
     ("profiles", "case_profiles"),
     ("creep_models", "case_creep_models"),
+    ("contact_mechanics", "case_contact_mechanics"),
     ("klingel", "case_klingel"),
     ("fmu_check", "case_fmu_check"),
     ("load_continuity", "case_load_continuity"),

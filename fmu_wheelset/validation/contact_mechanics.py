@@ -1,0 +1,129 @@
+"""Contact mechanics against Kalker's theory as computed by CONTACT (no FMU).
+
+References: CONTACT (E.A.H. Vollebregt and J.J. Kalker; Apache-2.0,
+github.com/eve70a/CONTACT), built and run by hand on inputs written by
+tests/data/contact_reference/make_contact_reference.py; its results are
+stored as data in tests/data/contact_reference/*.json (how: README.md
+there; docs/contact_mechanics.md):
+
+- non-Hertzian normal contact of the project's S1002 on its UIC60 1:40
+  (CONTACT module 1, planar contact), tread (y = 0, 3 mm) and flange root
+  (y = 6 mm, 24 deg), 80 kN, against the exact solver in the contact plane
+  (solver.normal_exact.wheel_normal_contact, `wheelset-fmu patch`);
+- Kalker's full theory with spin (CONTACT module 3) against the spin moment of
+  the saturated models Shen-Hedrick-Elkins and Polach (solver.creep): at full
+  sliding, in the linear range, and everywhere between (reported); and the
+  forces of the two models under large spin (reported: a limit of the models,
+  docs/contact_mechanics.md).
+"""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from fmu_wheelset.validation.common import CaseResult, Row
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE_DIR = ROOT / "tests" / "data" / "contact_reference"
+
+SHEAR = 82e9          # CONTACT's G = 82 GPa, nu = 0.28 in every reference case
+POISSON = 0.28
+NAME = "contact mechanics vs CONTACT"
+FULL_SLIDING = ("full lateral sliding", "full lateral sliding + spin",
+                "full lateral sliding, eta = -0.1, + spin", "full longitudinal sliding + spin")
+
+
+def load_reference(filename: str) -> dict:
+    """One of the stored CONTACT reference files (JSON, read as data)."""
+    return json.loads((REFERENCE_DIR / filename).read_text())
+
+
+def _normal_rows(rows):
+    from solver.geometry import ContactSetup, static_contact
+    from solver.normal_exact import wheel_normal_contact
+    reference = load_reference("normal_s1002_uic60.json")
+    setup = ContactSetup.from_names("S1002", "UIC60", step=1e-4, gauge=1.435, back_to_back=1.36,
+                                    nominal_radius=0.46)
+    young = 2.0 * SHEAR * (1.0 + POISSON)
+    for case in reference["cases"]:
+        if abs(case["cell"] - 2e-4) > 1e-9:
+            continue
+        y = case["y"]
+        flange = y > 4e-3
+        where = "flange root" if flange else "tread"
+        sc = static_contact(setup, y)
+        contact = wheel_normal_contact(setup, sc, sc.points, reference["setup"]["wheel_load"], young, POISSON,
+                                       cell=case["cell"])
+        result = contact.results[0]
+        tolerance = 0.02 if flange else 0.01
+        why = ("2 %: CONTACT's plane lies at its weighted contact angle (25.3 deg; here the rigid point's "
+               "24.2 deg) and carries a 0.9 % larger normal force; the issue's target is 5 %" if flange else
+               "1 %: the agreement of the quasi-planar solver on the tread (kept)")
+        for label, value, ref, unit, scale in (
+                ("area", result.area, case["area"], "mm^2", 1e6),
+                ("peak pressure", result.peak_pressure, case["peak_pressure"], "MPa", 1e-6),
+                ("approach", contact.approaches[0], case["approach"], "um", 1e6)):
+            rows.append(Row(NAME, f"S1002/UIC60 y = {y * 1e3:g} mm ({where}, "
+                                  f"{math.degrees(contact.grids[0].plane.angle):.1f} deg), {label}",
+                            f"{ref * scale:.4g} {unit} (CONTACT, 0.2 mm cells)", value * scale, unit,
+                            ref * scale, tolerance * ref * scale, "core", why=why,
+                            note=f"{(value / ref - 1) * 100:+.2f} %"))
+
+
+def _moment_error(model, case):
+    from solver.creep import creep_forces
+    mz = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"], case["normal_force"],
+                      case["friction"], SHEAR, POISSON, 0.0)[2]
+    return (mz - case["mz"]) / (case["friction"] * case["normal_force"] * math.sqrt(case["a"] * case["b"]))
+
+
+def _force_error(model, case):
+    from solver.creep import creep_forces
+    fx, fy, _ = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"],
+                             case["normal_force"], case["friction"], SHEAR, POISSON, 0.0)
+    return math.hypot(fx - case["fx"], fy - case["fy"]) / (case["friction"] * case["normal_force"])
+
+
+def _spin_rows(rows):
+    from solver.creep import creep_forces
+    cases = load_reference("spin_moment.json")["cases"]
+    full = [c for c in cases if c["label"] in FULL_SLIDING]
+    for model, label in (("she", "Shen-Hedrick-Elkins"), ("polach", "Polach")):
+        worst = max(full, key=lambda c: abs(_moment_error(model, c)))
+        rows.append(Row(NAME, f"{label} spin moment at full sliding, largest |Mz - Mz_full| / (mu N sqrt(ab))",
+                        "0 (CONTACT, full theory)", abs(_moment_error(model, worst)), "-", 0.0, 0.02, "core",
+                        why="0.02: the issue's figure (before: 0.53 for a/b = 2, pure lateral sliding)",
+                        note=f"{len(full)} cases, worst {worst['ellipse']} {worst['label']}"))
+        for kind in ("linear eta", "linear phi"):
+            for case in (c for c in cases if c["label"] == kind):
+                mz = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"],
+                                  case["normal_force"], case["friction"], SHEAR, POISSON, 0.0)[2]
+                ref = case["extrapolated"]["mz"]
+                rows.append(Row(NAME, f"{label} spin moment, {kind}, {case['ellipse']}",
+                                f"{ref:.4g} N m (CONTACT, extrapolated from 40/80/160 elements)", mz, "N m",
+                                ref, 0.03 * abs(ref), "core",
+                                why="3 %: Kalker's tabulated C23, C33 (interpolated in nu) against the "
+                                    "converged full theory: C33 1.2-1.9 % below",
+                                note=f"{(mz / ref - 1) * 100:+.1f} %"))
+        everywhere = max(cases, key=lambda c: abs(_moment_error(model, c)))
+        rows.append(Row(NAME, f"{label} spin moment, all {len(cases)} cases, largest |Mz - Mz_full| / "
+                              "(mu N sqrt(ab))", "0 (CONTACT, full theory)", abs(_moment_error(model, everywhere)),
+                        "-", 0.0, float("nan"), "core", compared=False,
+                        why="reported: the heuristic's accuracy in partial slip (docs/contact_mechanics.md)",
+                        note=f"worst {everywhere['ellipse']} {everywhere['label']}"))
+        forces = max(cases, key=lambda c: _force_error(model, c))
+        rows.append(Row(NAME, f"{label} tangential force, all {len(cases)} cases, largest |F - F_full| / (mu N)",
+                        "0 (CONTACT, full theory)", _force_error(model, forces), "-", 0.0, float("nan"), "core",
+                        compared=False,
+                        why="reported: the published force laws under large spin (a limit of the model)",
+                        note=f"worst {forces['ellipse']} {forces['label']}"))
+
+
+def case_contact_mechanics(out=None, backend="core") -> CaseResult:
+    rows: list = []
+    _normal_rows(rows)
+    _spin_rows(rows)
+    return CaseResult("contact_mechanics", "Contact mechanics against Kalker's theory (CONTACT)", rows, [], [],
+                      "core", ["references: CONTACT run by hand, tests/data/contact_reference/*.json "
+                               "(make_contact_reference.py, README.md there); docs/contact_mechanics.md"])
