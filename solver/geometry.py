@@ -66,6 +66,17 @@ HUMP_MIN = 1e-7         # numerical margin on the intermediate maximum (m)
 VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008;
                              # used by solver.normal_exact)
 UPDATE_HALF_WINDOW = 12  # contact update: +-1.2 mm around the previous point
+# A local minimum of the distance function separated from a deeper one by a
+# hump lower than this is part of that one's basin, not a contact point of its
+# own: below 1 um the hump is within the profiles' own accuracy (a measured
+# profile is known to a few um at best; the built-ins are sampled every 0.1 mm,
+# whose interpolation leaves wiggles of tenths of a micrometre where arcs
+# meet), and two points that close in depth share their load as one patch
+# anyway (solver.normal.merged_patch_forces_kernel). Without it such a wiggle,
+# sinking below the rail, adds a point from one step to the next that only a
+# full scan would see (drop_shallow_minima).
+HUMP_MIN = 1e-6         # m
+HUMP_WALK = 6           # grid points walked each way to find the hump (a wiggle's scale)
 COARSE_STRIDE = 10      # first pass of the distance function every 10th profile point (1 mm)
 
 # Rows of the search's scratch array `work` (N_WORK_ROWS, n_wheel): the distance
@@ -617,6 +628,67 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     return n_min
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
+    """From the minimum at grid index k, walk in `direction` over the hump to the
+    other side (every sample computed at this pose: the tracked search keeps
+    samples of other poses in work). True if the hump rises less than HUMP_MIN
+    above gg[k] and beyond it the function falls below gg[k] within HUMP_WALK
+    points: the minimum lies in a deeper one's basin."""
+    gg = work[1]
+    _distance_at(k, tables, pose, rail_frame, axle, work)
+    floor = gg[k]
+    top = floor
+    passed = False          # over the top of the hump
+    q = k
+    for _ in range(HUMP_WALK):
+        q += direction
+        if q < k0 or q >= k1:
+            return False
+        _distance_at(q, tables, pose, rail_frame, axle, work)
+        g = gg[q]
+        if g == np.inf:
+            return False
+        if not passed:
+            if g > top:
+                top = g
+                if top - floor >= HUMP_MIN:
+                    return False
+            elif g < top:
+                passed = True
+        if passed and g < floor:
+            return True
+        if passed and g > top:
+            return False        # rising again: a basin of its own, not deeper
+    return False
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min):
+    """Remove from min_pos / min_gap (in place, order kept) every minimum but the
+    deepest that a hump lower than HUMP_MIN separates from a deeper part of the
+    distance function (_hump_side). Returns the number left."""
+    if n_min < 2:
+        return n_min
+    rail_frame = _rail_frame(tables.params, rail)
+    axle = _axle_frame(pose.roll, pose.yaw)
+    deepest = 0
+    for m in range(1, n_min):
+        if min_gap[m] < min_gap[deepest]:
+            deepest = m
+    n_keep = 0
+    for m in range(n_min):
+        k = int(min_pos[m] + 0.5)
+        shallow = m != deepest and (
+            _hump_side(tables, pose, rail_frame, axle, work, k, -1, k0, k1)
+            or _hump_side(tables, pose, rail_frame, axle, work, k, 1, k0, k1))
+        if not shallow:
+            min_pos[n_keep] = min_pos[m]
+            min_gap[n_keep] = min_gap[m]
+            n_keep += 1
+    return n_keep
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     """The scan of wheel_distance_minima: the local minima of the left wheel's
     distance function (side-local frame), deepest first, into min_pos
@@ -639,8 +711,10 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
             windows[n_windows] = k
             n_windows += 1
     fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1)
-    # 1. Local minima on the full grid inside the windows, refined by a parabola.
+    # 1. Local minima on the full grid inside the windows, refined by a parabola,
+    # without those in a deeper one's basin.
     n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
+    n_min = drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min)
     # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
     fallback = False
     if n_min == 0:
@@ -1249,6 +1323,10 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axl
         t, gmin = parabola_minimum(gg[k - 1], gg[k], gg[k + 1])
         min_pos[m] = k + t
         min_gap[m] = gmin
+    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    n_kept = drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_tr)
+    if n_kept < n_tr:
+        return -1           # a tracked minimum merged into a deeper one's basin: scan
     sort_minima(min_pos, min_gap, n_tr)
     if not min_gap[0] < 0.0:
         return -1

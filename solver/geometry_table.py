@@ -147,6 +147,7 @@ def _node_minima(tables, pose, work, branches):
     min_pos = np.empty(geo.MAX_MINIMA)
     min_gap = np.empty(geo.MAX_MINIMA)
     n_min = geo._window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
+    n_min = geo.drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min)
     if n_min == 0:
         return -1
     deepest = min_gap[0]
