@@ -200,26 +200,40 @@ def interpreter_problems(config: dict) -> list[str]:
 
 
 def shipped_cache_problems(resources: str) -> list[str]:
+    """The shipped numba caches (one per target: the build machine's CPU and a
+    generic x86-64, fmu_wheelset/cache.py): usable when one fits this CPU or
+    the generic one fits this numba (the FMU's own interpreter, in a C host or
+    its worker process, then compiles for the generic target)."""
     from fmu_wheelset import cache as fmu_cache
     shipped = os.path.join(resources, fmu_cache.SHIPPED_CACHE_DIR)
     if not os.path.isdir(shipped):
         return ["not usable: no numba cache shipped (the first start compiles, 10-60 s)"]
-    doc, why = fmu_cache.read_shipped_manifest(shipped)
-    if doc is None:
-        return [f"not usable: shipped numba cache ({why})"]
     try:
         import numba
         from fmu_wheelset.slave import numba_cpu_signature
         cpu = numba_cpu_signature()
     except ImportError:
         return ["missing: numba in this Python (cannot check the shipped cache)"]
-    if doc["numba"] != numba.__version__:
-        return [f"not usable: shipped numba cache made with numba {doc['numba']}, "
-                f"this Python has {numba.__version__} (the first start compiles)"]
-    problem = fmu_cache.shipped_cache_problem(doc, cpu, doc["solver_sha256"])
-    if problem:
-        return [f"not usable: shipped numba cache {problem} (the first start compiles)"]
-    return []
+    reasons = []
+    for variant in fmu_cache.SHIPPED_VARIANTS:
+        folder = os.path.join(shipped, variant)
+        if not os.path.isdir(folder):
+            continue
+        doc, why = fmu_cache.read_shipped_manifest(folder)
+        if doc is None:
+            reasons.append(f"{variant}: {why}")
+            continue
+        if doc["numba"] != numba.__version__:
+            reasons.append(f"{variant}: made with numba {doc['numba']}, this Python has {numba.__version__}")
+            continue
+        target = cpu if variant == fmu_cache.BUILD_CPU_VARIANT else [cpu[0], "generic", ""]
+        problem = fmu_cache.shipped_cache_problem(doc, target, doc["solver_sha256"])
+        if problem is None:
+            return []
+        reasons.append(f"{variant}: {problem}")
+    if not reasons:
+        return ["not usable: no numba cache shipped (the first start compiles, 10-60 s)"]
+    return [f"not usable: shipped numba cache ({'; '.join(reasons)}; the first start compiles)"]
 
 
 def register(subparsers):
