@@ -146,10 +146,18 @@ def check(fmu: str, *, step: bool = True) -> list[str]:
         if os.path.isfile(config_path):
             with open(config_path, encoding="utf-8", errors="replace") as f:
                 config = read_config(f.read())
-            for key, variable in OVERRIDES.items():
-                if os.environ.get(variable):
-                    config[key] = os.environ[variable]
-                    lines.append(f"ok: {key} from {variable}")
+            if config.get("standalone") == "1":
+                # the FMU's own runtime: the overrides are ignored (as by the binary)
+                config, runtime_problems = standalone_paths(config, os.path.join(tmp, "resources"))
+                problems += runtime_problems
+                lines.append(f"ok: self-contained: the FMU's own Python {config.get('python_version', '?')} "
+                             "(resources/" + config.get("runtime", "?") + "; WHEELSET_FMU_LIBPYTHON, "
+                             "_PYTHONHOME, _SITE_PACKAGES and _PYTHON are ignored)")
+            else:
+                for key, variable in OVERRIDES.items():
+                    if os.environ.get(variable):
+                        config[key] = os.environ[variable]
+                        lines.append(f"ok: {key} from {variable}")
             problems += interpreter_problems(config)
         else:
             lines.append("ok: no interpreter record (pythonfmu's binary: the host must provide "
@@ -175,6 +183,26 @@ def check(fmu: str, *, step: bool = True) -> list[str]:
                     lines += [f"ok: {line[5:]}" for line in out if line.startswith("log: ")]
                     lines.append("ok: instantiated, initialized, one step of 1 ms")
     return problems + lines
+
+
+def standalone_paths(config: dict, resources: str) -> tuple[dict, list[str]]:
+    """A self-contained FMU's record with its paths made absolute (they are
+    relative to resources/<runtime>/; the binary refuses anything else)."""
+    runtime = config.get("runtime", "")
+    problems = []
+    if not runtime or not all(c.islower() or c.isdigit() or c == "_" for c in runtime):
+        return config, [f"not usable: {CONFIG} names no runtime folder"]
+    resolved = dict(config)
+    for key in ("libpython", "home", "site_packages", "worker"):
+        value = config.get(key, "")
+        if not value or value.startswith("/") or ".." in value.split("/") or ":" in value:
+            problems.append(f"not usable: {CONFIG}: {key} is not a relative path in the runtime")
+            continue
+        resolved[key] = os.path.normpath(os.path.join(resources, runtime, value))
+    worker = resolved.get("worker", "")
+    if worker and not problems and not os.path.isfile(worker):
+        problems.append(f"missing: the runtime's interpreter {worker} (the FMU's resources are incomplete)")
+    return resolved, problems
 
 
 def interpreter_problems(config: dict) -> list[str]:
