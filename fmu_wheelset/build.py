@@ -581,9 +581,9 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                   f"cache, presets, pythonfmu's slave API, solver with sources {digest}), "
                   f"resources/presets/, resources/{NATIVE_CONFIG} (the Python to load)")
             print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
-        if runtime is not None:
-            from fmu_wheelset.standalone import runtime_summary
-            print(f"  self-contained: {runtime_summary(runtime)}")
+            if runtime is not None:
+                from fmu_wheelset.standalone import runtime_summary
+                print(f"  self-contained: {runtime_summary(runtime)}")
         else:
             print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
                   f"resources/{VARIABLES_MODULE}.py, resources/solver (sources {digest}), "

@@ -217,7 +217,12 @@ static int start_runtime(const python_location *where, int *joined, char *err, s
         if (where->standalone && preload_libraries(where->preload, err, err_size) != 0) return -1;
         library = platform_load_library_global(where->libpython, reason, sizeof reason);
         if (library == NULL) {
-            snprintf(err, err_size, "cannot load the Python runtime %s: %s", where->libpython, reason);
+            snprintf(err, err_size, "cannot load the Python runtime %s: %s (%s)", where->libpython, reason,
+                     where->standalone ? "the FMU's own runtime is for Linux x86-64"
+                                       : "recorded at build time, perhaps on another platform: set "
+                                         "WHEELSET_FMU_LIBPYTHON to this machine's libpython or pythonXY.dll, "
+                                         "and WHEELSET_FMU_PYTHONHOME and WHEELSET_FMU_SITE_PACKAGES, or "
+                                         "build the FMU on this platform");
             return -1;
         }
         is_initialized = (IsInitialized_t)platform_library_symbol(library, "Py_IsInitialized");

@@ -1,7 +1,8 @@
 /* Minimal FMI 2.0 co-simulation host for the wheelset FMU (test of the C API,
  * like a Modelica tool's or Simulink's FMU import: dlopen + the C functions).
  *
- * Loads <unzipdir>/binaries/linux64/Wheelset.so with dlopen, instantiates it,
+ * Loads <unzipdir>/binaries/linux64/Wheelset.so with dlopen (win64: the
+ * Wheelset.dll with LoadLibrary), instantiates it,
  * sets parameters/inputs, initialises, does <nsteps> doSteps of <step> s and
  * prints, after the initialisation and after every step, one line
  * "t v1 v2 ..." with the requested Real outputs (%.17g). Then it terminates,
@@ -35,7 +36,6 @@
  *
  * No environment set-up: the FMU finds its Python from its resources.
  */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +43,59 @@
 #include <limits.h>
 #include <math.h>
 #include <time.h>
+
+/* The few operating-system calls, for Linux (dlopen) and Windows (LoadLibrary;
+ * the host cross-built with zig cc for win64 and run under Wine:
+ * tests/hosts/windows_by_hand.sh). */
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#define PLATFORM_BINARY "binaries/win64/Wheelset.dll"
+#define HOST_PATH_MAX 4096
+static void *dlopen(const char *path, int flags) { (void)flags; return (void *)LoadLibraryA(path); }
+static void *dlsym(void *lib, const char *name) { return (void *)GetProcAddress((HMODULE)lib, name); }
+static int dlclose(void *lib) { return FreeLibrary((HMODULE)lib) ? 0 : -1; }
+static const char *dlerror(void) {
+    static char text[64];
+    snprintf(text, sizeof text, "Windows error %lu", (unsigned long)GetLastError());
+    return text;
+}
+#define RTLD_NOW 0
+#define RTLD_LOCAL 0
+/* an absolute path with forward slashes (C:/x/y), as the file URI needs it */
+static char *realpath(const char *path, char *out) {
+    if (_fullpath(out, path, HOST_PATH_MAX) == NULL) return NULL;
+    for (char *p = out; *p; p++) if (*p == '\\') *p = '/';
+    return out;
+}
+#undef CLOCK_MONOTONIC
+#undef CLOCK_PROCESS_CPUTIME_ID
+#define CLOCK_MONOTONIC 1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define clock_gettime host_clock_gettime        /* not winpthreads' (a library more to ship) */
+static int host_clock_gettime(int clock, struct timespec *ts) {
+    double seconds;
+    if (clock == CLOCK_MONOTONIC) {
+        LARGE_INTEGER now, frequency;
+        QueryPerformanceCounter(&now);
+        QueryPerformanceFrequency(&frequency);
+        seconds = (double)now.QuadPart / (double)frequency.QuadPart;
+    } else {
+        FILETIME created, exited, kernel, user;
+        GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user);
+        seconds = 1e-7 * ((double)(((unsigned long long)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime) +
+                          (double)(((unsigned long long)user.dwHighDateTime << 32) | user.dwLowDateTime));
+    }
+    ts->tv_sec = (time_t)seconds;
+    ts->tv_nsec = (long)((seconds - (double)ts->tv_sec) * 1e9);
+    return 0;
+}
+#else
+#include <dlfcn.h>
 #include <unistd.h>
+#define PLATFORM_BINARY "binaries/linux64/Wheelset.so"
+#define HOST_PATH_MAX PATH_MAX
+#endif
 
 #include "fmi2FunctionTypes.h"   /* from FMPy's c-code folder (FMI 2.0 standard headers) */
 
@@ -73,7 +125,7 @@ static void uri_of(const char *dir, const char *form, char *out, size_t size) {
     if (strcmp(form, "single") == 0) { snprintf(out, size, "file:%s/resources", dir); return; }
     if (strcmp(form, "localhost") == 0) { snprintf(out, size, "file://localhost%s/resources", dir); return; }
     if (strcmp(form, "encoded") == 0) {
-        char path[PATH_MAX + 64];
+        char path[HOST_PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/resources", dir);
         size_t n = (size_t)snprintf(out, size, "file://");
         for (const char *p = path; *p && n + 4 < size; p++) {
@@ -87,7 +139,11 @@ static void uri_of(const char *dir, const char *form, char *out, size_t size) {
         out[n] = '\0';
         return;
     }
+#ifdef _WIN32
+    snprintf(out, size, "file:///%s/resources", dir);      /* file:///C:/x/resources */
+#else
     snprintf(out, size, "file://%s/resources", dir);
+#endif
 }
 
 int main(int argc, char **argv) {
@@ -117,9 +173,9 @@ int main(int argc, char **argv) {
     double step = atof(argv[3]);
     long nsteps = atol(argv[4]);
 
-    char absdir[PATH_MAX], libpath[PATH_MAX + 64], resources[3 * PATH_MAX + 64];
+    char absdir[HOST_PATH_MAX], libpath[HOST_PATH_MAX + 64], resources[3 * HOST_PATH_MAX + 64];
     if (!realpath(dir, absdir)) { perror(dir); return 1; }
-    snprintf(libpath, sizeof libpath, "%s/binaries/linux64/Wheelset.so", absdir);
+    snprintf(libpath, sizeof libpath, "%s/" PLATFORM_BINARY, absdir);
     uri_of(absdir, uri_form, resources, sizeof resources);
 
     void *lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
