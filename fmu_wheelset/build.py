@@ -596,7 +596,7 @@ def add_standalone_options(parser) -> None:
     parser.add_argument("--standalone", action="store_true",
                         help="carry a Python runtime (this interpreter's CPython with numpy, scipy, "
                              "numba, llvmlite) inside the FMU: it then runs on a Linux x86-64 "
-                             "machine without Python (linux64 only; about 130 MB)")
+                             "machine without Python (linux64 only; about 140 MB)")
     parser.add_argument("--numba-targets", default=",".join(NUMBA_TARGETS),
                         help="numba caches to ship: a comma list of build-cpu (this machine's "
                              "CPU) and generic (any x86-64 CPU) (default %(default)s)")
