@@ -276,13 +276,15 @@ static Handle *handle_of(fmi2Component c) {
  * host such as FMPy, or a C host that loaded one): its runtime would be a
  * second CPython in the process, and the host's own may be another version
  * with other numpy, scipy or numba builds. It therefore runs in a worker
- * process of its own runtime, unless WHEELSET_FMU_OUT_OF_PROCESS=0 asks to
+ * process of its own runtime (not when that libpython is the one this library
+ * started: later instances in a C host), unless WHEELSET_FMU_OUT_OF_PROCESS=0 asks to
  * join the host's interpreter (which must then be the recorded Python version:
  * the bootstrap checks it and adds the bundled packages only then). */
 static int standalone_beside_another_python(const char *uri) {
     char resources[4096], err[2048];
     python_location where;
     if (uri == NULL || platform_process_symbol("Py_IsInitialized") == NULL) return 0;
+    if (python_runtime_started_here()) return 0;     /* that libpython is the FMU's own */
     if (wheelset_resources_and_python(uri, resources, sizeof resources, &where, err, sizeof err) != 0)
         return 0;                     /* the in-process path reports the problem */
     return where.standalone;

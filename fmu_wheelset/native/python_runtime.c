@@ -280,6 +280,13 @@ int python_runtime_start(const python_location *where, int *joined, char *err, s
     return rc;
 }
 
+int python_runtime_started_here(void) {
+    platform_runtime_lock();
+    int here = runtime_ready && !runtime_joined;
+    platform_runtime_unlock();
+    return here;
+}
+
 int python_enter(void) {
     return py.GILStateEnsure();
 }

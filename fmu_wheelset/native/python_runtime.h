@@ -75,6 +75,10 @@ typedef struct {
  * in err. `joined` tells whether the host's own interpreter is used. */
 int python_runtime_start(const python_location *where, int *joined, char *err, size_t err_size);
 
+/* 1 when this library started the interpreter of the process itself (not a
+ * host's joined): a later instance of a self-contained FMU stays in it. */
+int python_runtime_started_here(void);
+
 /* GIL around every use of `py`. */
 int python_enter(void);
 void python_leave(int token);
