@@ -13,6 +13,7 @@ ModelStructure, DefaultExperiment).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 from fmu_wheelset.cache import SHIPPED_CACHE_DIR
+from fmu_wheelset.standalone import RUNTIME_DIR
 from fmu_wheelset.model_description import complete_model_description
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,8 +48,12 @@ def content_guid(entries) -> str:
         if name in ("modelDescription.xml", f"resources/{NATIVE_CONFIG}"):
             continue
         # the shipped numba cache is derived from the sources (and holds machine
-        # code that may differ between identical rebuilds): not part of the GUID
-        if not name.startswith(f"resources/{SHIPPED_CACHE_DIR}/"):
+        # code that may differ between identical rebuilds), the bundled Python
+        # runtime is the build environment's (its byte code differs between
+        # identical rebuilds), as the byte code of the FMU's own modules: none
+        # is part of the GUID
+        if not name.startswith((f"resources/{SHIPPED_CACHE_DIR}/", f"resources/{RUNTIME_DIR}/")) \
+                and "/__pycache__/" not in name:
             h.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
     return "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, "wheelset-fmu:" + h.hexdigest())) + "}"
 
@@ -241,16 +247,19 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
 # ---------------------------------------------------------------------------
 # the numba cache shipped inside the FMU (issue 17: a cold start in seconds)
 # ---------------------------------------------------------------------------
-# The FMU is run once, in a child process through FMPy (which loads the native
-# library the way any host does), with the builder's per-user cache root (or a
-# fresh private one when that is not usable): every kernel
-# the default model and every creep / contact model choice needs is compiled
-# into the verified cache copy of the solver (fmu_wheelset/cache.py). Its
-# numba files are then stored in resources/wheelset_numba_cache/ with a
-# manifest (the solver's full sha256, numba's version, the Python tag, the CPU
-# signature numba keys its index on, every file's sha256); the FMU's loader
-# installs them into a new cache copy only when all of these fit.
+# The FMU is run in a child process through FMPy (which loads the native
+# library the way any host does) once per numba target: every kernel the
+# default model and every creep / contact model choice needs is compiled into
+# the verified cache copy of the solver (fmu_wheelset/cache.py), for the build
+# machine's CPU (in the builder's per-user cache root, or a fresh private one
+# when that is not usable) and for a generic x86-64 (NUMBA_CPU_NAME=generic, in
+# a root of its own: numba keeps the entries of both targets in one index).
+# Each target's numba files are stored in resources/wheelset_numba_cache/
+# <target>/ with a manifest (the solver's full sha256, numba's version, the
+# Python tag, the CPU signature numba keys its index on, every file's sha256);
+# the FMU's loader installs the one whose CPU signature is this process's.
 _WARM_UP = r"""
+import json
 import os
 import sys
 from fmpy import simulate_fmu, read_model_description
@@ -269,19 +278,68 @@ for start in runs:
 # the Python step too: the front end's path for every step that is not a clean
 # accepted one (a discarded step, an output out of range, ...) and for
 # WHEELSET_FMU_FAST_STEP=0; without it a host's first such step compiles for
-# seconds (measured: about 7 s in the C host, 2026-12-06)
+# seconds (measured: about 7 s in the C host)
 os.environ["WHEELSET_FMU_FAST_STEP"] = "0"
 simulate_fmu(fmu, stop_time=0.002, output_interval=0.001)
+from numba.core.registry import cpu_target
+print("numba-target=" + json.dumps([str(x) for x in cpu_target.target_context.codegen().magic_tuple()]))
 """
 
 
-def ship_numba_cache(fmu: Path) -> str:
-    """Compile the FMU's kernels in a child process and store numba's cache files
-    in the FMU (resources/wheelset_numba_cache). Returns a one-line summary."""
+def _numba_cache_files(fmu: Path, digest: str, root: Path, numba_env: dict,
+                       trace_imports: bool) -> tuple:
+    """Run the FMU through FMPy in a child process with the cache root ``root``
+    and numba's settings ``numba_env``: (the numba files of the solver copy,
+    the CPU signature they are keyed on, the names of the modules the child
+    imported, empty unless ``trace_imports``)."""
     from fmu_wheelset import cache as fmu_cache
-    from fmu_wheelset.slave import numba_cpu_signature
-    import json
+    env = dict(os.environ, WHEELSET_FMU_CACHE=str(root), **numba_env)
+    for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "NUMBA_CPU_FEATURES", "WHEELSET_FMU_OUT_OF_PROCESS"):
+        env.pop(key, None)                     # numba must write beside the solver copy
+    if "NUMBA_CPU_NAME" not in numba_env:
+        env.pop("NUMBA_CPU_NAME", None)
+    command = [sys.executable, *(["-X", "importtime"] if trace_imports else []), "-c", _WARM_UP, str(fmu)]
+    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        raise RuntimeError("compiling the numba cache failed: "
+                           + (proc.stderr.strip().splitlines() or ["no output"])[-1])
+    cpu = json.loads(next(line.split("=", 1)[1] for line in proc.stdout.splitlines()
+                          if line.startswith("numba-target=")))
+    solver_copy = root / f"native-solver-{digest[:fmu_cache.DIGEST_CHARS]}" / "solver"
+    problem = fmu_cache.tree_problem(str(solver_copy.parent))
+    if problem or fmu_cache.tree_digest(str(solver_copy)) != digest:
+        raise RuntimeError(f"the solver copy compiled into is not usable: "
+                           f"{problem or 'its sources differ from the FMU'}")
+    files = {}
+    for path in sorted(solver_copy.rglob("*")):
+        if path.is_file() and path.suffix in (".nbi", ".nbc"):
+            files[path.relative_to(solver_copy).as_posix()] = path.read_bytes()
+    if not files:
+        raise RuntimeError("compiling the numba cache wrote no numba files")
+    modules = set()
+    if trace_imports:
+        # "import time: <self us> | <cumulative us> | <indent><module>"
+        for line in proc.stderr.splitlines():
+            if line.startswith("import time:") and line.count("|") == 2:
+                name = line.rsplit("|", 1)[1].strip()
+                if name and name != "package":
+                    modules.add(name)
+    return files, cpu, modules
+
+
+NUMBA_TARGETS = ("build-cpu", "generic")
+
+
+def ship_numba_cache(fmu: Path, targets=NUMBA_TARGETS, trace_imports: bool = False):
+    """Compile the FMU's kernels in a child process per numba target (``targets``:
+    any of "build-cpu", "generic") and store numba's cache files in the FMU
+    (resources/wheelset_numba_cache/<target>/). Returns (a one-line summary,
+    the modules the child imported when ``trace_imports``)."""
+    from fmu_wheelset import cache as fmu_cache
     import numba
+    assert set(targets) <= set(fmu_cache.SHIPPED_VARIANTS) and targets, targets
+    shipped = {}
+    modules = set()
     with tempfile.TemporaryDirectory(prefix="wheelset_numba_cache_") as tmp:
         with zipfile.ZipFile(fmu) as z:
             z.extractall(Path(tmp) / "fmu")
@@ -296,44 +354,109 @@ def ship_numba_cache(fmu: Path) -> str:
                 or fmu_cache.root_problem(str(root)) is not None):
             root = Path(tmp) / "cache"
             root.mkdir(mode=0o700)
-        env = dict(os.environ, WHEELSET_FMU_CACHE=str(root))
-        env.pop("NUMBA_CACHE_DIR", None)       # numba must write beside the solver copy
-        env.pop("NUMBA_DISABLE_JIT", None)
-        proc = subprocess.run([sys.executable, "-c", _WARM_UP, str(fmu)], env=env,
-                              capture_output=True, text=True, timeout=1800)
-        if proc.returncode != 0:
-            raise RuntimeError("compiling the numba cache failed: "
-                               + (proc.stderr.strip().splitlines() or ["no output"])[-1])
-        solver_copy = root / f"native-solver-{digest[:fmu_cache.DIGEST_CHARS]}" / "solver"
-        problem = fmu_cache.tree_problem(str(solver_copy.parent))
-        if problem or fmu_cache.tree_digest(str(solver_copy)) != digest:
-            raise RuntimeError(f"the solver copy compiled into is not usable: "
-                               f"{problem or 'its sources differ from the FMU'}")
-        files = {}
-        for path in sorted(solver_copy.rglob("*")):
-            if path.is_file() and path.suffix in (".nbi", ".nbc"):
-                files[path.relative_to(solver_copy).as_posix()] = path.read_bytes()
-        if not files:
-            raise RuntimeError("compiling the numba cache wrote no numba files")
-        manifest = {"format": fmu_cache.SHIPPED_FORMAT, "version": fmu_cache.SHIPPED_VERSION,
-                    "numba": numba.__version__, "python": sys.implementation.cache_tag,
-                    "cpu": numba_cpu_signature(),
-                    "solver_sha256": digest,
-                    "files": {name: hashlib.sha256(data).hexdigest()
-                              for name, data in files.items()}}
+        for target in targets:
+            if target == fmu_cache.GENERIC_VARIANT:
+                # a root of its own below the builder's (kept for rebuilds too)
+                target_root = root / "generic-target"
+                problem = fmu_cache.root_problem(str(target_root))
+                if problem:
+                    raise RuntimeError(f"no cache root for the generic target: {problem}")
+                numba_env = {"NUMBA_CPU_NAME": "generic"}
+            else:
+                target_root, numba_env = root, {}
+            files, cpu, traced = _numba_cache_files(fmu, digest, target_root, numba_env,
+                                                    trace_imports and not modules)
+            modules |= traced
+            if target == fmu_cache.GENERIC_VARIANT and cpu[1:] != ["generic", ""]:
+                raise RuntimeError(f"the generic target compiled for {cpu[1:]}")
+            manifest = {"format": fmu_cache.SHIPPED_FORMAT, "version": fmu_cache.SHIPPED_VERSION,
+                        "numba": numba.__version__, "python": sys.implementation.cache_tag,
+                        "cpu": cpu, "solver_sha256": digest,
+                        "files": {name: hashlib.sha256(data).hexdigest()
+                                  for name, data in files.items()}}
+            shipped[target] = (manifest, files)
     prefix = f"resources/{fmu_cache.SHIPPED_CACHE_DIR}/"
     out = fmu.with_suffix(".fmu.tmp")
     with zipfile.ZipFile(fmu) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
             if not info.filename.startswith(prefix):
                 zout.writestr(info, zin.read(info.filename))
-        zout.writestr(prefix + fmu_cache.SHIPPED_MANIFEST, json.dumps(manifest, indent=1))
-        for name, data in files.items():
-            zout.writestr(prefix + name, data)
+        for target, (manifest, files) in shipped.items():
+            zout.writestr(f"{prefix}{target}/{fmu_cache.SHIPPED_MANIFEST}", json.dumps(manifest, indent=1))
+            for name, data in files.items():
+                zout.writestr(f"{prefix}{target}/{name}", data)
     out.replace(fmu)
-    size = sum(len(d) for d in files.values())
-    return (f"resources/{fmu_cache.SHIPPED_CACHE_DIR}/ ({len(files)} files, "
-            f"{size / 1024:.0f} kB, CPU {manifest['cpu'][1]})")
+    parts = []
+    for target, (manifest, files) in shipped.items():
+        size = sum(len(d) for d in files.values())
+        parts.append(f"{target} ({len(files)} files, {size / 1024:.0f} kB, CPU {manifest['cpu'][1]})")
+    return f"resources/{fmu_cache.SHIPPED_CACHE_DIR}/: " + ", ".join(parts), modules
+
+
+def standalone_config_text(guid: str, package: str, info: dict) -> str:
+    """resources/wheelset_native.cfg of a self-contained FMU: every path relative
+    to resources/wheelset_python/ (checked by the C library: no absolute path,
+    no "..")."""
+    values = {"guid": guid, "package": package, "standalone": "1", "runtime": RUNTIME_DIR,
+              "libpython": info["libpython"], "home": info["home"],
+              "site_packages": info["site_packages"], "worker": info["worker"],
+              "preload": ",".join(info["preload"]), "python_version": info["version"]}
+    lines = ["# the wheelset FMU's own Python runtime, in resources/" + RUNTIME_DIR + "/ (written by",
+             "# fmu_wheelset/build.py; parsed, never executed). Started isolated: the",
+             "# environment's PYTHON* and WHEELSET_FMU_LIBPYTHON/PYTHONHOME/SITE_PACKAGES/PYTHON",
+             "# variables are ignored."]
+    lines += [f"{k}={v}" for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _pyc_name(source: str) -> str:
+    folder, _, name = source.rpartition("/")
+    return f"{folder}/__pycache__/{name[:-3]}.{sys.implementation.cache_tag}.pyc"
+
+
+def _byte_code(source: bytes, shown_path: str) -> bytes:
+    """The .pyc of ``source`` for this interpreter, unchecked-hash (used whatever
+    the extracted file's time; it comes from the same FMU as its source)."""
+    import importlib.util
+    import marshal
+    code = compile(source, shown_path, "exec", dont_inherit=True)
+    return importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") \
+        + importlib.util.source_hash(source) + marshal.dumps(code)
+
+
+def install_standalone_runtime(fmu: Path, traced: set, compiler: str) -> dict:
+    """Add resources/wheelset_python/ (fmu_wheelset/standalone.py) to the FMU and
+    point its interpreter record at it. ``traced``: modules the build's warm-up
+    imported (with the static trace of the FMU's code, they choose what of the
+    standard library and scipy is bundled and which modules get byte code)."""
+    from fmu_wheelset import standalone
+    traced = set(traced) | standalone.static_trace(ROOT)
+    with tempfile.TemporaryDirectory(prefix="wheelset_runtime_") as tmp:
+        folder, info = standalone.stage_runtime(traced, compiler, Path(tmp))
+        out = fmu.with_suffix(".fmu.tmp")
+        with zipfile.ZipFile(fmu) as zin, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zout:
+            for item in zin.infolist():
+                data = zin.read(item.filename)
+                if item.filename.startswith(f"resources/{RUNTIME_DIR}/"):
+                    continue
+                if item.filename == f"resources/{NATIVE_CONFIG}":
+                    config = dict(line.split("=", 1) for line in data.decode().splitlines()
+                                  if "=" in line and not line.startswith("#"))
+                    data = standalone_config_text(config["guid"], config["package"], info).encode()
+                zout.writestr(item, data)
+            for path in sorted(folder.rglob("*")):
+                if path.is_file():
+                    # ZipInfo.from_file keeps the mode (the launcher's execute bit)
+                    zout.write(path, f"resources/{RUNTIME_DIR}/{path.relative_to(folder).as_posix()}")
+            # byte code of the FMU's own package and solver, for this runtime (a
+            # first start then compiles no source; the solver's is copied with
+            # the solver into the per-user cache copy, fmu_wheelset/cache.py)
+            package = f"resources/{config['package']}/"
+            for name in zin.namelist():
+                if name.startswith(package) and name.endswith(".py"):
+                    zout.writestr(_pyc_name(name), _byte_code(zin.read(name), name[len("resources/"):]))
+        out.replace(fmu)
+    return info
 
 
 START_PRESET = "fmu-start"     # the preset of a build with its own start values
@@ -342,7 +465,8 @@ START_PRESET = "fmu-start"     # the preset of a build with its own start values
 def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path | None = None,
               quiet: bool = False, native: bool = True, platforms=("linux64",),
               numba_cache: bool = True, start_values: dict | None = None,
-              start_source: str = "") -> Path:
+              start_source: str = "", standalone: bool = False,
+              numba_targets=NUMBA_TARGETS) -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
@@ -353,14 +477,28 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     FMU's start values (the model description's and the getters'): written as
     the preset resources/presets/fmu-start.toml, each value with
     ``start_source`` as its source, and named in
-    resources/wheelset_start_preset.txt (fmu_wheelset/presets.py). Prints what
-    it built unless ``quiet``."""
+    resources/wheelset_start_preset.txt (fmu_wheelset/presets.py).
+    ``standalone``: the FMU carries its own Python runtime (this interpreter's
+    CPython with numpy, scipy, numba and llvmlite, fmu_wheelset/standalone.py)
+    and needs no Python on the machine that runs it (linux64 only).
+    ``numba_targets``: the numba caches to ship ("build-cpu", "generic").
+    Prints what it built unless ``quiet``."""
     from pythonfmu import FmuBuilder
     from fmu_wheelset.slave import _tree_digest
     from fmu_wheelset.variables import VARIABLES
     import solver.wheelset  # noqa: F401 - the slave reads the core's defaults (start values)
 
     out = Path(out).resolve()
+    if standalone:
+        from fmu_wheelset.standalone import check_interpreter
+        problem = check_interpreter()
+        if problem:
+            raise RuntimeError(f"cannot build a self-contained FMU: {problem}")
+        if tuple(platforms) != ("linux64",):
+            raise ValueError("a self-contained FMU carries a Linux x86-64 Python runtime: build it "
+                             "for linux64 only (--platforms linux64)")
+        if not native:
+            raise ValueError("a self-contained FMU needs the native front end")
     if out.suffix != ".fmu":
         raise ValueError(f"the output must be a .fmu file, got {out}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -419,9 +557,15 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         from fmu_wheelset.cross_build import add_cross_binaries
         add_cross_binaries(fmu, platforms, MODEL_IDENTIFIER, quiet=quiet)
     _rewrite_model_description(fmu)
+    if standalone and compiler is None:
+        raise RuntimeError("a self-contained FMU needs a C compiler (cc, gcc, clang or $CC)")
     shipped = None
+    traced = set()
     if compiler is not None and numba_cache:
-        shipped = ship_numba_cache(fmu)
+        shipped, traced = ship_numba_cache(fmu, numba_targets, trace_imports=standalone)
+    runtime = None
+    if standalone:
+        runtime = install_standalone_runtime(fmu, traced, compiler)
     if not quiet:
         counts = {c: sum(v.causality == c for v in VARIABLES) for c in ("parameter", "input", "output")}
         with zipfile.ZipFile(fmu) as z:
@@ -437,11 +581,34 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                   f"cache, presets, pythonfmu's slave API, solver with sources {digest}), "
                   f"resources/presets/, resources/{NATIVE_CONFIG} (the Python to load)")
             print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
+            if runtime is not None:
+                from fmu_wheelset.standalone import runtime_summary
+                print(f"  self-contained: {runtime_summary(runtime)}")
         else:
             print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
                   f"resources/{VARIABLES_MODULE}.py, resources/solver (sources {digest}), "
                   f"resources/pythonfmu")
     return fmu
+
+
+def add_standalone_options(parser) -> None:
+    """--standalone and --numba-targets (build_fmu.py and `wheelset-fmu build`)."""
+    parser.add_argument("--standalone", action="store_true",
+                        help="carry a Python runtime (this interpreter's CPython with numpy, scipy, "
+                             "numba, llvmlite) inside the FMU: it then runs on a Linux x86-64 "
+                             "machine without Python (linux64 only; about 140 MB)")
+    parser.add_argument("--numba-targets", default=",".join(NUMBA_TARGETS),
+                        help="numba caches to ship: a comma list of build-cpu (this machine's "
+                             "CPU) and generic (any x86-64 CPU) (default %(default)s)")
+
+
+def parse_numba_targets(text: str) -> tuple:
+    targets = tuple(t.strip() for t in text.split(",") if t.strip())
+    unknown = [t for t in targets if t not in NUMBA_TARGETS]
+    if unknown or not targets:
+        raise ValueError(f"--numba-targets: {', '.join(unknown) or 'none given'}; choose from "
+                         f"{', '.join(NUMBA_TARGETS)}")
+    return targets
 
 
 def main(argv=None) -> int:
@@ -456,10 +623,12 @@ def main(argv=None) -> int:
     parser.add_argument("--no-numba-cache", action="store_true",
                         help="do not compile and ship the numba cache (the first run on each "
                              "machine then compiles for 10-60 s)")
+    add_standalone_options(parser)
     args = parser.parse_args(argv)
     from fmu_wheelset.cross_build import parse_platforms
     build_fmu(args.out, native=not args.pythonfmu_binary, platforms=parse_platforms(args.platforms),
-              numba_cache=not args.no_numba_cache)
+              numba_cache=not args.no_numba_cache, standalone=args.standalone,
+              numba_targets=parse_numba_targets(args.numba_targets))
     return 0
 
 

@@ -198,9 +198,9 @@ def stable_solver_dir(resources: str, kind: str = "solver",
         note = "cache copy made"
     try:
         tmp = tempfile.mkdtemp(prefix=f"{kind}-{digest[:DIGEST_CHARS]}.tmp-", dir=root)
-        shutil.copytree(src, os.path.join(tmp, "solver"), symlinks=False,
-                        ignore=shutil.ignore_patterns("__pycache__", *("*" + s for s in COMPILED_SUFFIXES)))
+        shutil.copytree(src, os.path.join(tmp, "solver"), symlinks=False, ignore=_not_copied)
         if shipped is not None:
+            note += "".join(f"; {n}" for n in _TARGET_NOTE)
             note += "; " + install_shipped_numba_cache(shipped[0], os.path.join(tmp, "solver"),
                                                        shipped[1], digest)
         for dirpath, dirnames, filenames in os.walk(tmp):
@@ -218,6 +218,18 @@ def stable_solver_dir(resources: str, kind: str = "solver",
     if problem is None:
         return target, note
     return None, f"cache not used: {problem}"
+
+
+def _not_copied(directory: str, names: list) -> list:
+    """What of the bundled solver stays out of its cache copy: numba's files
+    (the shipped cache is installed from its own folder, checked) and any byte
+    code but this interpreter's own .pyc files in __pycache__ (a self-contained
+    FMU ships them, unchecked-hash, beside the sources they were made from)."""
+    import sys
+    own = f".{sys.implementation.cache_tag}.pyc"
+    if os.path.basename(directory) == "__pycache__":
+        return [n for n in names if not n.endswith(own) or os.path.isdir(os.path.join(directory, n))]
+    return [n for n in names if n.endswith(COMPILED_SUFFIXES)]
 
 
 def _remove(path: str, root: str) -> bool:
@@ -241,6 +253,12 @@ SHIPPED_CACHE_DIR = "wheelset_numba_cache"     # resources/<this>/: manifest + f
 SHIPPED_MANIFEST = "manifest.json"
 SHIPPED_FORMAT = "wheelset-numba-cache"
 SHIPPED_VERSION = 1
+# a cache per numba target, in these sub-folders of SHIPPED_CACHE_DIR: code for the
+# build machine's CPU (used when this CPU is the same) and for a generic x86-64
+# (NUMBA_CPU_NAME=generic: baseline instructions, fits any x86-64 CPU)
+BUILD_CPU_VARIANT = "build-cpu"
+GENERIC_VARIANT = "generic"
+SHIPPED_VARIANTS = (BUILD_CPU_VARIANT, GENERIC_VARIANT)
 SHIPPED_MAX_FILES = 2000
 SHIPPED_MAX_BYTES = 200 * 1024 * 1024
 _SHIPPED_NAME = re.compile(r"^(?:[A-Za-z0-9_]+/)*__pycache__/[A-Za-z0-9_.\-]+\.(?:nbi|nbc)$")
@@ -307,12 +325,81 @@ def shipped_cache_problem(doc: dict, cpu: list, solver_digest: str) -> Optional[
     return None
 
 
+def host_cpu_signature() -> list:
+    """numba's codegen magic tuple (LLVM target triple, CPU name, CPU features)
+    for this machine's own CPU, computed as numba's JIT codegen does but without
+    creating it (its target is fixed once it exists)."""
+    import llvmlite.binding as ll
+    from numba.core.codegen import get_host_cpu_features
+    return [str(ll.get_process_triple()), str(ll.get_host_cpu_name()), str(get_host_cpu_features())]
+
+
+_TARGET_NOTE: list = []     # what choose_numba_target decided, for the log
+
+
+def choose_numba_target(shipped_dir: str) -> str:
+    """Before this interpreter compiles or loads anything with numba: its target.
+
+    Called only in an interpreter the FMU started itself (a C host's embedded
+    Python, the out-of-process worker), never in a host's own: numba's target is
+    process-wide. numba compiles for this machine's CPU when it is the build
+    machine's CPU (the shipped build-cpu cache then fits), else for a generic
+    x86-64 (numba's config CPU_NAME "generic", no extra features: the shipped
+    generic cache fits any x86-64 CPU). Set in numba's config module, not in
+    os.environ (which would change the host process's environment). A
+    NUMBA_CPU_NAME the user set is left alone. Returns a note for the log."""
+    import sys
+    if os.environ.get("NUMBA_CPU_NAME"):
+        note = f"numba target {os.environ['NUMBA_CPU_NAME']!r} (NUMBA_CPU_NAME)"
+    elif "numba.core.registry" in sys.modules and \
+            "_toplevel_target_context" in vars(sys.modules["numba.core.registry"].cpu_target):
+        note = "numba target: already chosen in this process"
+    elif not os.path.isfile(os.path.join(shipped_dir, GENERIC_VARIANT, SHIPPED_MANIFEST)):
+        note = "numba target: this CPU (no generic cache shipped)"
+    else:
+        doc, _ = read_shipped_manifest(os.path.join(shipped_dir, BUILD_CPU_VARIANT))
+        here = host_cpu_signature()
+        if doc is not None and list(doc["cpu"]) == here:
+            note = f"numba target: this CPU ({here[1]}, the build machine's)"
+        else:
+            from numba.core import config
+            config.CPU_NAME = "generic"
+            config.CPU_FEATURES = ""
+            note = f"numba target: generic x86-64 (this CPU {here[1]} is not the build machine's)"
+    _TARGET_NOTE[:] = [note]
+    return note
+
+
 def install_shipped_numba_cache(shipped_dir: str, solver_copy: str, cpu: list,
                                 solver_digest: str, numba_version: Optional[str] = None) -> str:
     """Copy the shipped numba cache files into a NEW (not yet visible) solver copy
-    when the manifest fits this process and every file has its recorded sha256;
-    all or nothing. Returns a note for the log; never raises for a bad cache
-    (numba then compiles, as without a shipped cache)."""
+    when a manifest fits this process and every file has its recorded sha256;
+    all or nothing. ``shipped_dir`` holds one cache (a manifest.json) or one per
+    target, in the fixed sub-folders SHIPPED_VARIANTS (the build's CPU and a
+    generic x86-64): the one whose CPU signature equals ``cpu`` is installed.
+    Returns a note for the log; never raises for a bad cache (numba then
+    compiles, as without a shipped cache)."""
+    if os.path.isfile(os.path.join(shipped_dir, SHIPPED_MANIFEST)):
+        return _install_one_variant(shipped_dir, solver_copy, cpu, solver_digest, numba_version)
+    reasons = []
+    for variant in SHIPPED_VARIANTS:
+        folder = os.path.join(shipped_dir, variant)
+        if not os.path.isfile(os.path.join(folder, SHIPPED_MANIFEST)):
+            continue
+        doc, why = read_shipped_manifest(folder)
+        if doc is not None and list(doc["cpu"]) != list(cpu):
+            reasons.append(f"{variant}: made for CPU {' '.join(doc['cpu'][1:2])!r}")
+            continue
+        note = _install_one_variant(folder, solver_copy, cpu, solver_digest, numba_version)
+        return note.replace("shipped numba cache", f"shipped numba cache ({variant})", 1)
+    if not reasons:
+        return "shipped numba cache not used: no numba cache shipped in the FMU"
+    return (f"shipped numba cache not used: this process compiles for CPU "
+            f"{' '.join(str(c) for c in cpu[1:2])!r} ({'; '.join(reasons)}); compiling")
+
+
+def _install_one_variant(shipped_dir: str, solver_copy: str, cpu: list, solver_digest: str,
+                         numba_version: Optional[str]) -> str:
     doc, why = read_shipped_manifest(shipped_dir)
     if doc is None:
         return f"shipped numba cache not used: {why}"

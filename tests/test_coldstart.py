@@ -39,28 +39,49 @@ def host(tmp_path_factory):
     return str(exe)
 
 
+# "this CPU": the cache compiled for the build machine's CPU (this one). "another
+# CPU": the build-cpu manifest of the extraction says the build machine was a
+# skylake-avx512, as it says on any CPU that is not the build machine's: the FMU's
+# interpreter then compiles for numba's generic x86-64 target and installs the
+# generic cache. "generic asked": NUMBA_CPU_NAME=generic set by the user.
+CPU_CASES = {"this CPU": (fmu_cache.BUILD_CPU_VARIANT, {}, False),
+             "another CPU": (fmu_cache.GENERIC_VARIANT, {}, True),
+             "generic asked": (fmu_cache.GENERIC_VARIANT, {"NUMBA_CPU_NAME": "generic"}, False)}
+
+
 @pytest.mark.parametrize("fast_step", ["on", "off"])
-def test_fresh_extraction_in_a_new_process_compiles_nothing(wheelset_fmu, host, tmp_path, fast_step):
+@pytest.mark.parametrize("cpu_case", list(CPU_CASES))
+def test_fresh_extraction_in_a_new_process_compiles_nothing(wheelset_fmu, host, tmp_path, fast_step,
+                                                            cpu_case):
     # "off": the Python step (WHEELSET_FMU_FAST_STEP=0), the front end's path for every
     # step that is not a clean accepted one: its kernels are shipped too (before they
     # were not, and a host's first such step compiled for about 7 s)
+    variant, extra_env, other_cpu = CPU_CASES[cpu_case]
     unzipped = tmp_path / "fmu"
     with zipfile.ZipFile(wheelset_fmu) as z:
         z.extractall(unzipped)
     shipped = unzipped / "resources" / fmu_cache.SHIPPED_CACHE_DIR
-    manifest = json.loads((shipped / fmu_cache.SHIPPED_MANIFEST).read_text())
+    if other_cpu:
+        path = shipped / fmu_cache.BUILD_CPU_VARIANT / fmu_cache.SHIPPED_MANIFEST
+        doc = json.loads(path.read_text())
+        doc["cpu"][1] = "skylake-avx512"
+        path.write_text(json.dumps(doc))
+    manifest = json.loads((shipped / variant / fmu_cache.SHIPPED_MANIFEST).read_text())
     assert manifest["files"], "the build shipped no numba cache"
+    if variant == fmu_cache.GENERIC_VARIANT:
+        assert manifest["cpu"][1:] == ["generic", ""]
     root = tmp_path / "cache"                 # an empty cache: a new user, a new machine
     md = read_model_description(wheelset_fmu)
     vr = {v.name: v.valueReference for v in md.modelVariables}
     env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(tmp_path)),
            "WHEELSET_FMU_CACHE": str(root), "NUMBA_DEBUG_CACHE": "1",
-           "PYTHONUNBUFFERED": "1"}   # the FMU never finalizes Python: no flush at exit
+           "PYTHONUNBUFFERED": "1", **extra_env}   # the FMU never finalizes Python: no flush at exit
     if fast_step == "off":
         env["WHEELSET_FMU_FAST_STEP"] = "0"
     proc = subprocess.run([host, str(unzipped), md.guid, "0.001", "1", f"o:{vr['wheelset.y']}"],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert f"shipped numba cache ({variant}) installed" in proc.stderr, proc.stderr[-3000:]
     # numba's cache log (NUMBA_DEBUG_CACHE): kernels loaded, none compiled and saved
     assert "[cache] data loaded" in proc.stdout
     assert "[cache] data saved" not in proc.stdout, proc.stdout[-2000:]
@@ -122,6 +143,80 @@ def test_shipped_cache_fits_only_its_cpu_and_untampered_files(tmp_path):
         note = fmu_cache.install_shipped_numba_cache(shipped, copy, here, "d" * 64)
         assert "is not a numba cache file" in note, (bad, note)
         assert os.listdir(copy) == []
+
+
+def test_shipped_caches_per_target_the_fitting_one_installed(tmp_path):
+    from fmu_wheelset.slave import numba_cpu_signature
+    here = numba_cpu_signature()
+    generic = [here[0], "generic", ""]
+    root = tmp_path / "shipped"
+    root.mkdir()
+    for variant, cpu in ((fmu_cache.BUILD_CPU_VARIANT, [here[0], "nehalem", "+sse2"]),
+                         (fmu_cache.GENERIC_VARIANT, generic)):
+        folder, _ = _fake_shipped(tmp_path / variant, cpu)
+        shutil.move(folder, root / variant)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    # a process compiling for the generic target gets the generic cache
+    note = fmu_cache.install_shipped_numba_cache(str(root), str(copy), generic, "d" * 64)
+    assert note.startswith("shipped numba cache (generic) installed"), note
+    assert os.path.isfile(copy / "__pycache__" / "normal.f-1.py311.nbi")
+    # one compiling for this CPU gets none (the build machine was a nehalem): it
+    # compiles, and the note says for which CPUs the caches were made
+    copy2 = tmp_path / "copy2"
+    copy2.mkdir()
+    note = fmu_cache.install_shipped_numba_cache(str(root), str(copy2), here, "d" * 64)
+    assert "not used" in note and "nehalem" in note and "generic" in note, note
+    assert os.listdir(copy2) == []
+
+
+CHOOSE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from fmu_wheelset import cache
+note = cache.choose_numba_target(sys.argv[2])
+from fmu_wheelset.slave import numba_cpu_signature
+print(json.dumps({"note": note, "chosen": numba_cpu_signature()}))
+"""
+HOST_SIGNATURE = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from fmu_wheelset import cache
+before = cache.host_cpu_signature()
+from fmu_wheelset.slave import numba_cpu_signature
+print(json.dumps([before, numba_cpu_signature()]))
+"""
+
+
+def test_numba_target_chosen_before_numba_compiles(tmp_path):
+    # the signature computed without numba's codegen is the one numba then keys on
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CPU")}
+    proc = subprocess.run([sys.executable, "-c", HOST_SIGNATURE, str(ROOT)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    before, after = json.loads(proc.stdout)
+    assert before == after and after[1] != "generic"
+    here = after
+    # a build-cpu manifest of this CPU: numba stays on this CPU; of another CPU:
+    # numba's config is switched to the generic target before its codegen exists
+    for build_cpu, expected in ((here, here), ([here[0], "skylake-avx512", "+avx"], [here[0], "generic", ""])):
+        shipped = tmp_path / build_cpu[1]
+        shipped.mkdir()
+        for variant, cpu in ((fmu_cache.BUILD_CPU_VARIANT, build_cpu),
+                             (fmu_cache.GENERIC_VARIANT, [here[0], "generic", ""])):
+            folder, _ = _fake_shipped(tmp_path / f"{build_cpu[1]}-{variant}", cpu)
+            shutil.move(folder, shipped / variant)
+        proc = subprocess.run([sys.executable, "-c", CHOOSE, str(ROOT), str(shipped)], env=env,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        result = json.loads(proc.stdout)
+        assert result["chosen"] == expected, result
+    # the user's NUMBA_CPU_NAME is left alone
+    proc = subprocess.run([sys.executable, "-c", CHOOSE, str(ROOT), str(shipped)],
+                          env=dict(env, NUMBA_CPU_NAME="nehalem"), capture_output=True, text=True,
+                          timeout=300)
+    result = json.loads(proc.stdout)
+    assert result["chosen"][1] == "nehalem" and "NUMBA_CPU_NAME" in result["note"]
 
 
 NUMBA_MODULE = textwrap.dedent("""

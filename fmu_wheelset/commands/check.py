@@ -146,10 +146,18 @@ def check(fmu: str, *, step: bool = True) -> list[str]:
         if os.path.isfile(config_path):
             with open(config_path, encoding="utf-8", errors="replace") as f:
                 config = read_config(f.read())
-            for key, variable in OVERRIDES.items():
-                if os.environ.get(variable):
-                    config[key] = os.environ[variable]
-                    lines.append(f"ok: {key} from {variable}")
+            if config.get("standalone") == "1":
+                # the FMU's own runtime: the overrides are ignored (as by the binary)
+                config, runtime_problems = standalone_paths(config, os.path.join(tmp, "resources"))
+                problems += runtime_problems
+                lines.append(f"ok: self-contained: the FMU's own Python {config.get('python_version', '?')} "
+                             "(resources/" + config.get("runtime", "?") + "; WHEELSET_FMU_LIBPYTHON, "
+                             "_PYTHONHOME, _SITE_PACKAGES and _PYTHON are ignored)")
+            else:
+                for key, variable in OVERRIDES.items():
+                    if os.environ.get(variable):
+                        config[key] = os.environ[variable]
+                        lines.append(f"ok: {key} from {variable}")
             problems += interpreter_problems(config)
         else:
             lines.append("ok: no interpreter record (pythonfmu's binary: the host must provide "
@@ -177,6 +185,26 @@ def check(fmu: str, *, step: bool = True) -> list[str]:
     return problems + lines
 
 
+def standalone_paths(config: dict, resources: str) -> tuple[dict, list[str]]:
+    """A self-contained FMU's record with its paths made absolute (they are
+    relative to resources/<runtime>/; the binary refuses anything else)."""
+    runtime = config.get("runtime", "")
+    problems = []
+    if not runtime or not all(c.islower() or c.isdigit() or c == "_" for c in runtime):
+        return config, [f"not usable: {CONFIG} names no runtime folder"]
+    resolved = dict(config)
+    for key in ("libpython", "home", "site_packages", "worker"):
+        value = config.get(key, "")
+        if not value or value.startswith("/") or ".." in value.split("/") or ":" in value:
+            problems.append(f"not usable: {CONFIG}: {key} is not a relative path in the runtime")
+            continue
+        resolved[key] = os.path.normpath(os.path.join(resources, runtime, value))
+    worker = resolved.get("worker", "")
+    if worker and not problems and not os.path.isfile(worker):
+        problems.append(f"missing: the runtime's interpreter {worker} (the FMU's resources are incomplete)")
+    return resolved, problems
+
+
 def interpreter_problems(config: dict) -> list[str]:
     problems = []
     version = config.get("python_version", "?")
@@ -200,26 +228,40 @@ def interpreter_problems(config: dict) -> list[str]:
 
 
 def shipped_cache_problems(resources: str) -> list[str]:
+    """The shipped numba caches (one per target: the build machine's CPU and a
+    generic x86-64, fmu_wheelset/cache.py): usable when one fits this CPU or
+    the generic one fits this numba (the FMU's own interpreter, in a C host or
+    its worker process, then compiles for the generic target)."""
     from fmu_wheelset import cache as fmu_cache
     shipped = os.path.join(resources, fmu_cache.SHIPPED_CACHE_DIR)
     if not os.path.isdir(shipped):
         return ["not usable: no numba cache shipped (the first start compiles, 10-60 s)"]
-    doc, why = fmu_cache.read_shipped_manifest(shipped)
-    if doc is None:
-        return [f"not usable: shipped numba cache ({why})"]
     try:
         import numba
         from fmu_wheelset.slave import numba_cpu_signature
         cpu = numba_cpu_signature()
     except ImportError:
         return ["missing: numba in this Python (cannot check the shipped cache)"]
-    if doc["numba"] != numba.__version__:
-        return [f"not usable: shipped numba cache made with numba {doc['numba']}, "
-                f"this Python has {numba.__version__} (the first start compiles)"]
-    problem = fmu_cache.shipped_cache_problem(doc, cpu, doc["solver_sha256"])
-    if problem:
-        return [f"not usable: shipped numba cache {problem} (the first start compiles)"]
-    return []
+    reasons = []
+    for variant in fmu_cache.SHIPPED_VARIANTS:
+        folder = os.path.join(shipped, variant)
+        if not os.path.isdir(folder):
+            continue
+        doc, why = fmu_cache.read_shipped_manifest(folder)
+        if doc is None:
+            reasons.append(f"{variant}: {why}")
+            continue
+        if doc["numba"] != numba.__version__:
+            reasons.append(f"{variant}: made with numba {doc['numba']}, this Python has {numba.__version__}")
+            continue
+        target = cpu if variant == fmu_cache.BUILD_CPU_VARIANT else [cpu[0], "generic", ""]
+        problem = fmu_cache.shipped_cache_problem(doc, target, doc["solver_sha256"])
+        if problem is None:
+            return []
+        reasons.append(f"{variant}: {problem}")
+    if not reasons:
+        return ["not usable: no numba cache shipped (the first start compiles, 10-60 s)"]
+    return [f"not usable: shipped numba cache ({'; '.join(reasons)}; the first start compiles)"]
 
 
 def register(subparsers):

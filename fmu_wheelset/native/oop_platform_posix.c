@@ -160,3 +160,14 @@ int oop_library_path(char *out, size_t size) {
     snprintf(out, size, "%s", info.dli_fname);
     return 0;
 }
+
+int oop_make_executable(const char *path, char *err, size_t err_size) {
+    struct stat st;
+    if (access(path, X_OK) == 0) return 0;
+    if (stat(path, &st) != 0 || chmod(path, (st.st_mode & 07777) | S_IXUSR) != 0 || access(path, X_OK) != 0) {
+        snprintf(err, err_size, "the FMU's runtime interpreter %s is not executable and cannot be "
+                 "made so (%s)", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}

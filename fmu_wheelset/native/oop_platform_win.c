@@ -213,3 +213,8 @@ int oop_library_path(char *out, size_t size) {
     DWORD n = GetModuleFileNameA(module, out, (DWORD)size);
     return (n == 0 || n >= size) ? -1 : 0;
 }
+
+int oop_make_executable(const char *path, char *err, size_t err_size) {
+    (void)path; (void)err; (void)err_size;
+    return 0;                         /* Windows has no execute permission bit */
+}

@@ -156,7 +156,8 @@ static void release_handle(Handle *h) {
 }
 
 /* Python run by the worker: the recorded site-packages, then this build's
- * package by file location (as the in-process bootstrap), then its worker. */
+ * package by file location (as the in-process bootstrap), numba's target (the
+ * worker is the FMU's own process: fmi2_frontend.c's BOOTSTRAP), then its worker. */
 static const char *WORKER_BOOT =
     "import importlib, importlib.util, os, site, sys\n"
     "library, region, package, resources, site_dirs = sys.argv[1:6]\n"
@@ -168,6 +169,8 @@ static const char *WORKER_BOOT =
     "module = importlib.util.module_from_spec(spec)\n"
     "sys.modules[package] = module\n"
     "spec.loader.exec_module(module)\n"
+    "cache = importlib.import_module(package + '.cache')\n"
+    "cache.choose_numba_target(os.path.join(resources, cache.SHIPPED_CACHE_DIR))\n"
     "importlib.import_module(package + '.native_worker').main(library, region)\n";
 
 static int string_into_payload(Handle *h, size_t *at, const char *s) {
@@ -202,17 +205,31 @@ static Handle *start_worker(Handle *h, fmi2String name, fmi2String guid, fmi2Str
     }
     char python[4096];
     const char *override = platform_getenv("WHEELSET_FMU_PYTHON");
+    if (where.standalone) {
+        /* the FMU's own runtime, never one the environment names */
+        snprintf(python, sizeof python, "%s", where.worker);
+        if (!platform_is_file(python)) {
+            host_log(h, fmi2Error, "fmi2Instantiate: the FMU's runtime has no interpreter %s "
+                     "(the FMU's resources are incomplete)", python);
+            return NULL;
+        }
+        if (oop_make_executable(python, err, sizeof err) != 0) {
+            host_log(h, fmi2Error, "fmi2Instantiate: %s", err);
+            return NULL;
+        }
+    } else {
 #ifdef _WIN32
-    if (override) snprintf(python, sizeof python, "%s", override);
-    else snprintf(python, sizeof python, "%s\\python.exe", where.home);
+        if (override) snprintf(python, sizeof python, "%s", override);
+        else snprintf(python, sizeof python, "%s\\python.exe", where.home);
 #else
-    if (override) snprintf(python, sizeof python, "%s", override);
-    else snprintf(python, sizeof python, "%s/bin/python%s", where.home, where.python_version);
+        if (override) snprintf(python, sizeof python, "%s", override);
+        else snprintf(python, sizeof python, "%s/bin/python%s", where.home, where.python_version);
 #endif
-    if (!platform_is_file(python)) {
-        host_log(h, fmi2Error, "fmi2Instantiate: no Python interpreter %s for the worker process "
-                 "(set WHEELSET_FMU_PYTHON)", python);
-        return NULL;
+        if (!platform_is_file(python)) {
+            host_log(h, fmi2Error, "fmi2Instantiate: no Python interpreter %s for the worker process "
+                     "(set WHEELSET_FMU_PYTHON)", python);
+            return NULL;
+        }
     }
     if (oop_library_path(library, sizeof library) != 0) {
         host_log(h, fmi2Error, "fmi2Instantiate: cannot find this library's own path");
@@ -255,6 +272,24 @@ static Handle *handle_of(fmi2Component c) {
     return (h != NULL && h->magic == HANDLE_MAGIC) ? h : NULL;
 }
 
+/* A self-contained FMU in a process that already has a libpython (a Python
+ * host such as FMPy, or a C host that loaded one): its runtime would be a
+ * second CPython in the process, and the host's own may be another version
+ * with other numpy, scipy or numba builds. It therefore runs in a worker
+ * process of its own runtime (not when that libpython is the one this library
+ * started: later instances in a C host), unless WHEELSET_FMU_OUT_OF_PROCESS=0 asks to
+ * join the host's interpreter (which must then be the recorded Python version:
+ * the bootstrap checks it and adds the bundled packages only then). */
+static int standalone_beside_another_python(const char *uri) {
+    char resources[4096], err[2048];
+    python_location where;
+    if (uri == NULL || platform_process_symbol("Py_IsInitialized") == NULL) return 0;
+    if (python_runtime_started_here()) return 0;     /* that libpython is the FMU's own */
+    if (wheelset_resources_and_python(uri, resources, sizeof resources, &where, err, sizeof err) != 0)
+        return 0;                     /* the in-process path reports the problem */
+    return where.standalone;
+}
+
 /* ------------------------------------------------------------ FMI functions */
 const char *fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
 const char *fmi2GetVersion(void) { return fmi2Version; }
@@ -264,6 +299,7 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
                               fmi2Boolean visible, fmi2Boolean loggingOn) {
     const char *mode = platform_getenv("WHEELSET_FMU_OUT_OF_PROCESS");
     int remote = mode != NULL && strcmp(mode, "0") != 0;
+    if (mode == NULL && standalone_beside_another_python(fmuResourceLocation)) remote = 1;
     Handle *h = (Handle *)calloc(1, sizeof *h);
     if (h == NULL) return NULL;
     h->magic = HANDLE_MAGIC;
@@ -296,6 +332,10 @@ fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2Str
         release_handle(h);
         return NULL;
     }
+    if (loggingOn)
+        host_log(h, fmi2OK, "the instance runs in the worker process %d (%s)", oop_child_pid(h->child),
+                 mode != NULL ? "WHEELSET_FMU_OUT_OF_PROCESS" : "a self-contained FMU beside the "
+                 "host's own Python: the FMU's runtime in a process of its own");
     return h;
 }
 

@@ -81,6 +81,10 @@ void oop_child_release(oop_child *c);
 /* Wait until *word != expected, up to timeout_ms (spin first); 1 if changed. */
 int oop_wait_change(volatile uint32_t *word, uint32_t expected, int timeout_ms);
 void oop_wake(volatile uint32_t *word);
+/* Make the worker's interpreter executable by its owner when an unzipper left
+ * it without the permission (zip files keep no mode for most tools): 0, or -1
+ * with the reason in err. */
+int oop_make_executable(const char *path, char *err, size_t err_size);
 /* the path of this shared library (for the worker to load), or -1 */
 int oop_library_path(char *out, size_t size);
 /* seconds, monotonic */

@@ -146,6 +146,46 @@ done:
     return rc;
 }
 
+/* A self-contained FMU's libraries that its modules need beyond the base
+ * system (libffi for ctypes): loaded by path before libpython, so that the
+ * dynamic linker finds them already loaded (by their soname) when an
+ * extension module needs them. `list`: absolute paths, one per line. */
+static int preload_libraries(const char *list, char *err, size_t err_size) {
+    const char *p = list;
+    while (*p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char path[4096], reason[1024];
+        if (len >= sizeof path) len = sizeof path - 1;
+        memcpy(path, p, len);
+        path[len] = '\0';
+        if (platform_load_library_global(path, reason, sizeof reason) == NULL) {
+            snprintf(err, err_size, "cannot load the FMU's bundled library %s: %s", path, reason);
+            return -1;
+        }
+        p = end ? end + 1 : p + len;
+    }
+    return 0;
+}
+
+/* The self-contained runtime starts isolated, as `python -I`: the host's
+ * PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, ... and the user's site-packages are
+ * ignored, so that it imports only from the FMU's own resources. CPython's
+ * legacy configuration flags (read by Py_InitializeEx; CPython 3.8-3.13). */
+static int isolate(void *library, char *err, size_t err_size) {
+    static const char *flags[] = {"Py_IsolatedFlag", "Py_IgnoreEnvironmentFlag", "Py_NoUserSiteDirectory"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        int *flag = (int *)lookup(library, flags[i]);
+        if (flag == NULL) {
+            snprintf(err, err_size, "the FMU's Python runtime has no %s: it cannot be started isolated",
+                     flags[i]);
+            return -1;
+        }
+        *flag = 1;
+    }
+    return 0;
+}
+
 static int start_runtime(const python_location *where, int *joined, char *err, size_t err_size) {
     if (runtime_ready) { *joined = runtime_joined; return 0; }
     IsInitialized_t is_initialized = (IsInitialized_t)platform_process_symbol("Py_IsInitialized");
@@ -174,9 +214,15 @@ static int start_runtime(const python_location *where, int *joined, char *err, s
             return -1;
         }
         char reason[1024];
+        if (where->standalone && preload_libraries(where->preload, err, err_size) != 0) return -1;
         library = platform_load_library_global(where->libpython, reason, sizeof reason);
         if (library == NULL) {
-            snprintf(err, err_size, "cannot load the Python runtime %s: %s", where->libpython, reason);
+            snprintf(err, err_size, "cannot load the Python runtime %s: %s (%s)", where->libpython, reason,
+                     where->standalone ? "the FMU's own runtime is for Linux x86-64"
+                                       : "recorded at build time, perhaps on another platform: set "
+                                         "WHEELSET_FMU_LIBPYTHON to this machine's libpython or pythonXY.dll, "
+                                         "and WHEELSET_FMU_PYTHONHOME and WHEELSET_FMU_SITE_PACKAGES, or "
+                                         "build the FMU on this platform");
             return -1;
         }
         is_initialized = (IsInitialized_t)platform_library_symbol(library, "Py_IsInitialized");
@@ -199,6 +245,7 @@ static int start_runtime(const python_location *where, int *joined, char *err, s
                  where->libpython);
         return -1;
     }
+    if (where->standalone && isolate(library, err, err_size) != 0) return -1;
     if (where->home[0] != '\0' && set_home && decode) {
         /* kept for the interpreter's lifetime (CPython keeps the pointer) */
         static wchar_t *home = NULL;
@@ -231,6 +278,13 @@ int python_runtime_start(const python_location *where, int *joined, char *err, s
     int rc = start_runtime(where, joined, err, err_size);
     platform_runtime_unlock();
     return rc;
+}
+
+int python_runtime_started_here(void) {
+    platform_runtime_lock();
+    int here = runtime_ready && !runtime_joined;
+    platform_runtime_unlock();
+    return here;
 }
 
 int python_enter(void) {

@@ -55,12 +55,18 @@ typedef struct {
 extern python_api py;
 
 /* What the build recorded (resources/wheelset_native.cfg), after the
- * environment overrides. */
+ * environment overrides. A self-contained FMU (standalone) carries its own
+ * runtime in its resources: every path then points into it (resolved from the
+ * record's relative paths), the environment overrides are ignored and the
+ * interpreter is started isolated. */
 typedef struct {
     char libpython[4096];
     char home[4096];                 /* sys.base_prefix of the build interpreter */
     char site_packages[8192];        /* list, platform_path_list_separator */
     char python_version[32];         /* "3.11" */
+    int standalone;                  /* 1: the runtime is the FMU's own */
+    char worker[4096];               /* standalone: the runtime's interpreter executable */
+    char preload[8192];              /* standalone: libraries loaded before libpython (list) */
 } python_location;
 
 /* Make the runtime usable (idempotent and thread-safe: two threads may call
@@ -68,6 +74,10 @@ typedef struct {
  * to start the interpreter, then joins it). Returns 0, or -1 with the reason
  * in err. `joined` tells whether the host's own interpreter is used. */
 int python_runtime_start(const python_location *where, int *joined, char *err, size_t err_size);
+
+/* 1 when this library started the interpreter of the process itself (not a
+ * host's joined): a later instance of a self-contained FMU stays in it. */
+int python_runtime_started_here(void);
 
 /* GIL around every use of `py`. */
 int python_enter(void);

@@ -1,7 +1,8 @@
 /* Minimal FMI 2.0 co-simulation host for the wheelset FMU (test of the C API,
  * like a Modelica tool's or Simulink's FMU import: dlopen + the C functions).
  *
- * Loads <unzipdir>/binaries/linux64/Wheelset.so with dlopen, instantiates it,
+ * Loads <unzipdir>/binaries/linux64/Wheelset.so with dlopen (win64: the
+ * Wheelset.dll with LoadLibrary), instantiates it,
  * sets parameters/inputs, initialises, does <nsteps> doSteps of <step> s and
  * prints, after the initialisation and after every step, one line
  * "t v1 v2 ..." with the requested Real outputs (%.17g). Then it terminates,
@@ -26,12 +27,15 @@
  *                     to Real input U (seed 1)
  *   --timing          print no rows; report on stderr the wall and process CPU
  *                     time of the stepping loop (doStep + reading every listed output)
+ *   --startup-timing  report on stderr the wall and process CPU time of
+ *                     fmi2Instantiate, of the initialization (the setters,
+ *                     setup, enter and exit) and of the first doStep with its
+ *                     outputs read (a cold start; the FMU already unpacked)
  * Exit status: 0 ok, 2 a call failed (its status is printed on stderr),
  * 3 fmi2Instantiate returned NULL, 4 an expectation of --nan-test failed.
  *
  * No environment set-up: the FMU finds its Python from its resources.
  */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +43,59 @@
 #include <limits.h>
 #include <math.h>
 #include <time.h>
+
+/* The few operating-system calls, for Linux (dlopen) and Windows (LoadLibrary;
+ * the host cross-built with zig cc for win64 and run under Wine:
+ * tests/hosts/windows_by_hand.sh). */
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+#define PLATFORM_BINARY "binaries/win64/Wheelset.dll"
+#define HOST_PATH_MAX 4096
+static void *dlopen(const char *path, int flags) { (void)flags; return (void *)LoadLibraryA(path); }
+static void *dlsym(void *lib, const char *name) { return (void *)GetProcAddress((HMODULE)lib, name); }
+static int dlclose(void *lib) { return FreeLibrary((HMODULE)lib) ? 0 : -1; }
+static const char *dlerror(void) {
+    static char text[64];
+    snprintf(text, sizeof text, "Windows error %lu", (unsigned long)GetLastError());
+    return text;
+}
+#define RTLD_NOW 0
+#define RTLD_LOCAL 0
+/* an absolute path with forward slashes (C:/x/y), as the file URI needs it */
+static char *realpath(const char *path, char *out) {
+    if (_fullpath(out, path, HOST_PATH_MAX) == NULL) return NULL;
+    for (char *p = out; *p; p++) if (*p == '\\') *p = '/';
+    return out;
+}
+#undef CLOCK_MONOTONIC
+#undef CLOCK_PROCESS_CPUTIME_ID
+#define CLOCK_MONOTONIC 1
+#define CLOCK_PROCESS_CPUTIME_ID 2
+#define clock_gettime host_clock_gettime        /* not winpthreads' (a library more to ship) */
+static int host_clock_gettime(int clock, struct timespec *ts) {
+    double seconds;
+    if (clock == CLOCK_MONOTONIC) {
+        LARGE_INTEGER now, frequency;
+        QueryPerformanceCounter(&now);
+        QueryPerformanceFrequency(&frequency);
+        seconds = (double)now.QuadPart / (double)frequency.QuadPart;
+    } else {
+        FILETIME created, exited, kernel, user;
+        GetProcessTimes(GetCurrentProcess(), &created, &exited, &kernel, &user);
+        seconds = 1e-7 * ((double)(((unsigned long long)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime) +
+                          (double)(((unsigned long long)user.dwHighDateTime << 32) | user.dwLowDateTime));
+    }
+    ts->tv_sec = (time_t)seconds;
+    ts->tv_nsec = (long)((seconds - (double)ts->tv_sec) * 1e9);
+    return 0;
+}
+#else
+#include <dlfcn.h>
 #include <unistd.h>
+#define PLATFORM_BINARY "binaries/linux64/Wheelset.so"
+#define HOST_PATH_MAX PATH_MAX
+#endif
 
 #include "fmi2FunctionTypes.h"   /* from FMPy's c-code folder (FMI 2.0 standard headers) */
 
@@ -69,7 +125,7 @@ static void uri_of(const char *dir, const char *form, char *out, size_t size) {
     if (strcmp(form, "single") == 0) { snprintf(out, size, "file:%s/resources", dir); return; }
     if (strcmp(form, "localhost") == 0) { snprintf(out, size, "file://localhost%s/resources", dir); return; }
     if (strcmp(form, "encoded") == 0) {
-        char path[PATH_MAX + 64];
+        char path[HOST_PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/resources", dir);
         size_t n = (size_t)snprintf(out, size, "file://");
         for (const char *p = path; *p && n + 4 < size; p++) {
@@ -83,14 +139,21 @@ static void uri_of(const char *dir, const char *form, char *out, size_t size) {
         out[n] = '\0';
         return;
     }
+#ifdef _WIN32
+    snprintf(out, size, "file:///%s/resources", dir);      /* file:///C:/x/resources */
+#else
     snprintf(out, size, "file://%s/resources", dir);
+#endif
 }
 
 int main(int argc, char **argv) {
     const char *name = "c_host", *uri_form = "triple";
     long nan_vr = -1, derivative_z = -1, derivative_u = -1;
-    int first = 1, timing = 0;
+    int first = 1, timing = 0, startup_timing = 0;
     if (argc > 1 && strcmp(argv[1], "--timing") == 0) { timing = 1; argv[1] = argv[0]; argv++; argc--; }
+    if (argc > 1 && strcmp(argv[1], "--startup-timing") == 0) {
+        startup_timing = 1; argv[1] = argv[0]; argv++; argc--;
+    }
     while (first < argc && strncmp(argv[first], "--", 2) == 0 && first + 1 < argc) {
         if (strcmp(argv[first], "--name") == 0) name = argv[first + 1];
         else if (strcmp(argv[first], "--uri") == 0) uri_form = argv[first + 1];
@@ -110,9 +173,9 @@ int main(int argc, char **argv) {
     double step = atof(argv[3]);
     long nsteps = atol(argv[4]);
 
-    char absdir[PATH_MAX], libpath[PATH_MAX + 64], resources[3 * PATH_MAX + 64];
+    char absdir[HOST_PATH_MAX], libpath[HOST_PATH_MAX + 64], resources[3 * HOST_PATH_MAX + 64];
     if (!realpath(dir, absdir)) { perror(dir); return 1; }
-    snprintf(libpath, sizeof libpath, "%s/binaries/linux64/Wheelset.so", absdir);
+    snprintf(libpath, sizeof libpath, "%s/" PLATFORM_BINARY, absdir);
     uri_of(absdir, uri_form, resources, sizeof resources);
 
     void *lib = dlopen(libpath, RTLD_NOW | RTLD_LOCAL);
@@ -137,8 +200,13 @@ int main(int argc, char **argv) {
     fmi2CallbackFunctions callbacks = {logger, calloc, free, NULL, NULL};
     fprintf(stderr, "FMI version %s\n", get_version());
     fprintf(stderr, "resource URI %s\n", resources);
+    struct timespec s_wall[4], s_cpu[4];      /* before instantiate, after it, after init, after step 1 */
+    clock_gettime(CLOCK_MONOTONIC, &s_wall[0]);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s_cpu[0]);
     fmi2Component c = instantiate(name, fmi2CoSimulation, guid, resources, &callbacks, fmi2False, fmi2True);
     if (!c) { fprintf(stderr, "fmi2Instantiate failed\n"); dlclose(lib); return 3; }
+    clock_gettime(CLOCK_MONOTONIC, &s_wall[1]);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s_cpu[1]);
 
     fmi2ValueReference out_vr[MAX_VARS], int_vr[MAX_VARS], bool_vr[MAX_VARS];
     size_t n_out = 0, n_int = 0, n_bool = 0;
@@ -183,6 +251,8 @@ int main(int argc, char **argv) {
     CHECK(setup(c, fmi2False, 0.0, 0.0, fmi2False, 0.0), "fmi2SetupExperiment");
     CHECK(enter(c), "fmi2EnterInitializationMode");
     CHECK(exit_init(c), "fmi2ExitInitializationMode");
+    clock_gettime(CLOCK_MONOTONIC, &s_wall[2]);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s_cpu[2]);
 
     fmi2Real values[MAX_VARS];
     fmi2Integer ints[MAX_VARS];
@@ -201,6 +271,15 @@ int main(int argc, char **argv) {
         CHECK(get_real(c, out_vr, n_out, values), "fmi2GetReal");
         if (n_int) CHECK(get_integer(c, int_vr, n_int, ints), "fmi2GetInteger");
         if (n_bool) CHECK(get_boolean(c, bool_vr, n_bool, bools), "fmi2GetBoolean");
+        if (startup_timing && k == (nsteps > 0 ? 1 : 0)) {
+            clock_gettime(CLOCK_MONOTONIC, &s_wall[3]);
+            clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &s_cpu[3]);
+#define SECONDS(a, b) ((b).tv_sec - (a).tv_sec + 1e-9 * ((b).tv_nsec - (a).tv_nsec))
+            fprintf(stderr, "startup: instantiate %.4f s, initialization %.4f s, first step %.4f s; "
+                    "total %.4f s wall, %.4f s CPU\n", SECONDS(s_wall[0], s_wall[1]),
+                    SECONDS(s_wall[1], s_wall[2]), SECONDS(s_wall[2], s_wall[3]),
+                    SECONDS(s_wall[0], s_wall[3]), SECONDS(s_cpu[0], s_cpu[3]));
+        }
         if (timing) continue;
         printf("%.17g", t);
         for (size_t i = 0; i < n_out; i++) printf(" %.17g", values[i]);
