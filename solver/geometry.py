@@ -75,8 +75,8 @@ UPDATE_HALF_WINDOW = 12  # contact update: +-1.2 mm around the previous point
 # anyway (solver.normal.merged_patch_forces_kernel). Without it such a wiggle,
 # sinking below the rail, adds a point from one step to the next that only a
 # full scan would see (drop_shallow_minima).
-HUMP_MIN = 1e-6         # m
-HUMP_WALK = 6           # grid points walked each way to find the hump (a wiggle's scale)
+SHALLOW_HUMP = 1e-6     # m
+SHALLOW_WALK = 6        # grid points walked each way to find the hump (a wiggle's scale)
 COARSE_STRIDE = 10      # first pass of the distance function every 10th profile point (1 mm)
 
 # Rows of the search's scratch array `work` (N_WORK_ROWS, n_wheel): the distance
@@ -631,8 +631,8 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
 def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
     """From the minimum at grid index k, walk in `direction` over the hump to the
     other side (every sample computed at this pose: the tracked search keeps
-    samples of other poses in work). True if the hump rises less than HUMP_MIN
-    above gg[k] and beyond it the function falls below gg[k] within HUMP_WALK
+    samples of other poses in work). True if the hump rises less than SHALLOW_HUMP
+    above gg[k] and beyond it the function falls below gg[k] within SHALLOW_WALK
     points: the minimum lies in a deeper one's basin."""
     gg = work[1]
     _distance_at(k, tables, pose, rail_frame, axle, work)
@@ -640,7 +640,7 @@ def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
     top = floor
     passed = False          # over the top of the hump
     q = k
-    for _ in range(HUMP_WALK):
+    for _ in range(SHALLOW_WALK):
         q += direction
         if q < k0 or q >= k1:
             return False
@@ -651,7 +651,7 @@ def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
         if not passed:
             if g > top:
                 top = g
-                if top - floor >= HUMP_MIN:
+                if top - floor >= SHALLOW_HUMP:
                     return False
             elif g < top:
                 passed = True
@@ -665,7 +665,7 @@ def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min):
     """Remove from min_pos / min_gap (in place, order kept) every minimum but the
-    deepest that a hump lower than HUMP_MIN separates from a deeper part of the
+    deepest that a hump lower than SHALLOW_HUMP separates from a deeper part of the
     distance function (_hump_side). Returns the number left."""
     if n_min < 2:
         return n_min

@@ -143,21 +143,31 @@ def _rhs_at(params, **state):
 
 
 def test_creep_coefficient_overrides_give_kalkers_linear_forces():
-    """Overridden f11, f22, f23, f33: every active point's creep forces are
-    exactly -f11 xi, -f22 eta - f23 phi, f23 eta - f33 phi; the coefficients
-    not overridden (0) come from Kalker's table as before."""
-    from solver.wheelset import C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_SPIN, C_SPIN_MOMENT, C_XI
+    """Overridden f11, f22, f23, f33 (coefficients of a wheel's whole load): every
+    active point's creep forces are exactly Kalker's linear ones with the
+    coefficients scaled to the point's share s of its wheel's load as Kalker's own
+    scale with a Hertz patch (f11, f22 by s^(2/3), f23 by s, f33 by s^(4/3)):
+    -f11 xi, -f22 eta - f23 phi, f23 eta - f33 phi; the coefficients not
+    overridden (0) come from Kalker's table as before."""
+    from solver.wheelset import C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_NORMAL, C_SPIN, C_SPIN_MOMENT, C_XI
     f = (8.0e6, 7.0e6, 3.0e3, 50.0)
     params = WheelsetParameters(creep_model="kalker", creep_coefficients=f, speed=20.0)
     model, _, _ = _rhs_at(params, vy=0.05, yaw_rate=0.02, vx=0.01)
-    rows = model._contact.reshape(-1, model._contact.shape[-1])
-    active = rows[rows[:, C_ACTIVE] > 0.5]
-    assert len(active) >= 2
-    xi, eta, phi = active[:, C_XI], active[:, C_ETA], active[:, C_SPIN]
+    contact = model._contact
+    # no contact damping (the default of the Python API): the normal force is the elastic one
+    share = contact[..., C_NORMAL] / contact[..., C_NORMAL].sum(axis=1, keepdims=True)
+    rows = contact.reshape(-1, contact.shape[-1])
+    share = share.reshape(-1)
+    active = rows[:, C_ACTIVE] > 0.5
+    share, rows = share[active], rows[active]
+    assert len(rows) >= 2
+    xi, eta, phi = rows[:, C_XI], rows[:, C_ETA], rows[:, C_SPIN]
     assert np.abs(eta).max() > 1e-4
-    assert active[:, C_CREEP_LONG] == pytest.approx(-f[0] * xi, rel=1e-12, abs=1e-9)
-    assert active[:, C_CREEP_LAT] == pytest.approx(-f[1] * eta - f[2] * phi, rel=1e-12, abs=1e-9)
-    assert active[:, C_SPIN_MOMENT] == pytest.approx(f[2] * eta - f[3] * phi, rel=1e-12, abs=1e-9)
+    area = share ** (2.0 / 3.0)
+    f11, f22, f23, f33 = f[0] * area, f[1] * area, f[2] * share, f[3] * area ** 2
+    assert rows[:, C_CREEP_LONG] == pytest.approx(-f11 * xi, rel=1e-12, abs=1e-9)
+    assert rows[:, C_CREEP_LAT] == pytest.approx(-f22 * eta - f23 * phi, rel=1e-12, abs=1e-9)
+    assert rows[:, C_SPIN_MOMENT] == pytest.approx(f23 * eta - f33 * phi, rel=1e-12, abs=1e-9)
     # f22 only: f11 from the table, unchanged from the plain Kalker model
     plain, _, _ = _rhs_at(WheelsetParameters(creep_model="kalker", speed=20.0), vy=0.05, vx=0.01)
     part, _, _ = _rhs_at(WheelsetParameters(creep_model="kalker", speed=20.0,
