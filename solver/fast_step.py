@@ -41,7 +41,7 @@ from .dynamics import (GRAVITY, M_FRICTION, O_GAP_LEFT, O_LIFT_LEFT, PROBLEM_AIR
                        PROBLEM_NONE, R_AIRBORNE, R_AXLE_SUM, R_CLIMB, R_CLIMB_DISTANCE,
                        R_CLIMB_TIME, R_CLIMB_WARNING, R_DISTANCE, R_TIME, R_WEINSTOCK, S_Y)
 from .geometry import T_H
-from .integrate import StepData, advance_kernel
+from .integrate import StepData, advance_kernel, quantized_step
 from .track_excitation import cross_level_roll_kernel
 
 # WheelsetModel._clock (float64): the model's scalars that both steps update
@@ -516,6 +516,10 @@ def _fmu_step(t, h, b):
         return FALLBACK_CROSS_LEVEL
     # the number of substeps of WheelsetModel.advance_vector
     clock = _v1(b[E_CLOCK])
+    # the core integrates the step rounded as every host's (integrate.quantized_step);
+    # the slave's clock goes on by the host's h
+    h_host = h
+    h = quantized_step(h_host)
     # (ceil(q) <= max_substeps exactly when q <= max_substeps, an integer; tested
     # on the float first: ceil of a huge q would not fit the integer)
     q = h / clock[K_INTERNAL_STEP] - 1e-9
@@ -545,7 +549,7 @@ def _fmu_step(t, h, b):
     u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
     u_before[:] = u_core
     u_core[:] = core_u
-    slave_time[0] = t + h
+    slave_time[0] = t + h_host
     return ACCEPTED
 
 

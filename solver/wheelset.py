@@ -44,7 +44,7 @@ from .errors import WheelsetError
 from . import fast_step
 from .integrate import (ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, JAC_AGE, N_JACOBIAN, N_ROS_MEMO,
                         N_SEARCH_KEY, N_STAGE_ROWS, ROS_MEMO_END_VALID, ROS_MEMO_W_DT,
-                        StepData)
+                        StepData, quantized_step)
 from .profiles import builtin_profile, is_builtin_profile, load_profile
 from .track import BUILTIN_TRACKS, Track, builtin_track, load_track, track_state_kernel
 from .track_excitation import RailMotion
@@ -764,6 +764,7 @@ class WheelsetModel:
             if u.shape != (N_INPUT,):
                 raise WheelsetError(f"the input vector must have {N_INPUT} entries "
                                     f"(input_vector), got shape {u.shape}")
+        h = float(quantized_step(float(h)))    # the same step whatever the host's rounding
         n_sub = max(1, int(math.ceil(h / self.internal_step - 1e-9)))
         if n_sub > self.params.max_substeps:
             return StepResult(
