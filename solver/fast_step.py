@@ -449,6 +449,7 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     clock = _v1(b[E_CLOCK])
     clock[K_BEFORE_VALID] = 0.0
     state = _v1(b[E_STATE])
+    h = quantized_step(h)       # the step as every host's (its time and distance too)
     code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], u,
                                         _step_data(b, ints, reals))
     if code == PROBLEM_BAD_INPUT:
@@ -516,26 +517,25 @@ def _fmu_step(t, h, b):
         return FALLBACK_CROSS_LEVEL
     # the number of substeps of WheelsetModel.advance_vector
     clock = _v1(b[E_CLOCK])
-    # the core integrates the step rounded as every host's (integrate.quantized_step);
-    # the slave's clock goes on by the host's h
-    h_host = h
-    h = quantized_step(h_host)
+    # the core integrates the step rounded as every host's (integrate.quantized_step),
+    # its time and distance go on by that; the slave's clock by the host's h
+    h_run = quantized_step(h)
     # (ceil(q) <= max_substeps exactly when q <= max_substeps, an integer; tested
     # on the float first: ceil of a huge q would not fit the integer)
-    q = h / clock[K_INTERNAL_STEP] - 1e-9
+    q = h_run / clock[K_INTERNAL_STEP] - 1e-9
     if not q <= ints[I_MAX_SUBSTEPS]:
         return FALLBACK_SUBSTEPS
     n_sub = max(1, int(math.ceil(q)))
     state = _v1(b[E_STATE])
-    code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], core_u,
+    code, where, n_rhs = advance_kernel(state, h_run, n_sub, clock[K_DISTANCE], core_u,
                                         _step_data(b, ints, reals))
     if code != PROBLEM_NONE:
         return FALLBACK_CORE
     if abs(state[S_Y]) > reals[R_FLANGE_PASSED]:
         return FALLBACK_FLANGE
-    if _airborne_in_block(h, b):
+    if _airborne_in_block(h_run, b):
         return FALLBACK_CORE
-    _accept_in_block(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], b)
+    _accept_in_block(h_run, n_rhs, reals[R_SPEED], reals[R_FRICTION], b)
     record = _v1(b[SD_RECORD])
     y_new = _v1(b[E_Y_NEW])
     fmu_outputs(record, _n1(b[E_RECORD_INDEX]), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],
@@ -549,7 +549,7 @@ def _fmu_step(t, h, b):
     u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
     u_before[:] = u_core
     u_core[:] = core_u
-    slave_time[0] = t + h_host
+    slave_time[0] = t + h
     return ACCEPTED
 
 

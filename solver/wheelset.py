@@ -764,8 +764,8 @@ class WheelsetModel:
             if u.shape != (N_INPUT,):
                 raise WheelsetError(f"the input vector must have {N_INPUT} entries "
                                     f"(input_vector), got shape {u.shape}")
-        h = float(quantized_step(float(h)))    # the same step whatever the host's rounding
-        n_sub = max(1, int(math.ceil(h / self.internal_step - 1e-9)))
+        # (the substeps of the step as integrated: fast_step.core_step rounds h)
+        n_sub = max(1, int(math.ceil(quantized_step(float(h)) / self.internal_step - 1e-9)))
         if n_sub > self.params.max_substeps:
             return StepResult(
                 "discard", f"a step of {h:g} s needs {n_sub} internal steps of at most "
