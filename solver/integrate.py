@@ -72,7 +72,7 @@ from .dynamics import (C_ANGLE, C_CREEP_LAT, C_CREEP_LONG, C_NORMAL, M_BOX_SEMI_
                        U_BOX_FORCE, U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION,
                        U_RAIL_VELOCITY, U_TORQUE, ContactResults, StepInputs, StepLimits,
                        TrackPoint, fill_record, state_is_finite, step_problem, wheelset_rhs)
-from .geometry import MAX_POINTS, ContactBuffers, ContactTables
+from .geometry import MAX_POINTS, N_POINT_FIELDS, ContactBuffers, ContactTables
 from .geometry_table import TableArrays, TableScratch, TableSearch
 from .track import track_state_kernel
 
@@ -360,9 +360,11 @@ def _scaled_error(e, j, state, y_new, tolerance):
 
 @njit(cache=True, error_model="numpy", _nrt=True)
 def _copy_points(points, counts, key, to_points, to_counts, to_key):
-    """Copy the contact points of a search, their counts and their search key."""
+    """Copy the contact points of a search, their counts and their search key
+    (counts between integer and float arrays: small whole numbers, exact)."""
     to_points[:] = points
-    to_counts[:] = counts
+    for side in range(2):
+        to_counts[side] = int(counts[side])
     to_key[:] = key
 
 
@@ -407,9 +409,11 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
     _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
               results, k[0], table_search, key, bool(True))
     n_rhs = 1
-    start_points = points.copy()
-    start_counts = counts.copy()
-    start_key = key.copy()
+    memo = data.rosenbrock_memo     # (its scratch rows, ROS_MEMO_START_*, serve here too)
+    start_points = memo[ROS_MEMO_START_POINTS:ROS_MEMO_START_KEY].reshape(points.shape)
+    start_key = memo[ROS_MEMO_START_KEY:ROS_MEMO_START_COUNTS]
+    start_counts = memo[ROS_MEMO_START_COUNTS:ROS_MEMO_START_COUNTS + 2]     # (as floats)
+    _copy_points(points, counts, key, start_points, start_counts, start_key)
     t = 0.0
     dt = dt_max
     dt_min = dt_max * MIN_STEP_FRACTION
@@ -546,7 +550,13 @@ ROS_MEMO_END_STATE = ROS_MEMO_END_F + N_STATE
 ROS_MEMO_END_TRACK = ROS_MEMO_END_STATE + N_STATE       # curvature, its rate, cant
 ROS_MEMO_END_INPUTS = ROS_MEMO_END_TRACK + 3
 ROS_MEMO_END_MODEL = ROS_MEMO_END_INPUTS + N_INPUT
-N_ROS_MEMO = ROS_MEMO_END_MODEL + N_MODEL
+# scratch of one host step (kept here rather than allocated in every host step):
+ROS_MEMO_RHS = ROS_MEMO_END_MODEL + N_MODEL              # (N_STATE,) a stage's right-hand side
+ROS_MEMO_LOADS = ROS_MEMO_RHS + N_STATE                  # (2, MAX_POINTS, N_LOAD) LOAD_*
+ROS_MEMO_START_POINTS = ROS_MEMO_LOADS + 2 * MAX_POINTS * N_LOAD   # the step start's points,
+ROS_MEMO_START_KEY = ROS_MEMO_START_POINTS + 2 * MAX_POINTS * N_POINT_FIELDS  # their key
+ROS_MEMO_START_COUNTS = ROS_MEMO_START_KEY + N_SEARCH_KEY                    # and counts (2)
+N_ROS_MEMO = ROS_MEMO_START_COUNTS + 2
 JACOBIAN_MAX_AGE = 0.2
 JACOBIAN_STIFFNESS_CHANGE = 0.1
 JACOBIAN_ANGLE_CHANGE = 0.05
@@ -791,13 +801,14 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     memo[ROS_MEMO_END_VALID] = 0.0
     # the contact points of the full search at the current step's start, put back
     # after a rejected step and after each Jacobian (their stages move them)
-    start_points = points.copy()
-    start_counts = counts.copy()
-    start_key = key.copy()
+    start_points = memo[ROS_MEMO_START_POINTS:ROS_MEMO_START_KEY].reshape(points.shape)
+    start_key = memo[ROS_MEMO_START_KEY:ROS_MEMO_START_COUNTS]
+    start_counts = memo[ROS_MEMO_START_COUNTS:ROS_MEMO_START_COUNTS + 2]     # (as floats)
+    _copy_points(points, counts, key, start_points, start_counts, start_key)
     w = memo[ROS_MEMO_W:ROS_MEMO_W_INV].reshape((N_STATE, N_STATE))
     w_inv = memo[ROS_MEMO_W_INV:ROS_MEMO_W_JACOBIAN].reshape((N_STATE, N_STATE))
     w_jacobian = memo[ROS_MEMO_W_JACOBIAN:ROS_MEMO_END_VALID].reshape((N_STATE, N_STATE))
-    rhs = np.empty(N_STATE)
+    rhs = memo[ROS_MEMO_RHS:ROS_MEMO_RHS + N_STATE]
     t = 0.0
     dt_min = min(dt_max * MIN_STEP_FRACTION, ROS_MIN_STEP)
     # the dt of w_inv (-1: none): the kept one if it was made of this Jacobian
@@ -806,7 +817,8 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
         for j in range(N_STATE):
             if w_jacobian[i, j] != jac[i, j]:
                 dt_inverted = -1.0
-    loads = np.empty((2, MAX_POINTS, N_LOAD))   # LOAD_* of the points at the step's start
+    loads = memo[ROS_MEMO_LOADS:ROS_MEMO_START_POINTS].reshape((2, MAX_POINTS, N_LOAD))
+    # (LOAD_* of the points at the step's start)
     _copy_contact_loads(results.contact, loads)
     refresh = not _jacobian_usable(jac_state, state, counts, loads)
     # the step-size history goes on from the host step before (from the same state)
@@ -904,19 +916,11 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
 
 @njit(cache=True, error_model="numpy", _nrt=True)
 def _step_inputs(inputs):
-    """The StepInputs of the flat input vector (U_*)."""
-    rail_motion = np.empty((2, 3))
-    rail_velocity = np.empty((2, 3))
-    box_force = np.empty((2, 3))
-    box_moment = np.empty((2, 3))
-    for side in range(2):
-        for c in range(3):
-            j = 3 * side + c
-            rail_motion[side, c] = inputs[U_RAIL_MOTION + j]
-            rail_velocity[side, c] = inputs[U_RAIL_VELOCITY + j]
-            box_force[side, c] = inputs[U_BOX_FORCE + j]
-            box_moment[side, c] = inputs[U_BOX_MOMENT + j]
-    return StepInputs(rail_motion, rail_velocity, box_force, box_moment, inputs[U_TORQUE])
+    """The StepInputs of the flat input vector (U_*): (2, 3) views of its parts."""
+    return StepInputs(inputs[U_RAIL_MOTION:U_RAIL_MOTION + 6].reshape((2, 3)),
+                      inputs[U_RAIL_VELOCITY:U_RAIL_VELOCITY + 6].reshape((2, 3)),
+                      inputs[U_BOX_FORCE:U_BOX_FORCE + 6].reshape((2, 3)),
+                      inputs[U_BOX_MOMENT:U_BOX_MOMENT + 6].reshape((2, 3)), inputs[U_TORQUE])
 
 
 # A communication step is integrated over h rounded to 40 significant bits
