@@ -94,7 +94,7 @@ def case_convergence(out, backend="fmu") -> CaseResult:
         static = meta[key]["static_wheel_load_N"]
         dq = float(np.abs(got[:, 1:] - refs[key][:, 1:]).max())
         dy = float(np.abs(got[:, 0] - refs[key][:, 0]).max())
-        why = ("issue 41; the converged runs (RK45 1e-10 and RK4 10 us) agree to "
+        why = ("the accuracy asked of the defaults; the converged runs (RK45 1e-10 and RK4 10 us) agree to "
                f"{meta[key]['rk45_vs_rk4_max_dQ_N'] / static * 100:.2g} % and "
                f"{meta[key]['rk45_vs_rk4_max_dy_m'] * 1e6:.2g} um")
         rows.append(Row(name, f"case {key} ({TITLES[key]}): max |Q - Q_converged| / static load",
@@ -102,6 +102,7 @@ def case_convergence(out, backend="fmu") -> CaseResult:
         rows.append(Row(name, f"case {key}: max |y - y_converged|", "within 1 um", dy * 1e6,
                         "um", 0.0, Y_TOLERANCE * 1e6, "core", why=why))
     fig, axes = figure(2, 1, (7.5, 6.0))
+    axes = axes[:, 0]
     t = HOST_STEP * np.arange(1, len(runs["b"]) + 1)
     axes[0].plot(t, refs["b"][:, 1] / 1e3, label="converged (RK45 1e-10)")
     axes[0].plot(t, runs["b"][:, 1] / 1e3, "--", label="defaults (Rosenbrock 1e-5)")
@@ -115,6 +116,6 @@ def case_convergence(out, backend="fmu") -> CaseResult:
                 xlabel="time (s)", ylabel="Q (kN)")
     axes[1].legend()
     path = save(fig, out / "convergence.png")
-    return CaseResult("convergence", "Convergence of the defaults (issue 41)", rows,
+    return CaseResult("convergence", "Convergence of the defaults", rows,
                       [("wheel loads of the defaults against the converged runs [core]", path)],
                       [], "core")
