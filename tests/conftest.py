@@ -34,6 +34,20 @@ def _compile_cross_front_ends(folder):
             return      # the test's own build reports the compiler's message
 
 
+# The markers (registered in pyproject.toml) that `make test-fast` leaves out:
+# fmu, cross, cosim and slow. A file whose every test qualifies says so with a
+# module-level `pytestmark`; here, in addition, every test that uses the
+# session's FMU (the fixture wheelset_fmu, which fmu, unzipped, md and
+# wheelset_fmu_unzipped depend on) is marked `fmu`, since building it costs
+# about a minute of one core and loading it starts an embedded interpreter.
+FMU_FIXTURE = "wheelset_fmu"
+
+
+def pytest_itemcollected(item):     # called for each test before -m deselects
+    if FMU_FIXTURE in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.fmu)
+
+
 @pytest.hookimpl(trylast=True)      # after -k / -m have deselected: only the tests that will run
 def pytest_collection_modifyitems(session, config, items):
     from fmu_wheelset import cross_build

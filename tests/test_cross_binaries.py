@@ -21,6 +21,8 @@ if cross_build.zig_command() is None:
 EXPECTED = {"linux64": ("Wheelset.so", "ELF"), "win64": ("Wheelset.dll", "PE"),
             "darwin64": ("Wheelset.dylib", "MachO")}
 
+pytestmark = [pytest.mark.cross, pytest.mark.fmu]     # builds the FMU for three platforms
+
 
 @pytest.fixture(scope="module")
 def binaries(tmp_path_factory):

@@ -32,6 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 H = 1e-3
 GRAVITY = 9.81          # solver.wheelset.GRAVITY
 
+pytestmark = pytest.mark.fmu        # the session's FMU in C hosts, and FMUs built here
+
 
 @pytest.fixture(scope="session")
 def md(wheelset_fmu):

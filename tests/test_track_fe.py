@@ -9,6 +9,8 @@ from cosim.track_fe import (CHN60, UIC60, RailLoad, TrackModel, TrackModelError,
                             bending_shape, euler_pinned_pinned_frequency, make_track,
                             timoshenko_pinned_pinned_frequency, winkler_response)
 
+pytestmark = pytest.mark.cosim      # the OpenSees track, alone and coupled with the FMU
+
 LOAD = 1.0e5          # N, the static wheel load of figure 1
 
 

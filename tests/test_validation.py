@@ -66,7 +66,7 @@ def test_ren_jin_100_single_point_jumps(out):
     assert all(r.passed for r in res.rows if r.quantity != known)
 
 
-@pytest.mark.parametrize("backend", ["core", "fmu"])
+@pytest.mark.parametrize("backend", ["core", pytest.param("fmu", marks=pytest.mark.fmu)])
 def test_ren_jin_80_no_flange_two_point_and_q_within_2_percent(out, backend):
     """No flange (>= 60 deg) contact at 80 km/h. The single-point method against
     the multipoint one (0.2 s running mean; the paper: nearly identical) differed
@@ -145,12 +145,14 @@ def test_contact_mechanics_against_contact(out):
     assert len(reported) == 4 and all(r.why for r in res.rows)
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_fmu_matches_core_on_a_short_run(out):
     res = fmu_check.case_fmu_check(out, duration=5.0)
     assert res.backend == "fmu"
     assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_klingel_through_the_fmu(out, monkeypatch):
     """With a relative output folder, as `make demo` gives it: the case writes its
     profile files there and must hand the FMU their absolute paths (the FMU looks a
@@ -162,6 +164,7 @@ def test_klingel_through_the_fmu(out, monkeypatch):
     assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_a_failed_fmu_run_leaves_no_extraction_behind(out, tmp_path, monkeypatch):
     """An FMU run that raises (here: a profile file that does not exist, refused
     at initialization) must not leave its extraction in the temporary folder
@@ -186,6 +189,7 @@ def test_report_is_self_contained(out):
     assert "src=\"http" not in page and "9.4 mm" in page
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_report_opens_with_its_summary(out):
     """The summary comes first: the counts, every FAIL row with why, the
     version, the commit and the FMU's hash; then each section's rows with its
@@ -232,6 +236,7 @@ def test_significant_digits_follow_the_tolerance(value, tolerance, text):
     assert Row("c", "q", "", value, "", 0.0, tolerance, "core").cells()[3] == text
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_fmu_start_values_name_every_scenario_parameter(out):
     from solver.scenarios import load_scenario
     variables = common.fmu_variables(common.fmu_path(out))

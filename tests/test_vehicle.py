@@ -16,6 +16,8 @@ pytest.importorskip("fmpy")
 from cosim.vehicle import (GRAVITY, RAIL_DISTANCE, CurveLayout, VehicleCosim,  # noqa: E402
                            VehicleError, VehicleModel, VehicleParameters)
 
+pytestmark = pytest.mark.cosim      # four wheelset FMUs under the vehicle master
+
 
 @pytest.fixture(scope="module")
 def fmu(wheelset_fmu_unzipped):

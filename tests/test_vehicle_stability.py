@@ -15,6 +15,8 @@ from cosim.vehicle import VehicleParameters
 from fmu_wheelset.validation import vehicle as check
 from solver.wheelset import WheelsetParameters
 
+pytestmark = pytest.mark.cosim      # the bogie vehicle: linear analysis and co-simulation
+
 
 def test_bogie_linear_critical_speed_matches_the_independent_model():
     """Cone 0.15 on UIC60 1:40, Kalker (f11 8 MN, f22 7 MN, no spin), no
