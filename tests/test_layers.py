@@ -52,6 +52,16 @@ SOLVER_LAYERS = (
 # which is not bundled in the FMU.
 COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation")
 
+# The modules fmu_wheelset/build.py copies into the FMU's own package. They reach
+# the solver only through importlib, as the copy bundled in the FMU under a name
+# of its own (fmu_wheelset/slave.py, import_core), and import nothing else of
+# the project by name: no `solver`, no `cosim`, no fmu_wheelset module that is
+# not bundled. (`from .pythonfmu import ...` in slave.py names the copy of
+# pythonfmu bundled beside them; in the source tree it resolves to the package.)
+FMU_MODULES = tuple(f"fmu_wheelset.{name}" for name in (
+    "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
+    "cache", "presets"))
+
 
 def module_files() -> dict[str, Path]:
     """{dotted module name: file} of every module of the three packages."""
@@ -185,6 +195,12 @@ def test_fmu_wheelset_imports_cosim_only_lazily_in_the_commands_and_validation()
              for m in MODULES if package_of(m) == "fmu_wheelset"
              for t, line, top in GRAPH[m] if package_of(t) == "cosim"
              if top or not m.startswith(COSIM_USERS_IN_FMU_WHEELSET)]
+    assert wrong == []
+
+
+def test_the_fmus_own_modules_import_only_each_other():
+    wrong = [(m, t, line) for m in FMU_MODULES for t, line, _ in GRAPH[m]
+             if t not in FMU_MODULES and t != "fmu_wheelset"]
     assert wrong == []
 
 
