@@ -14,7 +14,7 @@ import pytest
 
 
 # zig cc's first win64 link in a new environment builds the mingw-w64 C runtime
-# into zig's global cache: about 100 s of one core (measured 2026-12-06: 119 s
+# into zig's global cache: about 100 s of one core (measured: 119 s
 # wall for the first cross build of the front end, 0.4 s for the next; a new
 # .venv misses the cache, so every clean checkout pays it). When the session
 # will run tests/test_cross_binaries.py, it starts that one-off build as soon as

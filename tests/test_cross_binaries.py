@@ -1,4 +1,4 @@
-"""Cross-built win64 and darwin64 binaries of the native front end (issue 17).
+"""Cross-built win64 and darwin64 binaries of the native front end.
 
 `build_fmu.py --platforms all` cross-compiles them with zig cc (package
 ziglang). They cannot run here (no Windows or macOS), so these tests read the
