@@ -1,12 +1,14 @@
-# Two entry points: `make demo` (build the FMU, run a validation scenario through
-# FMPy) and `make test`. Both create or reuse the local virtual environment .venv
-# and install the project with its dependencies into it.
+# Entry points: `make demo` (build the FMU, run a validation scenario through
+# FMPy), `make test` (the whole suite) and `make test-fast` (everything but the
+# tests marked fmu, cross, cosim or slow: the markers are in pyproject.toml).
+# Each creates or reuses the local virtual environment .venv and installs the
+# project with its dependencies into it.
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 STAMP   = $(VENV)/.installed-stamp
 
-.PHONY: demo test bench clean
+.PHONY: demo test test-fast bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +21,9 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not fmu and not cross and not cosim"
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

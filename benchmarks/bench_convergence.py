@@ -1,4 +1,4 @@
-"""Accuracy and speed of the integrators on the issue-41 cases, in one run.
+"""Accuracy and speed of the integrators on the convergence cases, in one run.
 
     PYTHONPATH=. python benchmarks/bench_convergence.py [--fmu dist/Wheelset.fmu] [--repeats 3]
 
@@ -12,10 +12,10 @@
 2. The core's real-time factor on the Ren & Jin scenario (12 s) with the
    defaults, CPU time, best of --repeats: through fast_step.core_step (the
    numba step without Python per step) and through WheelsetModel.advance, in
-   1 ms and 10 ms communication steps (issue 41: >= 150x).
+   1 ms and 10 ms communication steps (target: >= 150x).
 3. With --fmu: the plain C host of tests/c_host with the fast doStep, 1 ms
    communication steps, every output read after every step, the FMU's defaults
-   on the Ren & Jin case (issue 41: >= 100x); from benchmarks/bench_fmu.py.
+   on the Ren & Jin case (target: >= 100x); from benchmarks/bench_fmu.py.
 Measured figures only, no pass/fail. The machine may be shared: CPU time.
 """
 from __future__ import annotations

@@ -16,10 +16,9 @@
   Python of its own) reading ALL outputs after every 1 ms doStep, twice: the
   fast doStep (the numba cfunc the front end calls, solver/fast_step.py) and
   the Python step (WHEELSET_FMU_FAST_STEP=0); its per-step cost against the
-  core's own step (goal <= 1.15x) and its real-time factor (goal >= 30x), both
-  issue 16; then the same C host with the Rosenbrock integrator as the core's
+  core's own step (goal <= 1.15x) and its real-time factor (goal >= 30x); then the same C host with the Rosenbrock integrator as the core's
   speed figures run it (solver.integrator 4, internal step 10 ms, tolerance
-  1e-4) at 10 ms communication steps (issue 19). Wall and CPU time (process
+  1e-4) at 10 ms communication steps. Wall and CPU time (process
   time) are printed: on a loaded machine the CPU figures are the ones to compare.
 
 usage: python benchmarks/bench_fmu.py [--fmu dist/Wheelset.fmu] [--duration 10]
@@ -168,8 +167,8 @@ def c_host_args(md, values=None) -> list:
     return args
 
 
-GOAL_RATIO = 1.15        # C host step / core step (issue 16)
-GOAL_REAL_TIME = 30.0    # real-time factor of the C host (issue 16)
+GOAL_RATIO = 1.15        # C host step / core step (target)
+GOAL_REAL_TIME = 30.0    # real-time factor of the C host (target)
 
 
 def c_host_section(fmu: str, duration: float, core_wall: float, core_cpu: float, tmp: str):

@@ -1,5 +1,5 @@
 """What the contact geometry costs inside a whole RK4 run, and what RK4 could
-reach with a table that cost nothing (issue 19).
+reach with a table that cost nothing.
 
 `bench_speed.py` bounds RK4 with a free table by 4 x the RHS without geometry
 at the curve's state. That leaves out what a run does besides its RHS (the
@@ -16,7 +16,7 @@ of the whole run instead, by difference:
     keeps the compiler from merging the two);
   - geometry per step = (twice - once) / steps; a step without geometry =
     once - geometry; its real-time factor is what RK4 at 1 ms could reach with
-    a table that answered in no time, to be held against the issue's 300x.
+    a table that answered in no time, to be held against the target of 300x.
 
 The second call of the contact update starts at the points the first one has
 just re-located, so it may walk less: the geometry's cost is then
@@ -47,7 +47,7 @@ SCENARIO = "ren-jin-r400-100"
 DURATION = 12.0      # s: the scenario's
 ADVANCE = 0.01       # s per compiled call (the scenario's output interval)
 INTERNAL_STEP = 1e-3  # s: RK4's step in the scenario (checked by the worker)
-TARGET_TABLE = 300.0  # issue 19: >= 300x real time with the table
+TARGET_TABLE = 300.0  # target: >= 300x real time with the table
 
 # The copy runs the contact geometry block of dynamics.wheelset_rhs (the `if
 # reuse_geometry: ... elif update_only: ... else: <search>` statement) a second

@@ -1,4 +1,4 @@
-"""How the flange impacts of the issue-19 hard-flange case end, over loads (issue 19).
+"""How the flange impacts of the hard-flange case end, over loads.
 
     python benchmarks/bench_hard_flange.py [--loads 21] [--span 500]
 

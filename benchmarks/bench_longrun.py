@@ -1,4 +1,4 @@
-"""Long runs of the wheelset FMU through fmpy (issue 8): memory over many doSteps
+"""Long runs of the wheelset FMU through fmpy: memory over many doSteps
 and over instantiate/free cycles.
 
     python benchmarks/bench_longrun.py [--steps 1000000] [--cycles 100]

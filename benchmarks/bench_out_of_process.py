@@ -1,4 +1,4 @@
-"""Out-of-process mode (issue 17): per-step cost against in-process, in one run.
+"""Out-of-process mode: per-step cost against in-process, in one run.
 
 The plain C host of tests/c_host (--timing) runs the FMU for N steps of 1 ms,
 reading every Real output after each doStep, once in-process and once with

@@ -1,4 +1,4 @@
-"""Speed of the wheelset core, online and tabulated contact geometry (issue 19).
+"""Speed of the wheelset core, online and tabulated contact geometry.
 
 On the Ren & Jin R = 400 m, 100 km/h scenario (LMA-worn/CHN60, Polach creep,
 RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
@@ -24,10 +24,10 @@ RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
     solver/geometry_table.py);
 the same runs with the adaptive RK23 integrator and with the linearly implicit
 Rosenbrock W-method (steps of at most 10 ms, tolerances 1e-4 and 1e-3: the
-configurations that reach the issue's real-time targets); the accuracy of the
+configurations that reach the real-time targets); the accuracy of the
 fixed-step RK4, of RK23 and of the Rosenbrock runs against a converged run
 (RK45, tolerance 1e-10), i.e. what each speed figure buys;
-and the ratios to the issue's targets (RHS <= 2 us online, <= 1 us table;
+and the ratios to the targets (RHS <= 2 us online, <= 1 us table;
 >= 150x / >= 300x real time). The machine may be shared: the CPU-time figures
 are the ones to compare; min and median both printed. Measured figures only,
 no pass/fail.

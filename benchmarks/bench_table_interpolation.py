@@ -1,4 +1,4 @@
-"""What an interpolating contact table would cost in accuracy (issue 19).
+"""What an interpolating contact table would cost in accuracy.
 
 The table of solver/geometry_table.py interpolates only WHERE the minima of the
 distance function lie and re-locates each point with the online arithmetic, so
@@ -7,7 +7,7 @@ the tracked online search. The commercial codes' tables interpolate the contact
 quantities themselves. This benchmark measures what that would give on the
 wheel/rail pairs of the project, before anyone builds it: the error of
 interpolating the contact point's position on the wheel profile (s) and the
-wheel-rail distance at the minimum (gap) between table nodes, against the issue's
+wheel-rail distance at the minimum (gap) between table nodes, against the required
 bound for a table (position within 0.01 mm; rolling radius and contact angle
 within 0.1 %, which follow from the position on the wheel profile).
 
@@ -51,7 +51,7 @@ FINE_STEP = 5e-6                    # m: the reference samples
 LATERAL_RANGE = 0.012               # m: +-12 mm, tread to flange contact
 SPACINGS = (2e-4, 1e-4, 5e-5, 2e-5)  # m: 0.2 mm is geometry_table.TableGrid's lateral step
 SLICES = ((0.0, 0.0), (5e-3, 0.0), (0.0, 6e-3), (-5e-3, -6e-3))   # (roll, yaw) relative to the rail, rad
-POSITION_BOUND = 1e-5               # m: the issue's 0.01 mm on the contact position
+POSITION_BOUND = 1e-5               # m: the required 0.01 mm on the contact position
 FIELDS_PER_BRANCH = 8               # s, u, gap, x, y, z and the intermediate maximum, + 1: what
                                     # an interpolating table would hold per branch and node
 PAIRS = {

@@ -1,5 +1,5 @@
-"""Benchmark of the wheelset FMU coupled with the OpenSees track (figure 5 of
-issue 22): a 100 km/h run on straight track, 1 ms communication steps, both
+"""Benchmark of the wheelset FMU coupled with the OpenSees track (the set-up
+of docs/flexible_track.md): a 100 km/h run on straight track, 1 ms communication steps, both
 rails over 60 m (100 bays of 0.6 m, 2 Timoshenko elements per bay, moving
 window), the contact Jacobian probed once. Prints the real-time factor and the
 shares of the FMU (setReal + doStep + getReal + probes), of the OpenSees track

@@ -1,4 +1,4 @@
-"""Real-time factor of the wheelset core (issue 4).
+"""Real-time factor of the wheelset core.
 
 Runs the Ren & Jin R = 400 m, 100 km/h scenario (LMA-worn/CHN60, online
 multipoint geometry, Polach creep, RK4) for its full 12 s and prints the

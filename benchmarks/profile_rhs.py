@@ -1,4 +1,4 @@
-"""Where one right-hand side of the wheelset core spends its time (issue 19).
+"""Where one right-hand side of the wheelset core spends its time.
 
 At the Ren & Jin R400 100 km/h curve state (t = 9 s, outer wheel in two-point
 flange contact) this times, each in its own numba loop (CPU time, min of

@@ -74,7 +74,7 @@ negative damping d zeta = -omega h / 4 (x'' + omega^2 x(t - tau): the delayed
 stiffness adds -omega^2 tau x', d zeta = -omega tau / 2 with tau = h/2). At
 h = 1 ms d zeta = -0.065, nearly all of the physical 0.069: the mode is just
 stable and the result depends on h (measured: `coupling="explicit"`, see
-tests/test_vehicle.py and the report of issue 21). The bogie yaw mode against the wheelsets (4 kx b^2 + 4 ky l^2
+tests/test_vehicle.py and docs/vehicle.md). The bogie yaw mode against the wheelsets (4 kx b^2 + 4 ky l^2
 on 3067 kg.m^2, omega = 222 rad/s) behaves alike; the lateral (4 ky on the
 frame, 77 rad/s) and vertical (43 rad/s) modes lose less (-0.019, -0.011).
 

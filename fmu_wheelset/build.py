@@ -82,11 +82,11 @@ def _rewrite_model_description(fmu: Path):
 
 
 # ---------------------------------------------------------------------------
-# the native FMI front end (fmu_wheelset/native, issue 16)
+# the native FMI front end (fmu_wheelset/native)
 # ---------------------------------------------------------------------------
 NATIVE_DIR = ROOT / "fmu_wheelset" / "native"
 # fmi2_frontend.c is compiled through frontend_inproc.c (internal names); the
-# exported fmi2* are out_of_process.c's (in-process or worker process, issue 17)
+# exported fmi2* are out_of_process.c's (in-process or worker process)
 NATIVE_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c", "platform_posix.c",
                   "oop_platform_posix.c")
 NATIVE_CONFIG = "wheelset_native.cfg"
@@ -245,7 +245,7 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# the numba cache shipped inside the FMU (issue 17: a cold start in seconds)
+# the numba cache shipped inside the FMU (so that a cold start takes seconds)
 # ---------------------------------------------------------------------------
 # The FMU is run in a child process through FMPy (which loads the native
 # library the way any host does) once per numba target: every kernel the

@@ -1,5 +1,5 @@
 """The FMU's on-disk cache of the bundled solver, trusted only after checks
-(issue 18 item 2, docs/SECURITY.md).
+(docs/SECURITY.md).
 
 numba's on-disk cache is keyed by the source file's path and mtime; a fresh FMU
 extraction has a new path each time, so importing the solver from it would
@@ -247,7 +247,7 @@ def _remove(path: str, root: str) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# the numba cache prepared at build time and shipped inside the FMU (issue 17)
+# the numba cache prepared at build time and shipped inside the FMU
 # ---------------------------------------------------------------------------
 SHIPPED_CACHE_DIR = "wheelset_numba_cache"     # resources/<this>/: manifest + files
 SHIPPED_MANIFEST = "manifest.json"

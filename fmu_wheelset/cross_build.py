@@ -1,4 +1,4 @@
-"""Cross-built binaries of the native FMI front end (issue 17): win64 and
+"""Cross-built binaries of the native FMI front end: win64 and
 darwin64 beside the linux64 library that fmu_wheelset/build.py compiles with
 the system C compiler.
 

@@ -14,7 +14,7 @@ order); `complete_model_description` adds what it does not write:
 * ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; min/max on
   Integers; the model choices (the table's Enumeration parameters) are written
   as ``<Integer min=0 max=n-1>`` with their items in the description, because
-  libcosim and Ecos ignore Enumeration variables (issue 16);
+  libcosim and Ecos ignore Enumeration variables;
 * outputs ``initial="calculated"`` (no start: a host never sets them);
 * ``ModelStructure/Outputs`` with the direct-feedthrough ``dependencies`` of
   ``variables.direct_inputs`` (``""``: none) and ``InitialUnknowns`` depending

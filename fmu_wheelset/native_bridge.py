@@ -12,7 +12,7 @@ array (``Instance.values``, indexed by value reference) whose data pointer C
 holds, so fmi2Get*/fmi2Set* never call Python. Python is called for strings,
 the initialization, each doStep (one call) and the FMU states.
 
-fmi2DoStep runs without Python when it can (issue 16): after every call that
+fmi2DoStep runs without Python when it can: after every call that
 builds or restores the model (exitInitializationMode, set_state) the bridge
 sets ``fast_step_address`` and ``fast_block_address``: a numba ``cfunc`` doing
 the whole accepted step (solver/fast_step.py) and the block of array

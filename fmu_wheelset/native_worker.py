@@ -1,4 +1,4 @@
-"""The worker process of the native front end's out-of-process mode (issue 17).
+"""The worker process of the native front end's out-of-process mode.
 
 Started by the FMU's library (fmu_wheelset/native/out_of_process.c) when
 WHEELSET_FMU_OUT_OF_PROCESS=1: it maps the shared region, loads the same

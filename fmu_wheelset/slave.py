@@ -569,7 +569,7 @@ class Wheelset(Fmi2Slave):
         # the first doStep must start here (FMI 2.0 fmi2SetupExperiment). Refused
         # (logged, and fmi2ExitInitializationMode then fails with the reason): a
         # call after initialization, a start time that is not finite, a stop time
-        # before it, a negative or non-finite tolerance (issue 18 item 6)
+        # before it, a negative or non-finite tolerance (docs/SECURITY.md)
         problem = None
         if self._phase != "instantiated":
             problem = (f"the instance is {self._phase} (FMI 2.0: only before "
@@ -605,8 +605,8 @@ class Wheelset(Fmi2Slave):
                          "fmi2EnterInitializationMode was not called (FMI 2.0 state order)")
             return
         if self._phase != "initialization":
-            # FMI 2.0: only in initialization mode; a second call used to rebuild
-            # the model silently (issue 18 item 6)
+            # FMI 2.0: only in initialization mode; a second call must not rebuild
+            # the model silently
             self._refuse(f"{self.instance_name}: fmi2ExitInitializationMode refused: the "
                          f"instance is {self._phase}, not in initialization mode (fmi2Reset "
                          "first); state unchanged")
@@ -643,7 +643,7 @@ class Wheelset(Fmi2Slave):
                 raise ValueError("input(s) set in initialization mode are not finite: "
                                  + ", ".join(bad))
             if not ((u >= _IN_LO) & (u <= _IN_HI)).all():
-                # declared ranges are checked on every set (issue 18 item 7): the
+                # declared ranges are checked on every set (docs/SECURITY.md): the
                 # static equilibrium is not sought from inputs outside them
                 bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}] {v.unit}"
                        for v, x in zip(VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]

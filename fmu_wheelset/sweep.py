@@ -1,4 +1,4 @@
-"""Parameter sweeps of the wheelset FMU on Dask (issue 7).
+"""Parameter sweeps of the wheelset FMU on Dask.
 
 A sweep file (TOML) names a base scenario (``solver.scenarios``) and either a
 full grid or random samples of case parameters::

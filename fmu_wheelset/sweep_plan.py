@@ -1,5 +1,4 @@
-"""Checks of a whole sweep plan before any case runs (issue 18 items 10-11,
-docs/SECURITY.md).
+"""Checks of a whole sweep plan before any case runs (docs/SECURITY.md).
 
 A sweep file is input from outside: before anything is expanded, built or
 started, ``check_plan`` walks the parsed TOML and refuses, with the file, the

@@ -182,7 +182,7 @@ def _parameters() -> List[ScalarVariable]:
           "Pa", 1.0e9, 1.0e12, core="young"),
         # max 0.499, not 0.5: the core takes 0 <= nu < 0.5 (0.5, incompressible, is
         # not a wheel-rail material), and FMI has no open bound; every declared
-        # value is accepted (issue 18 item 6)
+        # value is accepted
         p("material.poisson_ratio", "Real", "Poisson's ratio of wheel and rail",
           "1", 0.0, 0.499, core="poisson"),
         p("contact.friction_coefficient", "Real", "wheel-rail friction coefficient",
@@ -348,8 +348,8 @@ def _inputs() -> List[ScalarVariable]:
 def _outputs() -> List[ScalarVariable]:
     o = _output
     v = [
-        # widened (issue 18 item 7: outputs stay within their declaration; a step
-        # that would leave it is discarded): 1e12 m = 200 years at 150 m/s
+        # widened (outputs stay within their declaration; a step that would
+        # leave it is discarded): 1e12 m = 200 years at 150 m/s
         o("wheelset.distance", "Real", "travelled distance s along the track", "m",
           -1.0e12, 1.0e12),
         o("wheelset.x", "Real", "longitudinal displacement of the wheelset centre "

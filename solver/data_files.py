@@ -1,5 +1,5 @@
 """Reading the solver's input files safely: profile, track and scenario files
-(issue 18 items 3 and 4, docs/SECURITY.md).
+(docs/SECURITY.md).
 
 ``read_text`` opens a file without following it into a hang or an endless
 read: it must be a regular file (a FIFO, a device such as /dev/zero, a socket

@@ -1,4 +1,4 @@
-"""The FMU's whole communication step in numba, reached from C without Python (issue 16).
+"""The FMU's whole communication step in numba, reached from C without Python.
 
 Two parts:
 

@@ -34,8 +34,8 @@ Multipoint detection (trace-line extremum method, Ren & Jin 2010):
          (Eq. 7, default 0.025);
      otherwise it belongs to the patch of the deeper point. These binary
      criteria are what a static contact table needs; in the dynamics they made
-     the force jump where a candidate crossed a threshold while loaded (the
-     issue-41 doubling of the wheel load at the S1002 tread jump), so the
+     the force jump where a candidate crossed a threshold while loaded (a
+     doubling of the wheel load at the S1002 tread jump), so the
      elastic mode shares the load by the saddles instead.
 
 Frames and signs are those of docs/CONVENTIONS.md: track frame x forward, y

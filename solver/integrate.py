@@ -239,7 +239,7 @@ def _set_key(key, state, rail_motion):
 # numba compiles a function once per literal value of an argument written as a
 # constant (True, False, None) but once for all values of a plain bool, and
 # wheelset_rhs inlines the whole contact model (3-4 s of compiling each time,
-# measured 2026-12-06). So the integrators call it in two versions only: the
+# measured). So the integrators call it in two versions only: the
 # full search with `record` a plain bool (callers of _full_rhs pass bool(...)),
 # and the update of the inner stages, whose constant flags let numba leave the
 # search and the contact rows out of that version.

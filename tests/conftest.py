@@ -14,7 +14,7 @@ import pytest
 
 
 # zig cc's first win64 link in a new environment builds the mingw-w64 C runtime
-# into zig's global cache: about 100 s of one core (measured 2026-12-06: 119 s
+# into zig's global cache: about 100 s of one core (measured: 119 s
 # wall for the first cross build of the front end, 0.4 s for the next; a new
 # .venv misses the cache, so every clean checkout pays it). When the session
 # will run tests/test_cross_binaries.py, it starts that one-off build as soon as
@@ -32,6 +32,20 @@ def _compile_cross_front_ends(folder):
             cross_build.cross_compile(platform, Path(folder) / f"warm-up{suffix}", zig)
         except RuntimeError:
             return      # the test's own build reports the compiler's message
+
+
+# The markers (registered in pyproject.toml) that `make test-fast` leaves out:
+# fmu, cross, cosim and slow. A file whose every test qualifies says so with a
+# module-level `pytestmark`; here, in addition, every test that uses the
+# session's FMU (the fixture wheelset_fmu, which fmu, unzipped, md and
+# wheelset_fmu_unzipped depend on) is marked `fmu`, since building it costs
+# about a minute of one core and loading it starts an embedded interpreter.
+FMU_FIXTURE = "wheelset_fmu"
+
+
+def pytest_itemcollected(item):     # called for each test before -m deselects
+    if FMU_FIXTURE in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.fmu)
 
 
 @pytest.hookimpl(trylast=True)      # after -k / -m have deselected: only the tests that will run

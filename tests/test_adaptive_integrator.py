@@ -1,7 +1,7 @@
 """The adaptive integrators (solver.integrate: RK23 Bogacki-Shampine, RK45
 Dormand-Prince, the Rosenbrock W-method) against their published order
-conditions and against the fixed-step RK4 refined until it converges (issue 19:
-an adaptive step so that hard flange contact does not need a hand-cut internal
+conditions and against the fixed-step RK4 refined until it converges (the
+aim: an adaptive step so that hard flange contact does not need a hand-cut internal
 step; a core fast enough for 150x / 300x real time)."""
 import math
 
@@ -92,7 +92,7 @@ def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, ra
     """A wheelset on the built-in suspension (100 kN static load per axle box)
     pushed into the left flange by `lateral` N of lateral force on each axle
     box (100 kN on the wheelset at the default): from t = 0 as a step (flange
-    impacts, then hard flange contact: the issue's case), or raised linearly
+    impacts, then hard flange contact: the hard-flange case), or raised linearly
     over `ramp` s (the wheelset comes onto the flange without impacts).
     Returns y at the end of each host step (as far as the run went), the model
     and the status of the last host step."""
@@ -113,7 +113,7 @@ def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, ra
     return np.array(y), model, result
 
 
-# Lateral axle-box loads around the issue's 50 kN per box: the settled flange
+# Lateral axle-box loads around the hard-flange case's 50 kN per box: the settled flange
 # position moves 6.9 um per kN (measured), so three loads 0.5 kN apart show that
 # a run follows the load, not one lucky trajectory.
 HARD_FLANGE_LOADS = (49.5e3, 50e3, 50.5e3)
@@ -128,7 +128,7 @@ def test_hard_flange_contact_at_the_default_step_matches_the_converged_fixed_ste
     # without impacts and the run is well posed: its settled position is the
     # static flange equilibrium, a smooth function of the load (measured 6.2331,
     # 6.2368, 6.2401 mm), reached by every integrator that holds the hard flange
-    # contact stably. The step load of the issue is not well posed, see the next test.
+    # contact stably. The step load is not well posed, see the next test.
     reference, _, _ = _hard_flange_run("rk4", 2.5e-5, ramp=0.5, lateral=lateral)
     finer, _, _ = _hard_flange_run("rk4", 1.25e-5, ramp=0.5, lateral=lateral)
     assert len(reference) == len(finer) == 2000
@@ -158,7 +158,7 @@ def test_hard_flange_contact_at_the_default_step_matches_the_converged_fixed_ste
 
 @pytest.mark.parametrize("offset", [0.0, -400.0, 100.0])
 def test_flange_impacts_under_a_step_load_end_in_a_reported_state(offset):
-    # The issue's case: the 100 kN lateral load as a step from t = 0. The flange
+    # The hard-flange case: the 100 kN lateral load as a step from t = 0. The flange
     # impacts that follow are not a well-posed test of accuracy: the multipoint
     # contact force jumps where the deepest point of a patch moves from one
     # minimum of the distance function to another (flange root 37 deg, 241 kN

@@ -121,6 +121,8 @@ def test_simulate_exits_1_when_the_run_stops(tmp_path, capfd):
     assert out.exists()
 
 
+@pytest.mark.fmu
+@pytest.mark.cosim      # builds the FMU and runs the vehicle over four of them
 def test_vehicle_leaves_no_temporary_folder(tmp_path):
     """`vehicle` without --fmu builds the FMU into a temporary folder: removed
     at the end (it left 11 MB per call), with the FMU's extractions."""

@@ -1,4 +1,4 @@
-"""Cold start (issue 17): the numba cache the build ships inside the FMU.
+"""Cold start: the numba cache the build ships inside the FMU.
 
 Not timed (benchmarks/bench_coldstart.py measures): these tests check that a
 fresh extraction in a new process compiles nothing, that a shipped cache made

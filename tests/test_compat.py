@@ -38,6 +38,8 @@ from fmu_wheelset.commands import compat  # noqa: E402
 
 HOSTS = Path(__file__).resolve().parent / "hosts"
 
+pytestmark = pytest.mark.fmu        # `wheelset-fmu compat` builds an FMU per case
+
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory):

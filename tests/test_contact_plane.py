@@ -147,7 +147,7 @@ def test_s1002_uic60_patch_against_contact(y, tolerance):
     119.1 / 119.9 um); the quasi-planar solver this replaces was 14.6 % below in area at the flange
     root (0.4 mm cells). Tolerances: 1 % on the tread (the old solver's agreement there, kept);
     2 % at the flange root, where CONTACT's plane lies at its weighted contact angle (25.3 deg,
-    here the rigid point's 24.2 deg) and carries a 0.9 % larger normal force. The issue's
+    here the rigid point's 24.2 deg) and carries a 0.9 % larger normal force. The
     target: 5 %."""
     case = next(c for c in _reference()["cases"] if c["y"] == y and c["cell"] == pytest.approx(2e-4))
     setup = ContactSetup.from_names("S1002", "UIC60", step=1e-4, gauge=1.435, back_to_back=1.36,

@@ -1,9 +1,9 @@
 """The online search of the dynamics scans the profiles only when it must
-(geometry.wheelset_contact_tracked, issue 19): the minima of the last full scan
+(geometry.wheelset_contact_tracked): the minima of the last full scan
 are re-located at each new pose while the pose stays within TRACK_MOVE_* of that
 scan. Its points must be those of the full scan (geometry.wheelset_contact_kernel)
 at every pose of a trajectory -- same count, positions within 1e-9 m (the
-issue's figure) -- including flange contact onset and loss, and most searches
+required figure) -- including flange contact onset and loss, and most searches
 must be answered without a scan (else the test would hold trivially).
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ from tests.contact_points import acting
 from solver.dynamics import S_ROLL, S_Y, S_YAW, S_Z
 from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters
 
-# Issue 19: the warm-started search equals the full scan within 1e-9 m. The
+# The warm-started search equals the full scan within 1e-9 m. The
 # tracked minima use the full scan's samples and arithmetic, so the points are
-# expected bit for bit; 1e-9 m is the issue's bound, not a measured spread.
+# expected bit for bit; 1e-9 m is the bound asked of it, not a measured spread.
 POSITION_TOLERANCE = 1e-9
 POSITION_FIELDS = (P_S_WHEEL, P_U_RAIL, P_X, P_Y, P_Z, P_GAP)
 
@@ -63,7 +63,7 @@ def _count_changes(counts, side):
 
 def _compare_and_report(setup, poses, rail_motions):
     """_compare_along, its figures printed, the largest difference held to the
-    issue's bound; returns (counts, share)."""
+    required bound; returns (counts, share)."""
     worst, counts, share = _compare_along(setup, poses, rail_motions)
     print(f"largest difference {worst:.1e} m, tracked share {share:.4f}, onsets/losses "
           f"{_count_changes(counts, 0)} {_count_changes(counts, 1)}")
@@ -221,8 +221,8 @@ def test_tracked_search_scans_a_pose_that_is_not_finite(bad):
 
 def test_a_minimum_that_starts_to_penetrate_is_not_answered_from_the_tracked_minima():
     """Two poses of the hard-flange run above (S1002/UIC60, left flange pushed by
-    100 kN; substeps 5536 and 5545 of the RK4 run at 25 us on a 2026-12-06 machine,
-    taken as literals so that the case does not depend on the trajectory's last
+    100 kN; substeps 5536 and 5545 of the RK4 run at 25 us on the machine they were
+    found on, taken as literals so that the case does not depend on the trajectory's last
     bits). At the first the flange's only minimum is 0.15 um above its rail; at
     the second it penetrates, and on the flange's plateau a second minimum born
     1 mm away is 22 nm deeper. The tracked search must scan there (the basin of

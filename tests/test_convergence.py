@@ -1,4 +1,4 @@
-"""The defaults are accurate (issue 41): the model with its default integrator,
+"""The defaults are accurate: the model with its default integrator,
 step and tolerance stays within 2 % of the static wheel load in Q and within
 1 um in y of a converged run, on the three cases of
 tests/data/convergence/make_references.py (loaded straight track, the Ren & Jin
@@ -7,9 +7,6 @@ fmu_wheelset/validation/convergence.py), in 1 ms communication steps. The
 references (RK45 at 1e-10, agreeing with RK4 at 10 us to 0.3 % of the wheel
 load and 0.05 um: reference_data/convergence/references.json) are stored, not
 recomputed.
-
-Before issue 41 the default RK4 at 1 ms was 14 % of the wheel load off at the
-Ren & Jin impact (9.8 kN; 26 kN with the old contact model on case a).
 """
 from __future__ import annotations
 
@@ -42,9 +39,9 @@ def test_references_agree_with_their_second_method():
 
 
 def test_peak_wheel_load_after_a_lateral_offset():
-    """Issue 41: the loaded wheelset released 2 mm off the centreline (case a)
+    """The loaded wheelset released 2 mm off the centreline (case a)
     crosses the S1002/UIC60 tread jump several times; its peak Q stays within
-    1.25 times the static wheel load (before issue 41: 135.8 kN, 1.95 times)."""
+    1.25 times the static wheel load."""
     reference = REFERENCES["a"]
     static = case("a")[4]
     peak = run("a")[:, 1:].max()

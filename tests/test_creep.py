@@ -420,7 +420,7 @@ def test_fastrip_on_contact_fastsim_case():
     Euler from the cell front), which changes the slip-zone direction only.
 
     Against the full theory FaStrip is +6.9 % (20 x 20) / +6.4 % (200 x 200),
-    as CONTACT's FaStrip (+5.9 %): the issue's 2 % target is not met by the
+    as CONTACT's FaStrip (+5.9 %): the 2 % target is not met by the
     published method on this case, whose normalised spin phi' = -1.003 sits
     at the edge of the strip theory's range. Reported, not asserted away."""
     a, b, fn, g, nu, mu = 8e-3, 4e-3, 82e3, 82e9, 0.28, 0.3
@@ -560,7 +560,7 @@ def _moment_error(model, case):
 def test_spin_moment_at_full_sliding_against_full_theory(model):
     """Full sliding (|F| = mu N in the full theory within 0.2 %), lateral or longitudinal, with and
     without spin, a/b = 2 and 0.5: the moment within 0.02 mu N sqrt(ab) of the full theory (the
-    issue's figure; measured 0.007). Scaling Kalker's linear moment by F'/F, as before, kept
+    required figure; measured 0.007). Scaling Kalker's linear moment by F'/F instead gives
     0.53 mu N sqrt(ab) here (a/b = 2, pure lateral sliding; the full theory: 0)."""
     cases = [c for c in _spin_cases() if c["label"] in FULL_SLIDING]
     assert len(cases) == 8

@@ -1,4 +1,4 @@
-"""Cross-built win64 and darwin64 binaries of the native front end (issue 17).
+"""Cross-built win64 and darwin64 binaries of the native front end.
 
 `build_fmu.py --platforms all` cross-compiles them with zig cc (package
 ziglang). They cannot run here (no Windows or macOS), so these tests read the
@@ -20,6 +20,8 @@ if cross_build.zig_command() is None:
 
 EXPECTED = {"linux64": ("Wheelset.so", "ELF"), "win64": ("Wheelset.dll", "PE"),
             "darwin64": ("Wheelset.dylib", "MachO")}
+
+pytestmark = [pytest.mark.cross, pytest.mark.fmu]     # builds the FMU for three platforms
 
 
 @pytest.fixture(scope="module")

@@ -200,6 +200,7 @@ def test_directional_derivative_refusals(md, wheelset_fmu_unzipped, by):
         _close(s)
 
 
+@pytest.mark.cosim      # the track master's probes (cosim/track_cosim.py)
 def test_probe_by_derivative_matches_the_probe_by_steps(wheelset_fmu):
     """The master's two contact-Jacobian probes (cosim/track_cosim.py) at the
     same state: fmi2GetDirectionalDerivative (central, no step) and perturbed

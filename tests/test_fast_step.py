@@ -1,4 +1,4 @@
-"""The fast doStep (issue 16): a numba cfunc (solver/fast_step.py) that the C
+"""The fast doStep: a numba cfunc (solver/fast_step.py) that the C
 front end calls in fmi2DoStep, and the Python step it hands every step it does
 not accept to, in real hosts (FMPy in this process, the plain C host of
 tests/c_host), on the Ren & Jin scenario (benchmarks/bench_fmu.py REN_JIN).

@@ -1,4 +1,4 @@
-"""Fault handling of the wheelset FMU through fmpy's low-level API (issue 8).
+"""Fault handling of the wheelset FMU through fmpy's low-level API.
 
 Every fault must give a status above fmi2Warning (fmpy raises FMICallException;
 the status is asserted), a logged message (captured with a logger callback), and
@@ -419,8 +419,8 @@ def test_instantiate_free_cycles_bounded_rss(md, unzipped):
     # The collections below need only see what the cycles create: everything alive
     # before them (the test session's modules, numba's functions, other tests'
     # objects) is set aside once, so that each full collection does not walk it
-    # again (gc.freeze: the test run alone 18.5 s -> 4.5 s, measured 2026-12-07; late
-    # in the whole suite, with more to walk, it took 70 s before).
+    # again (gc.freeze: the test run alone 18.5 s -> 4.5 s, measured; late in the
+    # whole suite, with more to walk, 70 s without it).
     gc.collect()
     gc.freeze()
     try:

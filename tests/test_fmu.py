@@ -1,4 +1,4 @@
-"""Host checks of the wheelset FMU (issue 5).
+"""Host checks of the wheelset FMU.
 
 The FMU is built once per session into a temporary directory. Runs are short
 (0.1-0.2 s simulated, 1 ms communication steps, LMA-worn on CHN60 at 100 km/h,

@@ -1,4 +1,4 @@
-"""Fuzz targets (issue 8): hypothesis-driven, bounded (the file runs < 60 s).
+"""Fuzz targets: hypothesis-driven, bounded (the file runs < 60 s).
 
 Only the documented error types may escape:
 

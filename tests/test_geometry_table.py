@@ -5,7 +5,7 @@ is then re-located on the profile grid by the arithmetic of the online search
 (solver.geometry.wheel_distance_minima). So wherever both find the same minima
 the points must be the online points to rounding (1e-12 m, 1e-12 rad: a few
 ulps of the 0.5 m coordinates), not merely within an interpolation error; the
-issue's bound (0.01 mm, 0.1 %) is a much weaker statement of the same. The
+required bound (0.01 mm, 0.1 %) is a much weaker statement of the same. The
 check grid is dense in lateral position (steps well below the table's 0.2 mm
 are not needed: each pose is independent), covers yaw and roll off the table's
 nodes, tread and flange contact, penetrating and lifted wheels, and rail motion.

@@ -1,4 +1,4 @@
-"""The wheel loads are continuous where the contact point jumps (issue 41).
+"""The wheel loads are continuous where the contact point jumps.
 
 The sweeps of fmu_wheelset/validation/load_continuity.py: the wheelset in
 vertical and roll equilibrium under its axle load (static wheel load 69.7 kN)
@@ -44,7 +44,7 @@ def test_loads_shrink_with_the_spacing_at_every_jump(pair):
 
 
 def test_tread_jump_of_s1002_uic60_steps_less_than_one_percent():
-    """Issue 41: at the S1002/UIC60 1:40 tread jump the total Q of a wheel steps by
+    """At the S1002/UIC60 1:40 tread jump the total Q of a wheel steps by
     at most 1 % of the static wheel load between neighbouring y 0.01 mm apart."""
     centre, dq = lc.tread_jump_step()
     static = lc.static_wheel_load()

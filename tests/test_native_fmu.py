@@ -1,4 +1,4 @@
-"""The FMU's native FMI 2.0 front end (issue 16) in real hosts.
+"""The FMU's native FMI 2.0 front end in real hosts.
 
 * the plain C host of tests/c_host (dlopen + the FMI C API, like a Modelica
   tool's or Simulink's FMU import), run with NO environment set-up: 20 runs
@@ -31,6 +31,8 @@ from fmpy import read_model_description  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 H = 1e-3
 GRAVITY = 9.81          # solver.wheelset.GRAVITY
+
+pytestmark = pytest.mark.fmu        # the session's FMU in C hosts, and FMUs built here
 
 
 @pytest.fixture(scope="session")
@@ -171,7 +173,7 @@ def test_inputs_in_initialization_mode_give_the_static_equilibrium(host, wheelse
                      f"o:{vr['wheel.left.Q']}", f"o:{vr['wheel.right.Q']}"], n=5)
     assert proc.returncode == 0, proc.stderr[-3000:]
     table = rows(proc.stdout)
-    # 1 %: the tolerance of the issue; straight track, symmetric: both wheels alike
+    # 1 %: the required tolerance; straight track, symmetric: both wheels alike
     assert table[:, 1:] == pytest.approx(static, rel=0.01)
 
 

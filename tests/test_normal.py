@@ -194,7 +194,7 @@ def test_fit_kernel_equals_agm_kernel_and_reference():
     """The RHS's Hertz (shape terms from a Chebyshev fit in log(ratio)) against the
     Newton-on-AGM kernel and the SciPy reference, over the whole clamped range of
     curvature ratios (1 ... MAX_CURVATURE_RATIO = 1e12), both orientations.
-    1e-10: the accuracy asked of the fit (issue 19); the AGM kernel itself agrees
+    1e-10: the accuracy asked of the fit; the AGM kernel itself agrees
     with SciPy to ~1e-9 near ratio 1 (test above), so the reference check uses
     the kernel's own band there."""
     ratios = np.concatenate([[1.0], 1.0 + np.geomspace(1e-9, 1e-3, 25), np.geomspace(1.001, 1e12, 700),
@@ -314,7 +314,7 @@ def test_a_point_born_at_the_rail_starts_from_zero_load():
 
 def test_two_minima_passing_each_other_share_continuously():
     # the old model put the whole patch on the deeper minimum: at equal depth it
-    # switched to the other's stiffness (the doubling of issue 41); here the
+    # switched to the other's stiffness (doubling the load); here the
     # shares cross continuously, equal at equal depth
     q = 85e-6
     left = _patch([90e-6 + 1e-10, 90e-6], [q], [K1, K2])

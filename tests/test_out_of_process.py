@@ -1,4 +1,4 @@
-"""Out-of-process mode of the native front end (issue 17) in the plain C host.
+"""Out-of-process mode of the native front end in the plain C host.
 
 WHEELSET_FMU_OUT_OF_PROCESS=1: the FMU's library runs the slave in a worker
 Python process and forwards every FMI call over shared memory. The same C
@@ -6,7 +6,7 @@ host (tests/c_host/host.c, no LD_PRELOAD or PYTHONPATH) must print the same
 numbers as in-process: the worker runs the very same library and core, so
 the rows are compared bit for bit (any difference is a forwarding bug, not
 round-off). A worker killed with SIGKILL mid-run must be fmi2Error in the
-host within 1 s (the issue's figure), the host returning normally.
+host within 1 s (the required figure), the host returning normally.
 """
 from __future__ import annotations
 

@@ -22,6 +22,8 @@ import pytest
 
 fmpy = pytest.importorskip("fmpy")
 
+pytestmark = pytest.mark.fmu        # the FMU in an FMPy-only environment
+
 HERE = Path(__file__).resolve().parent / "hosts"
 READ = ["wheelset.distance", "wheelset.y", "wheelset.z", "wheel.left.Q", "wheel.right.Y",
         "contact.left.point[1].normal_force"]
@@ -56,6 +58,7 @@ def reference(wheelset_fmu):
     return {name: float(result[name][-1]) for name in READ}
 
 
+@pytest.mark.slow       # a new virtual environment and `pip install fmpy`: about 10 s
 def test_the_plain_environment_lacks_the_packages(plain_fmpy_python):
     # what the tests below mean: this host really has no scipy and no numba
     code = ("import importlib.util as u; print([m for m in ('numpy', 'scipy', 'numba') "

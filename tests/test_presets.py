@@ -210,7 +210,7 @@ def test_loaded_passenger_carries_the_benchmark_wheel_load(md, unzipped, wheelse
         h.s.freeInstance()
     for q in loads:
         assert abs(q - 54.5e3) <= 0.05e3, loads
-    # a newcomer's first run (issue 45): 30 m/s, 3 mm initial offset, 2 s: the
+    # a newcomer's first run: 30 m/s, 3 mm initial offset, 2 s: the
     # loaded wheelset runs (the free one derails at 0.28 s), its lateral motion
     # decays, the wheel load stays near the static one
     result = fmpy.simulate_fmu(wheelset_fmu, stop_time=2.0, output_interval=1e-3,

@@ -555,7 +555,7 @@ def test_cli_checks_a_file(tmp_path, capsys):
     assert main(["profiles", "--check", os.path.join(PROFILE_DIR, "CHN60.txt")]) == 0
     assert "CHN60 (rail)" in capsys.readouterr().out
     bad = _write(tmp_path, "1 2\n3 x\n")
-    assert main(["profiles", "--check", bad, "--kind", "wheel"]) == 2      # a mistake of use: exit 2 (issue 18 item 12)
+    assert main(["profiles", "--check", bad, "--kind", "wheel"]) == 2      # a mistake of use: exit 2
     assert "line 2" in capsys.readouterr().err
 
 

@@ -1,4 +1,4 @@
-"""Property tests (issue 8): bad input never gives a silent or foreign failure.
+"""Property tests: bad input never gives a silent or foreign failure.
 
 hypothesis with bounded example counts (the file runs in well under 2 min):
 

@@ -1,4 +1,4 @@
-"""Running safety (issue 41): the flange-climb warning, derailment and wheel drop
+"""Running safety: the flange-climb warning, derailment and wheel drop
 follow the physics, the same with every integrator and step.
 
 Cases: fmu_wheelset/validation/running_safety.py; converged references:
@@ -9,12 +9,6 @@ which a loaded contact reaches the flange tip, a wheel is off its rail head
 (past the gauge face, or dropped inside the gauge), or both wheels have been
 off their rails longer than 2 sqrt(2 h / g) (0.151 s for the 28 mm flange of
 S1002).
-
-Before issue 41 a lateral axle-box force growing at 5 kN/s per box ran with
-fmi2OK while the flange's Y/Q was 2.5-6.9 times Nadal's limit, derailment came
-0.25-1.1 s after Nadal was first exceeded and only once both wheels had left
-the rails, never with RK45 (a flight of 1.1 s); a rail moved by 0.1 m left the
-wheel off its rail with every step fmi2OK.
 """
 from __future__ import annotations
 
@@ -31,7 +25,7 @@ INTEGRATORS = {
     "RK45 1e-6": {"integrator": "rk45", "tolerance": 1e-6},
     "Rosenbrock (default)": {},
 }
-ONE_STEP = HOST_STEP + 1e-9      # issue 41: flagged within one 1 ms communication step
+ONE_STEP = HOST_STEP + 1e-9      # flagged within one 1 ms communication step
 
 
 class _StepCheck:

@@ -1,4 +1,4 @@
-"""Published curving cases through the core (issue 4): Ren & Jin (2010) and Kang (2012).
+"""Published curving cases through the core: Ren & Jin (2010) and Kang (2012).
 
 Ren & Jin do not give their vehicle data; solver/scenarios.py names the source
 of every value (REN_JIN_VEHICLE_SOURCES). The LMA is the published geometry,
@@ -15,7 +15,7 @@ import pytest
 
 from solver.scenarios import BUILTIN_SCENARIOS, load_scenario, simulate
 
-# Contact-angle zones (issue 20 item 1; fmu_wheelset/validation/ren_jin.py): the
+# Contact-angle zones (fmu_wheelset/validation/ren_jin.py): the
 # LMA flange flank is at ~70 deg, so a flange point has >= 60 deg; the flange
 # root (throat) lies between the 1:15 tread end (~4 deg) and the flank.
 FLANGE_DEG = 60.0
@@ -58,7 +58,7 @@ def runs():
 
 
 def test_ren_jin_100_rigid_track_reaches_the_flange_root_not_the_flange(runs):
-    """Rigid track (issue 20 items 1-2): the outer wheel runs on the tread and the
+    """Rigid track: the outer wheel runs on the tread and the
     flange root (a 20-60 deg point), but never reaches the >= 60 deg flange
     flank: Ren & Jin's 10.2 mm flange two-point onset is a dynamic
     (flexible-track) value, checked in the validation case ren_jin_flexible.
@@ -108,8 +108,8 @@ def test_multipoint_is_smooth_where_single_point_jumps(runs):
 
 
 def test_kang_r320_flange_limits_lateral_displacement(runs):
-    """Kang 2012 reports ~7.6 mm for his S1004 wheel (not comparable, issue 20
-    item 6). Our S1002 on UIC60 1:20 (gauge 1435 at 14 mm, back-to-back 1360)
+    """Kang 2012 reports ~7.6 mm for his S1004 wheel (not comparable: another
+    wheel). Our S1002 on UIC60 1:20 (gauge 1435 at 14 mm, back-to-back 1360)
     has a static flange clearance of 6.38 mm; in the curve the outer wheel is
     held on its flange root (20-60 deg; measured 24.9 deg) with the tread
     points, short of the 70 deg flank: assert the limit is reached and held
@@ -129,9 +129,9 @@ def test_kang_r320_flange_limits_lateral_displacement(runs):
 @pytest.mark.parametrize("name", sorted(BUILTIN_SCENARIOS))
 def test_builtin_scenario_runs_from_the_cli_to_its_end(name, tmp_path):
     """Every built-in scenario, as a new user runs it (`wheelset-fmu simulate
-    --scenario NAME`, all defaults), reaches its duration (issue 20: the
-    straight-klingel run used to stop at 0.05 s with its 1 ms step above the
-    0.986 ms creep-damping stability limit at 5 m/s)."""
+    --scenario NAME`, all defaults), reaches its duration (a straight-klingel
+    run with a 1 ms step stops at 0.05 s: above the 0.986 ms creep-damping
+    stability limit at 5 m/s)."""
     out = tmp_path / "run.csv"
     proc = subprocess.run([sys.executable, "-m", "fmu_wheelset.cli", "simulate", "--scenario", name,
                            "--out", str(out), "--no-progress"], capture_output=True, text=True,

@@ -1,5 +1,5 @@
-"""The FMU's solver cache is used only when it can be trusted (issue 18, item 2;
-fmu_wheelset/cache.py, docs/SECURITY.md).
+"""The FMU's solver cache is used only when it can be trusted
+(fmu_wheelset/cache.py, docs/SECURITY.md).
 
 Before: any ``<cache>/solver-<hash>`` folder holding an ``__init__.py`` was put on
 sys.path and imported, whatever its content, owner or mode. Now the folder

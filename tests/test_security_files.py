@@ -1,5 +1,5 @@
 """Input files cannot hang, flood or leak, and relative names stay inside the
-FMU (issue 18, items 3 and 4; solver/data_files.py, docs/SECURITY.md).
+FMU (solver/data_files.py, docs/SECURITY.md).
 
 Before: a FIFO as a profile hung forever, /dev/zero was read until memory ran
 out (5.4 GB), a 100 MB profile took 1.9 GB, `../../etc/passwd` as an FMU

@@ -1,5 +1,5 @@
 """The FMI 2.0 co-simulation state table and the declared ranges, walked by a
-hypothesis state machine over the FMI calls (issue 18, items 6 and 7).
+hypothesis state machine over the FMI calls.
 
 The expected behaviour is written here from the standard (FMI 2.0.x,
 section 4.2.4, "State Machine of Calling Sequence from Master to Slave"), not
@@ -247,7 +247,7 @@ def test_fmi_state_table(md, unzipped):
 
 
 # ---------------------------------------------------------------------------
-# the cases of the issue, one by one
+# the cases of the threat model (docs/SECURITY.md), one by one
 # ---------------------------------------------------------------------------
 @pytest.fixture
 def host(md, unzipped):

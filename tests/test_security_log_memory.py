@@ -1,7 +1,7 @@
-"""No memory growth per logged message (issue 18, item 8).
+"""No memory growth per logged message.
 
 30 000 discarded steps, each logging one error: the resident set may grow by
-less than 1.5 MB over them, i.e. 50 B per message (the issue's bound: < 5 MB
+less than 1.5 MB over them, i.e. 50 B per message (the required bound: < 5 MB
 over 100 000; 30 000 keep the test at ~20 s on a loaded machine, and 1.5 MB is
 well above the page-level noise of the RSS, ~0.1 MB). Measured through
 pythonfmu 0.7.0's export library: 130-208 B per message.
@@ -9,8 +9,8 @@ pythonfmu 0.7.0's export library: 130-208 B per message.
 The leak is in pythonfmu 0.7.0's C++ wrapper, not in the slave: it is the same
 with logging switched off (fmi2Instantiate loggingOn = false, the host's logger
 never called) and no Python object accumulates (the slave's log queue is
-emptied after every call). The project's own C front end (fmu_wheelset/native/,
-issue 16) replaces that wrapper; until it is the FMU's binary, this test is an
+emptied after every call). The project's own C front end (fmu_wheelset/native/)
+replaces that wrapper; until it is the FMU's binary, this test is an
 expected failure, declared at run time with the measured figure (pytest -ra
 lists it); with the native front end, or without the leak, it must pass.
 """

@@ -1,5 +1,5 @@
 """Serialized FMU states are parsed, never executed, and checked field by field
-(issue 18, items 1 and 5; format: fmu_wheelset/fmu_state.py, docs/SECURITY.md).
+(format: fmu_wheelset/fmu_state.py, docs/SECURITY.md).
 
 Through FMPy's low-level API on the built FMU: a crafted pickle runs nothing,
 every malformed or inconsistent state is refused with the reason logged at
@@ -10,7 +10,7 @@ Status: pythonfmu 0.7.0 returns fmi2OK from fmi2SetFMUstate whatever the slave
 does (an exception would be fmi2Fatal and crash the host later), so the
 refusal is asserted through the log and the unchanged instance; the slave keeps
 the reason in `last_refusal` for the project's native front end
-(fmu_wheelset/native/, issue 16), which returns fmi2Error.
+(fmu_wheelset/native/), which returns fmi2Error.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The sweep runner checks the whole plan first, reports failures, retries them,
-survives damaged results and leaves no temporary folders (issue 18, items 10
-and 11; fmu_wheelset/sweep_plan.py, fmu_wheelset/sweep.py).
+survives damaged results and leaves no temporary folders
+(fmu_wheelset/sweep_plan.py, fmu_wheelset/sweep.py).
 
 Before: `sweep --resume` crashed on a result file with a missing key, `sweep`
 exited 0 when every case failed, failed cases were cached as done and never

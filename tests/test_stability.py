@@ -102,7 +102,7 @@ def test_stability_rejects_bad_requests():
 
 
 # ---------------------------------------------------------------------------
-# the linear-study controls of the core (issue 21 item 1)
+# the linear-study controls of the core
 # ---------------------------------------------------------------------------
 
 def test_klingel_with_the_textbook_creepages():

@@ -31,6 +31,8 @@ from fmpy import read_model_description  # noqa: E402
 from fmu_wheelset import cache as fmu_cache  # noqa: E402
 from fmu_wheelset.standalone import RUNTIME_DIR, check_interpreter  # noqa: E402
 
+pytestmark = pytest.mark.fmu        # builds the self-contained FMU
+
 ROOT = Path(__file__).resolve().parent.parent
 STOP, H = 1.0, 1e-3
 READ = ["wheelset.distance", "wheelset.y", "wheelset.z", "wheelset.yaw", "wheel.left.Q",

@@ -1,4 +1,4 @@
-"""Parameter sweeps on Dask (issue 7): cluster results = serial results, resume,
+"""Parameter sweeps on Dask: cluster results = serial results, resume,
 failed cases recorded, an external dask-scheduler / dask-worker.
 
 Cases are short (1.0 s simulated, 10 ms communication steps). The FMU is the
@@ -96,7 +96,7 @@ def test_failing_case_is_recorded(fmu, client, tmp_path):
     assert (tmp_path / "histories" / f"{sw.case_key(good)}.csv").exists()
     text = (tmp_path / "summary.csv").read_text()
     assert "failed" in text
-    # a failed case is not done: the rerun retries it, and only it (issue 18 item 10)
+    # a failed case is not done: the rerun retries it, and only it
     sw.run_sweep([bad, good], tmp_path, fmu_path=fmu, runner=runner(fmu), client=client,
                  progress=False, histories=True)
     assert sw.run_sweep.last_stats["ran"] == 1

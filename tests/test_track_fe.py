@@ -9,6 +9,8 @@ from cosim.track_fe import (CHN60, UIC60, RailLoad, TrackModel, TrackModelError,
                             bending_shape, euler_pinned_pinned_frequency, make_track,
                             timoshenko_pinned_pinned_frequency, winkler_response)
 
+pytestmark = pytest.mark.cosim      # the OpenSees track, alone and coupled with the FMU
+
 LOAD = 1.0e5          # N, the static wheel load of figure 1
 
 
@@ -24,7 +26,7 @@ def test_static_load_matches_zimmermann_winkler_beam(over_sleeper):
     """100 kN on an Euler-Bernoulli UIC60 rail at 0.6 m: rail deflection under the
     load and the largest rail-seat load against the Winkler beam with the
     uniform support equivalent to the pads (Zimmermann), within 2 % (the
-    issue's figure; the discreteness of the supports at a*beta = 0.82 makes the
+    required figure; the discreteness of the supports at a*beta = 0.82 makes the
     two differ by < 1 %)."""
     p = TrackParameters(rail=UIC60, beam="euler-bernoulli", bays=40)
     model = TrackModel(p)

@@ -40,7 +40,7 @@ def test_static_flange_onset_and_worn_tread_points(out):
 
 
 def test_ren_jin_100_multipoint_rigid_track_is_static_only(out):
-    """Issue 20 items 1-2: the rigid-track onset row is not compared with the
+    """The rigid-track onset row is not compared with the
     paper's dynamic 10.2 mm; flange points (>= 60 deg) lie on the flange."""
     res = ren_jin.case_multipoint_100(out, backend="core")
     rows = rows_by_quantity(res)
@@ -66,7 +66,7 @@ def test_ren_jin_100_single_point_jumps(out):
     assert all(r.passed for r in res.rows if r.quantity != known)
 
 
-@pytest.mark.parametrize("backend", ["core", "fmu"])
+@pytest.mark.parametrize("backend", ["core", pytest.param("fmu", marks=pytest.mark.fmu)])
 def test_ren_jin_80_no_flange_two_point_and_q_within_2_percent(out, backend):
     """No flange (>= 60 deg) contact at 80 km/h. The single-point method against
     the multipoint one (0.2 s running mean; the paper: nearly identical) differed
@@ -83,7 +83,7 @@ def test_ren_jin_80_no_flange_two_point_and_q_within_2_percent(out, backend):
 
 
 def test_kang_flange_limit(out):
-    """Issue 20 item 6: Kang's 7.6 mm is for S1004, this run is S1002: the row is
+    """Kang's 7.6 mm is for S1004, this run is S1002: the row is
     not compared; the limit is this pair's flange clearance (within 0.5 mm)."""
     res = kang.case_kang(out, backend="core")
     rows = rows_by_quantity(res)
@@ -110,7 +110,7 @@ def test_profiles_against_their_standards(out):
 
 
 def test_creep_models_against_published_full_theory(out):
-    """Issue 20 item 7, issue 44: FaStrip within 1.5 % of CONTACT's FaStrip (20 x 20 and
+    """FaStrip within 1.5 % of CONTACT's FaStrip (20 x 20 and
     40 x 40 against its 40 x 40), within 1 % at 200 x 200 (Fy) and 2 % (Mz), and within 5 % of
     CONTACT's full-theory creep curve (measured 0.7 %). Against the full theory on CONTACT's
     FASTSIM case FaStrip is +6.9 %, CONTACT's own FaStrip +5.9 %: the method's limit, reported
@@ -131,7 +131,7 @@ def test_creep_models_against_published_full_theory(out):
 
 
 def test_contact_mechanics_against_contact(out):
-    """Issue 44 items 3 and 4: the non-Hertzian patch in the contact plane within 1 % (tread) and
+    """The non-Hertzian patch in the contact plane within 1 % (tread) and
     2 % (flange root) of CONTACT; the spin moment of SHE and Polach within 0.02 mu N sqrt(ab) at
     full sliding and 3 % in the linear range; the partial-slip moment and the forces under large
     spin reported (not compared)."""
@@ -145,23 +145,26 @@ def test_contact_mechanics_against_contact(out):
     assert len(reported) == 4 and all(r.why for r in res.rows)
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_fmu_matches_core_on_a_short_run(out):
     res = fmu_check.case_fmu_check(out, duration=5.0)
     assert res.backend == "fmu"
     assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_klingel_through_the_fmu(out, monkeypatch):
     """With a relative output folder, as `make demo` gives it: the case writes its
     profile files there and must hand the FMU their absolute paths (the FMU looks a
-    relative name up in its resources only; until 2026-12-07 the demo's Klingel
-    rows fell back to the core with 'the FMU run failed')."""
+    relative name up in its resources only; with relative paths the demo's
+    Klingel rows would fall back to the core with 'the FMU run failed')."""
     monkeypatch.chdir(out.parent)
     res = klingel.case_klingel(out.name, backend="fmu")
     assert res.backend == "fmu", [r.cells() for r in res.rows]
     assert all(r.passed for r in res.rows), [r.cells() for r in res.rows]
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_a_failed_fmu_run_leaves_no_extraction_behind(out, tmp_path, monkeypatch):
     """An FMU run that raises (here: a profile file that does not exist, refused
     at initialization) must not leave its extraction in the temporary folder
@@ -186,6 +189,7 @@ def test_report_is_self_contained(out):
     assert "src=\"http" not in page and "9.4 mm" in page
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_report_opens_with_its_summary(out):
     """The summary comes first: the counts, every FAIL row with why, the
     version, the commit and the FMU's hash; then each section's rows with its
@@ -232,6 +236,7 @@ def test_significant_digits_follow_the_tolerance(value, tolerance, text):
     assert Row("c", "q", "", value, "", 0.0, tolerance, "core").cells()[3] == text
 
 
+@pytest.mark.fmu        # builds the FMU (common.fmu_path)
 def test_fmu_start_values_name_every_scenario_parameter(out):
     from solver.scenarios import load_scenario
     variables = common.fmu_variables(common.fmu_path(out))

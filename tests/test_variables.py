@@ -56,7 +56,7 @@ def test_fmi_values_round_trip_to_the_core():
 
 
 def test_fastrip_is_the_fifth_creep_model():
-    """FaStrip (issue 20) is contact.creep_model = 4 and round-trips."""
+    """FaStrip is contact.creep_model = 4 and round-trips."""
     assert wheelset.CREEP_MODEL_NAMES.index("fastrip") == 4
     values, missing = fmu_variables.start_values_for(WheelsetParameters(creep_model="fastrip"),
                                                      wheelset)

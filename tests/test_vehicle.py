@@ -16,6 +16,8 @@ pytest.importorskip("fmpy")
 from cosim.vehicle import (GRAVITY, RAIL_DISTANCE, CurveLayout, VehicleCosim,  # noqa: E402
                            VehicleError, VehicleModel, VehicleParameters)
 
+pytestmark = pytest.mark.cosim      # four wheelset FMUs under the vehicle master
+
 
 @pytest.fixture(scope="module")
 def fmu(wheelset_fmu_unzipped):
@@ -24,7 +26,7 @@ def fmu(wheelset_fmu_unzipped):
 
 def test_static_equilibrium_straight_track_wheel_loads(fmu):
     """No load step: from t = 0 every wheel load stays at the static share
-    (carbody/8 + bogie/4 + wheelset/2) g = 54.55 kN within 0.5 % (the issue's
+    (carbody/8 + bogie/4 + wheelset/2) g = 54.55 kN within 0.5 % (the required
     band; measured 1.2e-4 over 1 s at 30 m/s)."""
     with VehicleCosim(fmu, speed=30.0, record_every=5) as vc:
         result = vc.run(1.0)
@@ -71,7 +73,7 @@ def test_steady_curve_lateral_force_balance_and_angle_of_attack(fmu, radius, can
     rails on the wheels of each bogie balances the non-compensated centrifugal
     force of the mass it carries, m (V^2/R cos c - g sin|c|) (m = carbody/2 +
     bogie + 2 wheelsets; the textbook m (V^2/R - g h/s) is its small-angle form),
-    within 1 % (the issue's band) as a mean over the last 4 s of 12 s: the
+    within 1 % (the required band) as a mean over the last 4 s of 12 s: the
     carbody's lateral-roll mode (0.49 Hz, damping ratio 0.13) needs ~10 s to
     settle; measured 0.3-0.7 % for R = 600 m. Both the mean of the FMUs'
     force outputs and the exact time mean from the wheelsets' momentum."""

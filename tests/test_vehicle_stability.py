@@ -15,6 +15,8 @@ from cosim.vehicle import VehicleParameters
 from fmu_wheelset.validation import vehicle as check
 from solver.wheelset import WheelsetParameters
 
+pytestmark = pytest.mark.cosim      # the bogie vehicle: linear analysis and co-simulation
+
 
 def test_bogie_linear_critical_speed_matches_the_independent_model():
     """Cone 0.15 on UIC60 1:40, Kalker (f11 8 MN, f22 7 MN, no spin), no
@@ -130,7 +132,7 @@ def test_a_run_the_fmu_stops_counts_as_hunting_with_its_reason(wheelset_fmu_unzi
 def test_profile_pair_conicity_of_a_cone_on_the_crowned_rail():
     """cone:0.15 on UIC60 1:40: the equivalent conicity is 0.168 (EN 15302, 3 mm),
     not the cone's 0.15: the wheelset rolls on the crowned, inclined rail (the
-    issue's figure; measured 0.1683), and the description says so."""
+    required figure; measured 0.1683), and the description says so."""
     c = vstab.profile_pair_conicity(WheelsetParameters(wheel_profile="cone:0.15"))
     assert c["en15302"] == pytest.approx(0.168, abs=0.001)
     assert c["linear"] == pytest.approx(0.168, abs=0.001)

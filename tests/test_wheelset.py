@@ -331,8 +331,7 @@ def test_full_search_rhs_is_called_with_a_plain_bool_record():
     """In the solver's numba code every call of integrate._full_rhs passes `record`
     as bool(...), never as a bare True / False: numba would compile _full_rhs and
     the RHS it inlines (the whole contact model, 3-4 s a compile) once more per
-    constant (docs/CONVENTIONS.md: six versions of wheelset_rhs before
-    2026-12-06, three now)."""
+    constant (docs/CONVENTIONS.md: three versions of wheelset_rhs, not six)."""
     import ast
     import os
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -355,7 +354,7 @@ def test_full_search_rhs_is_called_with_a_plain_bool_record():
 def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):
     """benchmarks/bench_geometry_share.py measures the contact geometry's share of
     a whole RK4 run by running a copy of solver/ whose wheelset_rhs does its
-    geometry twice (issue 19's bound for a free table). This checks that the
+    geometry twice (the bound for a free table). This checks that the
     copy it writes parses and calls every geometry kernel of the RHS exactly
     twice as often, so the benchmark cannot silently measure an unpatched copy."""
     import ast

@@ -1,5 +1,5 @@
 """`wheelset-fmu check FMU`: load the FMU the way a C host does and report, one
-line each, what is missing on this machine (issue 17).
+line each, what is missing on this machine.
 
 In order: the FMU archive and its model description; the binary for this
 platform; the interpreter the build recorded (resources/wheelset_native.cfg,

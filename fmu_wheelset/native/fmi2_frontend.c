@@ -909,7 +909,7 @@ static void note_inputs(Component *c, const fmi2ValueReference vr[], size_t n, c
     }
 }
 
-/* Declared ranges, checked on every set (issue 18): a parameter must lie in
+/* Declared ranges, checked on every set (docs/SECURITY.md): a parameter must lie in
  * [min, max] (NaN refused too); an input that is finite must lie in it (a
  * non-finite input is kept silently: the next doStep discards it, naming it).
  * The values are written anyway (docs/limits_and_failures.md: a bad input makes

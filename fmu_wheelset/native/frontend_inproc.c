@@ -1,7 +1,7 @@
 /* The in-process front end (fmi2_frontend.c, unchanged) under internal names
  * wheelset_inproc_fmi2*: the exported fmi2* functions are in out_of_process.c,
  * which runs an instance either here (the default) or in a worker process
- * (WHEELSET_FMU_OUT_OF_PROCESS=1; issue 17). */
+ * (WHEELSET_FMU_OUT_OF_PROCESS=1). */
 #include "fmi2Functions.h"
 
 #undef fmi2GetTypesPlatform

@@ -1,4 +1,4 @@
-/* Out-of-process mode of the native front end (issue 17).
+/* Out-of-process mode of the native front end.
  *
  * With WHEELSET_FMU_OUT_OF_PROCESS=1 fmi2Instantiate starts a worker: a child
  * Python process (resources/<package>/native_worker.py) that loads this same

@@ -1,7 +1,7 @@
 /* The only operating-system calls of the native FMI front end.
  *
  * platform_posix.c implements them for Linux and macOS; a platform_windows.c
- * (LoadLibraryW, GetProcAddress, ...) is all another OS needs (issue 17).
+ * (LoadLibraryW, GetProcAddress, ...) is all another OS needs.
  * Everything else in fmu_wheelset/native is portable C99. */
 #ifndef WHEELSET_PLATFORM_H
 #define WHEELSET_PLATFORM_H

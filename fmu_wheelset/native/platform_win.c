@@ -1,5 +1,5 @@
-/* Windows implementation of platform.h (win64, cross-compiled with zig cc;
- * issue 17). Paths arrive as UTF-8 and are converted to UTF-16 for the wide
+/* Windows implementation of platform.h (win64, cross-compiled with zig cc).
+ * Paths arrive as UTF-8 and are converted to UTF-16 for the wide
  * Win32 calls. Built and its exports checked here, not run (no Windows host). */
 #define WIN32_LEAN_AND_MEAN
 #include "platform.h"

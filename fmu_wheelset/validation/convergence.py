@@ -1,4 +1,4 @@
-"""The accuracy of the defaults (issue 41): three cases against converged runs.
+"""The accuracy of the defaults: three cases against converged runs.
 
 Cases (the Manchester benchmark wheelset unless named), 1 ms communication steps:
   a  loaded straight track: S1002/UIC60 1:40, built-in suspension carrying
@@ -27,8 +27,8 @@ from fmu_wheelset.validation.common import CaseResult, Row, figure, save
 
 REFERENCES = Path(__file__).resolve().parent / "reference_data" / "convergence"
 HOST_STEP = 1e-3
-Q_TOLERANCE = 0.02       # of the static wheel load (issue 41)
-Y_TOLERANCE = 1e-6       # m (issue 41)
+Q_TOLERANCE = 0.02       # of the static wheel load (the accuracy asked of the defaults)
+Y_TOLERANCE = 1e-6       # m (the accuracy asked of the defaults)
 TITLES = {"a": "loaded straight track, 2 mm offset", "b": "Ren & Jin R400, 100 km/h",
           "c": "hard flange contact, 100 kN lateral"}
 

@@ -1,5 +1,5 @@
-"""The wheel loads are continuous where the contact point jumps (issue 41,
-docs/contact_load_sharing.md).
+"""The wheel loads are continuous where the contact point jumps
+(docs/contact_load_sharing.md).
 
 Quasi-static: the lateral displacement y is swept through every jump of the
 rigid contact point of a profile pair (the deepest point of the rigid geometry

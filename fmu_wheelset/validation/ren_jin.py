@@ -4,7 +4,7 @@ ren-jin-r400-100 and ren-jin-r400-80 of solver.scenarios).
 
 The curve turns left, so the RIGHT wheel is the outer (flange-side) wheel.
 
-Contact points are classified by their CONTACT ANGLE (issue 20 item 1), the
+Contact points are classified by their CONTACT ANGLE, the
 quantity that separates a flange contact from a flange-root contact, not by
 their position alone (the point at s = -32.3 mm with a 29 deg angle that the
 old position rule called "flange" is a flange-root point):

@@ -4,7 +4,7 @@ ballasted track, cosim.track_fe defaults), next to the same master on a rigid
 track, against the paper's dynamic two-point onset of 10.2 mm (its static
 value is 9.4 mm; the paper attributes the difference to dynamic effects).
 
-A contact point is classified by its contact angle (issue 20 item 1), not by
+A contact point is classified by its contact angle, not by
 its position on the profile: FLANGE points have a contact angle of at least
 FLANGE_MIN_ANGLE = 60 deg (the LMA flange flank is at about 70 deg, Ren & Jin's
 flange contact; the flange-root points of the project sit at 25-45 deg),

@@ -1,4 +1,4 @@
-"""Running safety (issue 41, docs/running_safety.md): the flange-climb warning,
+"""Running safety (docs/running_safety.md): the flange-climb warning,
 derailment and wheel drop, on the loaded wheelset of the convergence cases
 (S1002/UIC60 1:40, built-in suspension carrying 12 400 kg, 100 km/h), 1 ms
 communication steps.

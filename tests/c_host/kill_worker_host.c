@@ -1,4 +1,4 @@
-/* C host for the out-of-process mode (issue 17): runs the FMU with
+/* C host for the out-of-process mode: runs the FMU with
  * WHEELSET_FMU_OUT_OF_PROCESS=1 set by the caller, kills the worker process
  * with SIGKILL after <nsteps> steps and checks that the next fmi2DoStep is
  * fmi2Error within 1 s and every later call fmi2Error; then frees the

@@ -1,0 +1,220 @@
+"""The import graph of the project's three packages, read from their source
+with the standard library's `ast` (nothing is imported, so nothing compiles).
+
+The packages depend one way: solver <- fmu_wheelset <- cosim. The solver is the
+core and imports neither of the others; fmu_wheelset (the FMU, its build, the
+command line, sweeps, validation) uses the solver; cosim (the masters that
+couple several FMUs or the FMU and an OpenSees track) uses both. Inside the
+solver the modules form layers, written down below as SOLVER_LAYERS; no module
+imports one of a later layer or one listed after it. docs/ARCHITECTURE.md
+explains the layers.
+
+What `ast` cannot see: `importlib.import_module` with a computed name. The FMU
+side imports the solver that way on purpose (fmu_wheelset/slave.py imports the
+solver bundled in the FMU under a name of its own), so those imports are not in
+this graph; they follow the same one-way order.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("solver", "fmu_wheelset", "cosim")
+
+# The solver's modules in layer order, as the code imports them today. A module
+# may import (at module level or inside a function) only modules listed before
+# it, in its own layer or an earlier one. "__init__" is the package itself.
+SOLVER_LAYERS = (
+    ("support: errors, the numba cache check, the packaged data files",
+     ("errors", "numba_cache", "__init__", "data_files")),
+    ("inputs: wheel and rail profiles, track layout, track excitation",
+     ("profile_definitions", "profile_formats", "profiles", "track", "track_excitation")),
+    ("contact geometry: contact point search, its table, its analysis over y",
+     ("geometry", "geometry_table", "geometry_analysis")),
+    ("contact forces: normal problem, creep models, Kalker's exact theory",
+     ("normal", "normal_exact", "creep", "exact_rolling")),
+    ("wheelset dynamics: state layout and right-hand side, running safety, "
+     "integrators, the compiled communication step",
+     ("dynamics", "derailment", "integrate", "fast_step")),
+    ("the wheelset model: parameters and the Python object",
+     ("wheelset",)),
+    ("uses of the model: scenarios, linear and nonlinear stability",
+     ("scenarios", "stability")),
+)
+
+# fmu_wheelset may import cosim only inside functions, and only in these
+# subpackages: the commands `vehicle`, `stability` and `cosim-track` and the
+# validation cases of the vehicle and of the flexible track run the co-simulation
+# masters, which themselves use fmu_wheelset (cosim.stability runs
+# fmu_wheelset.sweep). A lazy import there keeps the packages in one order at
+# import time; the FMU's own modules (slave, variables, ...) never import cosim,
+# which is not bundled in the FMU.
+COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation")
+
+# The modules fmu_wheelset/build.py copies into the FMU's own package. They reach
+# the solver only through importlib, as the copy bundled in the FMU under a name
+# of its own (fmu_wheelset/slave.py, import_core), and import nothing else of
+# the project by name: no `solver`, no `cosim`, no fmu_wheelset module that is
+# not bundled. (`from .pythonfmu import ...` in slave.py names the copy of
+# pythonfmu bundled beside them; in the source tree it resolves to the package.)
+FMU_MODULES = tuple(f"fmu_wheelset.{name}" for name in (
+    "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
+    "cache", "presets"))
+
+
+def module_files() -> dict[str, Path]:
+    """{dotted module name: file} of every module of the three packages."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+MODULES = module_files()
+
+
+def _project_module(name: str) -> str | None:
+    """The longest prefix of the dotted name that is a module of the packages."""
+    parts = name.split(".")
+    for n in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:n])
+        if candidate in MODULES:
+            return candidate
+    return None
+
+
+def imports_of(module: str) -> list[tuple[str, int, bool]]:
+    """(imported project module, line, at module level) for every import
+    statement of the module; an import inside a function or lambda body runs
+    only when it is called and is not at module level."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+
+    def targets(node) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [alias.name for alias in node.names]
+        if node.level:
+            base = package.split(".")
+            base = base[:len(base) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else []))
+        else:
+            source = node.module
+        # `from package import name`: the submodule when name is one
+        return [f"{source}.{alias.name}" if f"{source}.{alias.name}" in MODULES else source
+                for alias in node.names]
+
+    def visit(node, module_level):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                for name in targets(child):
+                    target = _project_module(name)
+                    if target is not None and target != module:
+                        found.append((target, child.lineno, module_level))
+            lazy = isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            visit(child, module_level and not lazy)
+
+    visit(tree, True)
+    return found
+
+
+GRAPH = {module: imports_of(module) for module in MODULES}
+
+
+def package_of(module: str) -> str:
+    return module.split(".")[0]
+
+
+def cycles(module_level_only: bool) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    edges = {m: sorted({t for t, _, top in GRAPH[m] if top or not module_level_only})
+             for m in GRAPH}
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def test_the_graph_sees_imports_of_each_kind():
+    """The reader finds a relative `from . import`, a `from .x import`, an
+    absolute import inside a function, and tells module level from function
+    level: without this an empty graph would pass every test below."""
+    assert ("solver.geometry", 67, True) in GRAPH["solver.geometry_table"]
+    assert any(t == "solver.integrate" and top for t, _, top in GRAPH["solver.wheelset"])
+    assert any(t == "cosim.vehicle" and not top for t, _, top in GRAPH["fmu_wheelset.commands.vehicle"])
+    assert any(t == "fmu_wheelset.sweep" and not top for t, _, top in GRAPH["cosim.stability"])
+
+
+def test_no_cycle_at_module_level():
+    assert cycles(module_level_only=True) == []
+
+
+def test_no_cycle_even_through_function_level_imports():
+    """Today no chain of imports, lazy ones included, leads back to its start."""
+    assert cycles(module_level_only=False) == []
+
+
+def test_the_solver_imports_neither_fmu_wheelset_nor_cosim():
+    """The core is importable and testable without the FMU or the masters."""
+    wrong = [(m, t, line) for m in MODULES if package_of(m) == "solver"
+             for t, line, _ in GRAPH[m] if package_of(t) != "solver"]
+    assert wrong == []
+
+
+def test_fmu_wheelset_imports_cosim_only_lazily_in_the_commands_and_validation():
+    wrong = [(m, t, line, "module level" if top else "in a function")
+             for m in MODULES if package_of(m) == "fmu_wheelset"
+             for t, line, top in GRAPH[m] if package_of(t) == "cosim"
+             if top or not m.startswith(COSIM_USERS_IN_FMU_WHEELSET)]
+    assert wrong == []
+
+
+def test_the_fmus_own_modules_import_only_each_other():
+    wrong = [(m, t, line) for m in FMU_MODULES for t, line, _ in GRAPH[m]
+             if t not in FMU_MODULES and t != "fmu_wheelset"]
+    assert wrong == []
+
+
+def test_the_solver_layer_table_lists_every_solver_module_once():
+    listed = [name for _, names in SOLVER_LAYERS for name in names]
+    assert len(listed) == len(set(listed))
+    present = {"__init__" if m == "solver" else m.split(".", 1)[1]
+               for m in MODULES if package_of(m) == "solver"}
+    assert set(listed) == present, "place a new solver module in SOLVER_LAYERS"
+
+
+def test_each_solver_module_imports_only_modules_listed_before_it():
+    order = [name for _, names in SOLVER_LAYERS for name in names]
+    position = {("solver" if n == "__init__" else f"solver.{n}"): i for i, n in enumerate(order)}
+    wrong = [(m, t, line) for m in position for t, line, _ in GRAPH[m]
+             if t in position and position[t] >= position[m]]
+    assert wrong == []
