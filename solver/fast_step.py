@@ -136,15 +136,17 @@ def airborne_too_long(summary, safety, step_time, time, wheel_table):
 def accept_step(h, n_rhs, speed, friction, clock, rhs_count, safety_before, safety,
                 contact, derived, summary, record):
     """Bookkeeping of an accepted step of h (s) with n_rhs RHS evaluations: what
-    undo_step restores (before_*), time, distance (speed * h), the RHS count,
-    the record's time and distance, the running-safety outputs."""
+    undo_step restores (before_*), time (+ h: the host's clock, exactly),
+    distance (speed times the step as integrated, integrate.quantized_step: where
+    the next step's track starts, bit for bit), the RHS count, the record's time
+    and distance, the running-safety outputs."""
     clock[K_BEFORE_VALID] = 1.0
     clock[K_BEFORE_TIME] = clock[K_TIME]
     clock[K_BEFORE_DISTANCE] = clock[K_DISTANCE]
     rhs_count[1] = rhs_count[0]
     safety_before[:] = safety
     clock[K_TIME] += h
-    clock[K_DISTANCE] += speed * h
+    clock[K_DISTANCE] += speed * quantized_step(h)
     rhs_count[0] += n_rhs
     record[R_TIME] = clock[K_TIME]
     record[R_DISTANCE] = clock[K_DISTANCE]
@@ -449,8 +451,8 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     clock = _v1(b[E_CLOCK])
     clock[K_BEFORE_VALID] = 0.0
     state = _v1(b[E_STATE])
-    h = quantized_step(h)       # the step as every host's (its time and distance too)
-    code, where, n_rhs = advance_kernel(state, h, n_sub, clock[K_DISTANCE], u,
+    # integrated over the step as every host's (integrate.quantized_step)
+    code, where, n_rhs = advance_kernel(state, quantized_step(h), n_sub, clock[K_DISTANCE], u,
                                         _step_data(b, ints, reals))
     if code == PROBLEM_BAD_INPUT:
         return code, where, n_rhs
@@ -517,8 +519,7 @@ def _fmu_step(t, h, b):
         return FALLBACK_CROSS_LEVEL
     # the number of substeps of WheelsetModel.advance_vector
     clock = _v1(b[E_CLOCK])
-    # the core integrates the step rounded as every host's (integrate.quantized_step),
-    # its time and distance go on by that; the slave's clock by the host's h
+    # the core integrates the step rounded as every host's (integrate.quantized_step)
     h_run = quantized_step(h)
     # (ceil(q) <= max_substeps exactly when q <= max_substeps, an integer; tested
     # on the float first: ceil of a huge q would not fit the integer)
@@ -533,9 +534,9 @@ def _fmu_step(t, h, b):
         return FALLBACK_CORE
     if abs(state[S_Y]) > reals[R_FLANGE_PASSED]:
         return FALLBACK_FLANGE
-    if _airborne_in_block(h_run, b):
+    if _airborne_in_block(h, b):
         return FALLBACK_CORE
-    _accept_in_block(h_run, n_rhs, reals[R_SPEED], reals[R_FRICTION], b)
+    _accept_in_block(h, n_rhs, reals[R_SPEED], reals[R_FRICTION], b)
     record = _v1(b[SD_RECORD])
     y_new = _v1(b[E_Y_NEW])
     fmu_outputs(record, _n1(b[E_RECORD_INDEX]), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],

@@ -146,8 +146,9 @@ def _node_minima(tables, pose, work, branches):
     geo.fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1)
     min_pos = np.empty(geo.MAX_MINIMA)
     min_gap = np.empty(geo.MAX_MINIMA)
+    # (every minimum, those in a deeper one's basin too: whether one is depends on
+    # the pose, and table_wheel_points decides it at the pose, as the online search)
     n_min = geo._window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
-    n_min = geo.drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min)
     if n_min == 0:
         return -1
     deepest = min_gap[0]
@@ -428,12 +429,43 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
                 q -= 1
         for b in range(n_b):
             scratch[b, R_HUMP] = np.nan
-    # 4. the multipoint selection of solver.geometry.wheel_distance_minima, and the
+    # 4. without the minima in a deeper one's basin (at this pose, as the online search)
+    n_kept = _drop_shallow_branches(tables, pose, rail, rail_frame, axle, work, scratch, n_b)
+    if n_kept < n_b:
+        agree = False       # (the interpolated maxima between branches no longer fit)
+        n_b = n_kept
+    # 5. the multipoint selection of solver.geometry.wheel_distance_minima, and the
     # saddles between the points as its full search finds them
     n_acc = _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
                              rail_frame, axle, out)
     geo.fill_saddles(tables, pose, rail, work, out, n_acc, axle, False)
     return n_acc
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _drop_shallow_branches(tables, pose, rail, rail_frame, axle, work, scratch, n_b):
+    """solver.geometry.drop_shallow_minima on the re-located branches (rows of
+    scratch, in place, order kept): every branch but the deepest that lies in a
+    deeper one's basin is removed. Returns the number left."""
+    if n_b < 2:
+        return n_b
+    k0, k1 = geo._wheel_range(tables, pose.y, rail.lateral)
+    deepest = 0
+    for b in range(1, n_b):
+        if scratch[b, R_GAP] < scratch[deepest, R_GAP]:
+            deepest = b
+    n_keep = 0
+    for b in range(n_b):
+        k = int(scratch[b, R_POS] + 0.5)
+        shallow = b != deepest and (
+            geo._hump_side(tables, pose, rail_frame, axle, work, k, -1, k0, k1)
+            or geo._hump_side(tables, pose, rail_frame, axle, work, k, 1, k0, k1))
+        if not shallow:
+            if n_keep != b:
+                for f in range(scratch.shape[1]):
+                    scratch[n_keep, f] = scratch[b, f]
+            n_keep += 1
+    return n_keep
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -931,9 +931,9 @@ def _step_inputs(inputs):
 # above rounding (measured on the Klingel run: 2e-5 of Q and 1e-3 of Y after
 # 8 s). Rounded, every host's step is the same number (unless it straddles a
 # rounding boundary: a chance of about 1e-3 per distinct step value). The
-# model's time and distance go on by the rounded step (so the end of one step
-# is the start of the next, bit for bit); they stay within 9e-13 of the host's
-# clock, relative.
+# model's time goes on by h (the host's clock, exactly), its distance by the
+# rounded step (where the step's integration ended: the next step's track
+# point, bit for bit), within 9e-13 of speed times time, relative.
 STEP_BITS = 40
 
 

@@ -113,7 +113,7 @@ def case_creep_models(out=None, backend="core") -> CaseResult:
         rows.append(Row(name, f"{label} longitudinal creep curve vs full theory: largest deviation "
                               f"(xi = 4e-4 ... 3.2e-3)", "0 (CONTACT full theory, a/b = 0.5)",
                         worst * 100, "%", 0.0, 5.0, "core", compared=(model == "fastrip"),
-                        why=("5 %: issue 20's sweep target for FaStrip; the reference's own "
+                        why=("5 %: the accuracy asked of FaStrip across the sweep; the reference's own "
                              "discretisation is ~2 % (its xi = 1e-5 value is 2.4 % above Kalker's "
                              "linear theory)") if model == "fastrip" else
                             "shown for comparison with FaStrip (not a FASTSIM requirement)",
