@@ -124,11 +124,12 @@ def hostile_environment(tmp_path: Path) -> tuple[dict, Path]:
     return env, marker
 
 
-def run_c_host(host: str, folder: Path, env: dict) -> tuple[np.ndarray, str]:
+def run_c_host(host: str, folder: Path, env: dict, start: dict = START) -> tuple[np.ndarray, str]:
     md = read_model_description(str(folder / "modelDescription.xml"))
     vr = {v.name: v.valueReference for v in md.modelVariables}
     command = [host, str(folder), md.guid, repr(H), str(int(round(STOP / H))),
-               f"r:{vr['wheelset.initial_lateral']}={START['wheelset.initial_lateral']!r}",
+               *[f"s:{vr[name]}={value}" if isinstance(value, str) else f"r:{vr[name]}={value!r}"
+                 for name, value in start.items()],
                *[f"o:{vr[name]}" for name in READ]]
     proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -152,7 +153,16 @@ def test_c_host_runs_a_moved_extraction_isolated(standalone_fmu, host, reference
     assert max_relative_difference(rows, reference) <= 1e-9
 
 
-def test_another_cpu_gets_the_generic_cache_and_compiles_nothing(standalone_fmu, host, reference, tmp_path):
+# A loaded wheelset (the Manchester vehicle's, 54.5 kN per wheel) 1 mm off the
+# centreline at 30 m/s: its run is smooth in the last bits (an initial y moved by
+# 1e-18 m changes y by 4e-11 of itself over the second, measured with the core),
+# where the free wheelset of START bounces on its flanges and turns a 1e-18 m
+# change into 4e-4 of y: there two targets' roundings could not be compared.
+LOADED = {"preset": "loaded-passenger", "wheelset.speed": 30.0, "wheelset.initial_lateral": 0.001}
+
+
+def test_another_cpu_gets_the_generic_cache_and_compiles_nothing(standalone_fmu, wheelset_fmu, host,
+                                                                  tmp_path):
     extracted = tmp_path / "fmu"
     with zipfile.ZipFile(standalone_fmu) as z:
         z.extractall(extracted)
@@ -162,7 +172,7 @@ def test_another_cpu_gets_the_generic_cache_and_compiles_nothing(standalone_fmu,
     doc["cpu"][1] = "skylake-avx512"           # the build machine, as another CPU sees it
     path.write_text(json.dumps(doc))
     env, marker = hostile_environment(tmp_path)
-    rows, log = run_c_host(host, extracted, env)
+    rows, log = run_c_host(host, extracted, env, LOADED)
     assert "numba target: generic x86-64" in log and "shipped numba cache (generic) installed" in log, log[-2000:]
     # the solver copy holds exactly the generic cache's files: nothing compiled
     entries = list((tmp_path / "home" / ".cache" / "wheelset-fmu").glob("native-solver-*"))
@@ -172,9 +182,24 @@ def test_another_cpu_gets_the_generic_cache_and_compiles_nothing(standalone_fmu,
              for p in solver_copy.rglob("*") if p.suffix in (".nbi", ".nbc")}
     generic = json.loads((shipped / fmu_cache.GENERIC_VARIANT / fmu_cache.SHIPPED_MANIFEST).read_text())
     assert found == generic["files"]
-    # the generic code gives the same results as this CPU's (within 1e-9 relative:
-    # measured identical to the last bit on this machine)
-    assert max_relative_difference(rows, reference) <= 1e-9
+    # the generic code gives the same results as this CPU's (the ordinary FMU in
+    # FMPy) to rounding: within 1e-9 relative on this smooth run
+    result = fmpy.simulate_fmu(wheelset_fmu, stop_time=STOP, output_interval=H, output=READ,
+                               start_values=LOADED)
+    reference = np.array([[row[name] for name in ["time", *READ]] for row in result])
+    # each signal's difference in its largest magnitude (the FMI Cross-Check's rule): the
+    # lateral force Y, a small sum of large terms, crosses zero, where a difference
+    # relative to the value itself is no measure of rounding
+    assert rows.shape == reference.shape
+    worst = {name: float(np.abs(rows[:, k] - reference[:, k]).max()
+                         / max(np.abs(reference[:, k]).max(), 1e-300))
+             for k, name in enumerate(["time", *READ])}
+    # the motion to rounding (1e-9); the forces follow it through the Hertz stiffness,
+    # dN/N = 1.5 dz/delta with a compression delta of about 60 um: 1e-13 m of rounding in
+    # z is 2.5e-9 of the force, so 1e-8 for the forces (measured 2.4e-9, the motion 2.5e-12)
+    motion = ("time", "wheelset.distance", "wheelset.y", "wheelset.z", "wheelset.yaw")
+    assert max(worst[name] for name in motion) <= 1e-9, worst
+    assert max(worst.values()) <= 1e-8, worst
 
 
 RUN_FMPY = r"""
