@@ -405,12 +405,14 @@ _SLIP_X, _SLIP_Y, _SLIP_W = _slip_quadrature()
 _SLIP_SMOOTHING = 0.1
 
 
-@njit(cache=True, error_model="numpy", _nrt=False, fastmath=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _full_slip_moment(xi, eta, phi, a, b):
     """Coulomb's full-slip spin moment on the Hertz ellipse per unit mu N (m):
     -int p (x s_y - y s_x)/|s| dA / N, s = (xi - phi y, eta + phi x), with the
-    smoothed direction of _SLIP_SMOOTHING. fastmath lets the 36 square roots
-    vectorise (84 instead of 178 ns; the sum differs by rounding only)."""
+    smoothed direction of _SLIP_SMOOTHING. Compiled without fastmath: with it
+    the sum's rounding depended on the code around it (a fresh compile, a
+    cached load and another CPU's code gave different last bits, which the
+    adaptive integrators' step sequence amplified to 1e-7 of the outputs)."""
     eps2 = (_SLIP_SMOOTHING * phi) ** 2 * (a * b) + 1e-300
     total = 0.0
     for k in range(_SLIP_X.shape[0]):
