@@ -78,7 +78,6 @@ __all__ = [
     "fastsim_flexibilities",
     "creep_forces", "creep_forces_kernel", "creep_forces_reference", "kernel_parameters",
     "FastsimResult", "fastsim_ellipse", "fastsim_grid", "fastrip", "FASTRIP_DEFAULT_N",
-    "plot_creep_curves",
 ]
 
 # ----------------------------------------------------------------------------
@@ -1404,52 +1403,3 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
     if shape == ():
         return float(out[0]), float(out[1]), float(out[2])
     return out[0], out[1], out[2]
-
-
-# ----------------------------------------------------------------------------
-# Plot
-# ----------------------------------------------------------------------------
-
-def plot_creep_curves(a, b, normal_force, friction, shear_modulus, poisson, speed, path,
-                      models=("kalker", "she", "polach", "fastsim"), max_creepage=0.01,
-                      points=121, options=None, title=None):
-    """Draw creep force / (mu N) against creepage for several models side by side:
-    left the longitudinal curve -Fx/(mu N) against xi (eta = phi = 0), right the
-    lateral curve -Fy/(mu N) against eta (xi = phi = 0). Saved to `path` (PNG,
-    matplotlib Agg backend). options: {model: options dict} for creep_forces.
-    Returns the path."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    options = options or {}
-    creep = np.linspace(0.0, float(max_creepage), int(points))
-    mu_n = float(friction) * float(normal_force)
-    if not mu_n > 0.0:
-        raise CreepError("friction * normal_force must be > 0 to normalise the curves")
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
-    styles = {"kalker": ":", "she": "--", "polach": "-", "fastsim": "-.", "fastrip": (0, (5, 1, 1, 1))}
-    zero = np.zeros_like(creep)
-    for model in models:
-        opts = options.get(model, {})
-        fx, _, _ = creep_forces(model, creep, zero, zero, a, b, normal_force, friction,
-                                shear_modulus, poisson, speed, opts)
-        _, fy, _ = creep_forces(model, zero, creep, zero, a, b, normal_force, friction,
-                                shear_modulus, poisson, speed, opts)
-        label = model if not opts else f"{model} {opts}"
-        axes[0].plot(creep * 100.0, -fx / mu_n, linestyle=styles.get(model, "-"), label=label)
-        axes[1].plot(creep * 100.0, -fy / mu_n, linestyle=styles.get(model, "-"), label=label)
-    for ax, name in zip(axes, ("longitudinal creepage xi (%)", "lateral creepage eta (%)")):
-        ax.set_xlabel(name)
-        ax.set_ylim(0.0, 1.2)
-        ax.axhline(1.0, color="0.6", lw=0.8)
-        ax.grid(True, alpha=0.3)
-    axes[0].set_ylabel("creep force / (mu N)   (-Fx, -Fy: rail on wheel)")
-    axes[0].legend(loc="lower right")
-    fig.suptitle(title or (f"a = {a*1e3:.2f} mm, b = {b*1e3:.2f} mm, N = {normal_force/1e3:.1f} kN, "
-                           f"mu = {friction}, G = {shear_modulus/1e9:.0f} GPa, nu = {poisson}, "
-                           f"V = {speed} m/s"))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

@@ -66,8 +66,6 @@ __all__ = [
     "GridLevel",
     "ExactConvergence",
     "converge_exact_normal",
-    "plot_pressure_map",
-    "plot_plane_pressure_maps",
     "plane_gap_on_grid",
 ]
 
@@ -658,7 +656,7 @@ def _dense_matvec(coefficients):
 _DENSE_NUMPY_LIMIT = 6000
 
 
-def _label_patches(pressure, x, y, dx, dy):
+def label_patches(pressure, x, y, dx, dy):
     """Label 8-connected contact patches (scipy.ndimage.label) and summarise them."""
     contact = pressure > 0.0
     raw_labels, count = ndimage.label(contact, structure=np.ones((3, 3), dtype=int))
@@ -747,7 +745,7 @@ def exact_normal_contact(gap_grid, dx, dy, total_load, young, poisson, *, x0=Non
             matvec = _fft_matvec(coefficients)
         pressure, displacement, approach, iterations, error, converged = _pk_iterations(
             matvec, gap, float(total_load), cell_area, float(tolerance), int(max_iterations), pressure)
-    labels, patches = _label_patches(pressure, x, y, dx, dy)
+    labels, patches = label_patches(pressure, x, y, dx, dy)
     return ExactNormalResult(
         pressure=pressure, x=x, y=y, dx=float(dx), dy=float(dy), approach=float(approach),
         surface_displacement=displacement, total_force=float(pressure.sum()) * cell_area,
@@ -856,7 +854,7 @@ def exact_normal_contact_approach(gap_grid, dx, dy, approach, young, poisson, *,
         pressure = interpenetration / coefficients[0, 0]
     pressure, displacement, iterations, error, converged = _pk_approach_iterations(
         matvec, gap, float(approach), float(tolerance), int(max_iterations), pressure)
-    labels, patches = _label_patches(pressure, x, y, dx, dy)
+    labels, patches = label_patches(pressure, x, y, dx, dy)
     return ExactNormalResult(
         pressure=pressure, x=x, y=y, dx=float(dx), dy=float(dy), approach=float(approach),
         surface_displacement=displacement, total_force=float(pressure.sum()) * cell_area,
@@ -1329,97 +1327,3 @@ def wheel_normal_contact(setup, pose, points, vertical_load, young, poisson, *, 
         f1, gaps, results = balance(z1)
         iterations += 1
     return finish(z1, gaps, results, iterations)
-
-
-# ---------------------------------------------------------------------------
-# pressure map
-# ---------------------------------------------------------------------------
-
-def _map_patches(result):
-    """(labels, patches, kind) of an ExactNormalResult or KikPiotrowskiResult for drawing."""
-    pressure = np.asarray(result.pressure, dtype=float)
-    x = np.asarray(result.x, dtype=float)
-    y = np.asarray(result.y, dtype=float)
-    if isinstance(result, ExactNormalResult):
-        kind = f"exact BEM ({result.method}, {pressure.shape[0]}x{pressure.shape[1]} elements)"
-        return result.labels, result.patches, kind
-    dx = float(x[1] - x[0]) if x.size > 1 else 1.0
-    labels, patches = _label_patches(pressure, x, y, dx, float(result.dy))
-    grid_total = sum(patch.normal_force for patch in patches)
-    if grid_total > 0.0:  # report the KP quadrature's forces, not the plotting grid's sums
-        scale = result.normal_force / grid_total
-        patches = tuple(replace(patch, normal_force=patch.normal_force * scale) for patch in patches)
-    return labels, patches, f"Kik-Piotrowski (eps = {result.reduction:g})"
-
-
-def _draw_map(figure, axes, result, labels, patches, lateral_label):
-    """Pressure map of one result on `axes`: lateral across (mm), rolling x up (mm), MPa as colour."""
-    pressure = np.asarray(result.pressure, dtype=float)
-    x = np.asarray(result.x, dtype=float)
-    y = np.asarray(result.y, dtype=float)
-    mesh = axes.pcolormesh(y * 1e3, x * 1e3, pressure / 1e6, shading="nearest", cmap="viridis")
-    colorbar = figure.colorbar(mesh, ax=axes)
-    colorbar.set_label("pressure (MPa)")
-    if patches and min(pressure.shape) > 1:
-        for patch in patches:
-            axes.contour(y * 1e3, x * 1e3, (labels == patch.label).astype(float), levels=[0.5],
-                         colors="white", linewidths=1.0)
-            axes.annotate(f"{patch.label}: {patch.normal_force / 1e3:.1f} kN\n{patch.peak_pressure / 1e6:.0f} MPa",
-                          (patch.centroid_y * 1e3, patch.centroid_x * 1e3), color="white", fontsize=8,
-                          ha="center", va="center")
-    axes.set_xlabel(lateral_label)
-    axes.set_ylabel("rolling x (mm)")
-    axes.set_aspect("equal", adjustable="box")
-
-
-def plot_pressure_map(result, path, *, title=None):
-    """Draw the pressure map of an ExactNormalResult or KikPiotrowskiResult to an image file.
-
-    Lateral y across (mm), rolling x up (mm), pressure in MPa as colour, each
-    labelled patch outlined and marked with its number, force and peak
-    pressure. Uses matplotlib's Agg canvas (no display, no global backend
-    change). Returns the path.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    labels, patches, kind = _map_patches(result)
-    figure = Figure(figsize=(8.0, 5.0), dpi=110)
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot(1, 1, 1)
-    _draw_map(figure, axes, result, labels, patches, "lateral y (mm)")
-    total = getattr(result, "total_force", None)
-    if total is None:
-        total = result.normal_force
-    axes.set_title(title or f"{kind}: N = {total / 1e3:.2f} kN, {len(patches)} patch(es)")
-    figure.tight_layout()
-    figure.savefig(str(path))
-    return path
-
-
-def plot_plane_pressure_maps(contact, path, *, title=None):
-    """Draw the pressure maps of a WheelNormalContact, one panel per contact plane, to an image file.
-
-    Each panel: the in-plane lateral coordinate s across (mm, positive
-    towards the field side and up the profile), rolling x up (mm), pressure in
-    MPa; its title gives the plane's contact angle, normal force, peak
-    pressure and area. Matplotlib's Agg canvas. Returns the path.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    count = len(contact.results)
-    figure = Figure(figsize=(6.0 * count + 1.0, 5.0), dpi=110)
-    FigureCanvasAgg(figure)
-    for k, (grid, result) in enumerate(zip(contact.grids, contact.results)):
-        axes = figure.add_subplot(1, count, k + 1)
-        labels, patches, _ = _map_patches(result)
-        _draw_map(figure, axes, result, labels, patches, "lateral s in the contact plane (mm)")
-        axes.set_title(f"plane {k + 1}: {math.degrees(grid.plane.angle):.1f} deg, N = "
-                       f"{result.total_force / 1e3:.1f} kN\np_max {result.peak_pressure / 1e6:.0f} MPa, "
-                       f"area {result.area * 1e6:.1f} mm^2", fontsize=9)
-    if title:
-        figure.suptitle(title)
-    figure.tight_layout()
-    figure.savefig(str(path))
-    return path

@@ -27,7 +27,7 @@ from solver.creep import (
     FASTRIP, FASTSIM, KALKER, POLACH, SHE, POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET,
     POLACH_2005_WET_MU0, creep_forces, creep_forces_kernel, creep_forces_reference,
     fastrip, fastsim_ellipse, fastsim_flexibilities, fastsim_grid, kalker_coefficients,
-    kalker_coefficients_kernel, kernel_parameters, linear_creep_coefficients, plot_creep_curves,
+    kalker_coefficients_kernel, kernel_parameters, linear_creep_coefficients,
 )
 
 # A wheel-rail contact of typical size.
@@ -649,6 +649,7 @@ def test_creep_forces_arrays_and_options():
 
 
 def test_plot_creep_curves(tmp_path):
+    from fmu_wheelset.plots import plot_creep_curves
     path = tmp_path / "creep.png"
     plot_creep_curves(A, B, N, MU, G, NU, V, str(path), points=15)
     assert path.stat().st_size > 5000

@@ -61,7 +61,7 @@ def hertz_at_principal_point(setup, y, wheel_load, young, poisson, side=0):
 
 
 def run(args) -> int:
-    from solver.creep import plot_creep_curves
+    from fmu_wheelset.plots import plot_creep_curves
 
     young = args.young * 1e9
     # GeometryError, NormalContactError, ProfileError: ValueErrors, one line and
