@@ -1,7 +1,7 @@
 """What compiling the core for a generic x86-64 CPU costs in speed: the same
 runs with numba's code for this machine's CPU and for NUMBA_CPU_NAME=generic
 (the target of the numba cache the FMU ships for any x86-64 machine,
-fmu_wheelset/cache.py), each in a child process with a cache folder of its
+fmu_wheelset/fmu/cache.py), each in a child process with a cache folder of its
 own. The first child of each target compiles (its CPU time is printed); then
 the two targets' children run from their caches in turns (ROUNDS rounds, so
 that a change of the machine's load hits both alike), each child timing every

@@ -1,13 +1,13 @@
 """Build the wheelset FMU with pythonfmu and complete its model description.
 
-``build_fmu(out)`` stages ``fmu_wheelset/slave_entry.py`` (as
-``wheelset_slave.py``, pythonfmu's entry module), ``fmu_wheelset/slave.py`` (as
-``wheelset_fmu_slave.py``), ``fmu_wheelset/variables.py`` (as
+``build_fmu(out)`` stages ``fmu_wheelset/fmu/slave_entry.py`` (as
+``wheelset_slave.py``, pythonfmu's entry module), ``fmu_wheelset/fmu/slave.py`` (as
+``wheelset_fmu_slave.py``), ``fmu_wheelset/fmu/variables.py`` (as
 ``wheelset_fmu_variables.py``, the table of variables), the ``solver`` package
 and the ``scenarios`` / ``profiles`` / ``presets`` folders, builds the FMU with
 ``pythonfmu.FmuBuilder.build_FMU`` (state get/set and serialisation enabled)
 and then completes ``modelDescription.xml`` in the zip from the table
-(``fmu_wheelset.model_description``: units, types, ranges, enumerations,
+(``fmu_wheelset.fmu.model_description``: units, types, ranges, enumerations,
 ModelStructure, DefaultExperiment).
 """
 from __future__ import annotations
@@ -24,14 +24,15 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from fmu_wheelset.cache import SHIPPED_CACHE_DIR
+from fmu_wheelset.fmu.cache import SHIPPED_CACHE_DIR
 from fmu_wheelset.standalone import RUNTIME_DIR
-from fmu_wheelset.model_description import complete_model_description
+from fmu_wheelset.fmu.model_description import complete_model_description
 
 ROOT = Path(__file__).resolve().parent.parent
+FMU_DIR = ROOT / "fmu_wheelset" / "fmu"    # the FMU's own modules, bundled in it
 SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU resources
-SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/slave.py)
-VARIABLES_MODULE = "wheelset_fmu_variables"  # the table (fmu_wheelset/variables.py)
+SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/fmu/slave.py)
+VARIABLES_MODULE = "wheelset_fmu_variables"  # the table (fmu_wheelset/fmu/variables.py)
 # more modules of fmu_wheelset the slave imports, bundled beside it under these names
 SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py",
                         "presets.py": "wheelset_fmu_presets.py"}
@@ -41,7 +42,7 @@ def content_guid(entries) -> str:
     (file name, bytes) but modelDescription.xml, which is derived from them. The
     same sources give the same GUID, so a serialized FMU state of one build
     restores in an identical rebuild and is refused by any other
-    (fmu_wheelset/fmu_state.py); pythonfmu's own GUID is random per build."""
+    (fmu_wheelset/fmu/fmu_state.py); pythonfmu's own GUID is random per build."""
     import uuid
     h = hashlib.sha256()
     for name, data in sorted(entries):
@@ -82,9 +83,9 @@ def _rewrite_model_description(fmu: Path):
 
 
 # ---------------------------------------------------------------------------
-# the native FMI front end (fmu_wheelset/native)
+# the native FMI front end (fmu_wheelset/fmu/native)
 # ---------------------------------------------------------------------------
-NATIVE_DIR = ROOT / "fmu_wheelset" / "native"
+NATIVE_DIR = FMU_DIR / "native"
 # fmi2_frontend.c is compiled through frontend_inproc.c (internal names); the
 # exported fmi2* are out_of_process.c's (in-process or worker process)
 NATIVE_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c", "platform_posix.c",
@@ -118,7 +119,7 @@ def find_c_compiler() -> str | None:
 
 
 def compile_native_library(target: Path, compiler: str) -> None:
-    """Compile fmu_wheelset/native into the shared library ``target`` (linux64).
+    """Compile fmu_wheelset/fmu/native into the shared library ``target`` (linux64).
 
     No link to libpython: the library loads it at run time (python_runtime.c)."""
     import fmpy
@@ -183,14 +184,14 @@ def native_package_files(solver_dir: Path) -> dict:
     """{path inside the package: bytes} of the FMU's Python package."""
     import pythonfmu
     files = {"__init__.py": b'"""The wheelset FMU\'s Python code, under this build\'s own package '
-                            b'name (fmu_wheelset/native_bridge.py)."""\n',
-             "slave.py": (ROOT / "fmu_wheelset" / "slave.py").read_bytes(),
-             "native_bridge.py": (ROOT / "fmu_wheelset" / "native_bridge.py").read_bytes(),
-             "variables.py": (ROOT / "fmu_wheelset" / "variables.py").read_bytes(),
-             "fmu_state.py": (ROOT / "fmu_wheelset" / "fmu_state.py").read_bytes(),
-             "cache.py": (ROOT / "fmu_wheelset" / "cache.py").read_bytes(),
-             "presets.py": (ROOT / "fmu_wheelset" / "presets.py").read_bytes(),
-             "native_worker.py": (ROOT / "fmu_wheelset" / "native_worker.py").read_bytes(),
+                            b'name (fmu_wheelset/fmu/native_bridge.py)."""\n',
+             "slave.py": (FMU_DIR / "slave.py").read_bytes(),
+             "native_bridge.py": (FMU_DIR / "native_bridge.py").read_bytes(),
+             "variables.py": (FMU_DIR / "variables.py").read_bytes(),
+             "fmu_state.py": (FMU_DIR / "fmu_state.py").read_bytes(),
+             "cache.py": (FMU_DIR / "cache.py").read_bytes(),
+             "presets.py": (FMU_DIR / "presets.py").read_bytes(),
+             "native_worker.py": (FMU_DIR / "native_worker.py").read_bytes(),
              "pythonfmu/__init__.py": PYTHONFMU_INIT.encode()}
     pfmu = Path(pythonfmu.__file__).parent
     for name in PYTHONFMU_MODULES:
@@ -250,7 +251,7 @@ def install_native_front_end(fmu: Path, solver_dir: Path, compiler: str) -> str:
 # The FMU is run in a child process through FMPy (which loads the native
 # library the way any host does) once per numba target: every kernel the
 # default model and every creep / contact model choice needs is compiled into
-# the verified cache copy of the solver (fmu_wheelset/cache.py), for the build
+# the verified cache copy of the solver (fmu_wheelset/fmu/cache.py), for the build
 # machine's CPU (in the builder's per-user cache root, or a fresh private one
 # when that is not usable) and for a generic x86-64 (NUMBA_CPU_NAME=generic, in
 # a root of its own: numba keeps the entries of both targets in one index).
@@ -292,7 +293,7 @@ def _numba_cache_files(fmu: Path, digest: str, root: Path, numba_env: dict,
     and numba's settings ``numba_env``: (the numba files of the solver copy,
     the CPU signature they are keyed on, the names of the modules the child
     imported, empty unless ``trace_imports``)."""
-    from fmu_wheelset import cache as fmu_cache
+    from fmu_wheelset.fmu import cache as fmu_cache
     env = dict(os.environ, WHEELSET_FMU_CACHE=str(root), **numba_env)
     for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "NUMBA_CPU_FEATURES", "WHEELSET_FMU_OUT_OF_PROCESS"):
         env.pop(key, None)                     # numba must write beside the solver copy
@@ -335,7 +336,7 @@ def ship_numba_cache(fmu: Path, targets=NUMBA_TARGETS, trace_imports: bool = Fal
     any of "build-cpu", "generic") and store numba's cache files in the FMU
     (resources/wheelset_numba_cache/<target>/). Returns (a one-line summary,
     the modules the child imported when ``trace_imports``)."""
-    from fmu_wheelset import cache as fmu_cache
+    from fmu_wheelset.fmu import cache as fmu_cache
     import numba
     assert set(targets) <= set(fmu_cache.SHIPPED_VARIANTS) and targets, targets
     shipped = {}
@@ -450,7 +451,7 @@ def install_standalone_runtime(fmu: Path, traced: set, compiler: str) -> dict:
                     zout.write(path, f"resources/{RUNTIME_DIR}/{path.relative_to(folder).as_posix()}")
             # byte code of the FMU's own package and solver, for this runtime (a
             # first start then compiles no source; the solver's is copied with
-            # the solver into the per-user cache copy, fmu_wheelset/cache.py)
+            # the solver into the per-user cache copy, fmu_wheelset/fmu/cache.py)
             package = f"resources/{config['package']}/"
             for name in zin.namelist():
                 if name.startswith(package) and name.endswith(".py"):
@@ -477,15 +478,15 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     FMU's start values (the model description's and the getters'): written as
     the preset resources/presets/fmu-start.toml, each value with
     ``start_source`` as its source, and named in
-    resources/wheelset_start_preset.txt (fmu_wheelset/presets.py).
+    resources/wheelset_start_preset.txt (fmu_wheelset/fmu/presets.py).
     ``standalone``: the FMU carries its own Python runtime (this interpreter's
     CPython with numpy, scipy, numba and llvmlite, fmu_wheelset/standalone.py)
     and needs no Python on the machine that runs it (linux64 only).
     ``numba_targets``: the numba caches to ship ("build-cpu", "generic").
     Prints what it built unless ``quiet``."""
     from pythonfmu import FmuBuilder
-    from fmu_wheelset.slave import _tree_digest
-    from fmu_wheelset.variables import VARIABLES
+    from fmu_wheelset.fmu.slave import _tree_digest
+    from fmu_wheelset.fmu.variables import VARIABLES
     import solver.wheelset  # noqa: F401 - the slave reads the core's defaults (start values)
 
     out = Path(out).resolve()
@@ -506,14 +507,14 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     with tempfile.TemporaryDirectory(prefix="wheelset_fmu_build_") as tmp:
         stage = Path(tmp)
         script = stage / f"{SLAVE_MODULE}.py"
-        shutil.copy2(ROOT / "fmu_wheelset" / "slave_entry.py", script)
-        shutil.copy2(ROOT / "fmu_wheelset" / "slave.py", stage / f"{SLAVE_IMPL_MODULE}.py")
-        shutil.copy2(ROOT / "fmu_wheelset" / "variables.py", stage / f"{VARIABLES_MODULE}.py")
+        shutil.copy2(FMU_DIR / "slave_entry.py", script)
+        shutil.copy2(FMU_DIR / "slave.py", stage / f"{SLAVE_IMPL_MODULE}.py")
+        shutil.copy2(FMU_DIR / "variables.py", stage / f"{VARIABLES_MODULE}.py")
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
         project = [stage / f"{SLAVE_IMPL_MODULE}.py", stage / f"{VARIABLES_MODULE}.py",
                    stage / "solver"]
         for source, bundled in SLAVE_HELPER_MODULES.items():
-            shutil.copy2(ROOT / "fmu_wheelset" / source, stage / bundled)
+            shutil.copy2(FMU_DIR / source, stage / bundled)
             project.append(stage / bundled)
         shutil.copytree(solver_dir, stage / "solver", ignore=ignore)
         for extra in ("scenarios", "profiles", "presets"):
@@ -522,7 +523,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                 shutil.copytree(src, stage / extra, ignore=ignore)
                 project.append(stage / extra)
         if start_values:
-            from fmu_wheelset.presets import START_PRESET_FILE, preset_text
+            from fmu_wheelset.fmu.presets import START_PRESET_FILE, preset_text
             (stage / "presets").mkdir(exist_ok=True)
             if stage / "presets" not in project:
                 project.append(stage / "presets")

@@ -275,10 +275,10 @@ def load_scenario(spec: str, preset: str | None = None, **overrides):
 
 
 def load_preset(spec: str) -> dict:
-    """The FMU parameter values of a preset (fmu_wheelset/presets.py): a preset
+    """The FMU parameter values of a preset (fmu_wheelset/fmu/presets.py): a preset
     name (presets/<name>.toml) or a preset file named by its path (.toml);
     PresetError (a ValueError) saying why not."""
-    from fmu_wheelset import presets
+    from fmu_wheelset.fmu import presets
     if not isinstance(spec, str) or not spec.strip():
         raise presets.PresetError(f"a preset is a name or a .toml file, got {spec!r}")
     if spec.endswith(".toml") or os.sep in spec:
@@ -293,7 +293,7 @@ def preset_parameters(spec: str) -> dict:
     variable table. A preset value the core has no field for (an FMU-only
     option such as track.direction) is refused, not dropped."""
     import solver.wheelset as wheelset
-    from fmu_wheelset import variables
+    from fmu_wheelset.fmu import variables
     values = load_preset(spec)
     fmu_only = [name for name in values if variables.BY_NAME[name].core is None]
     if fmu_only:

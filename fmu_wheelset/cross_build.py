@@ -20,7 +20,7 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NATIVE_DIR = ROOT / "fmu_wheelset" / "native"
+NATIVE_DIR = ROOT / "fmu_wheelset" / "fmu" / "native"
 COMMON_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c")
 
 # FMI 2.0 platform folder -> (zig target, platform source, file suffix, extra flags)

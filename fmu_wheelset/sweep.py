@@ -26,7 +26,7 @@ full grid or random samples of case parameters::
     wheel_profile = ["S1002", "LMA"]   # strings (or [[...]]): a random choice
 
 ``preset = "loaded-passenger"`` at the top (or a ``preset`` key in [fixed],
-[grid] or [random]) applies a preset (fmu_wheelset/presets.py) to each case:
+[grid] or [random]) applies a preset (fmu_wheelset/fmu/presets.py) to each case:
 the scenario's values, then the preset's, then the case's own.
 
 Case keys: ``speed_kmh``, ``radius_m``, ``cant_mm`` (outer-rail
@@ -247,10 +247,10 @@ def ramp(t, ramp_time):
 
 def start_values(params, fmi_names) -> tuple[dict, list]:
     """FMI start values for WheelsetParameters `params` (the FMU's variable
-    table, fmu_wheelset/variables.py); also what the FMU has no parameter for
+    table, fmu_wheelset/fmu/variables.py); also what the FMU has no parameter for
     (returned so that the case can report it)."""
     import solver.wheelset as wheelset
-    from fmu_wheelset.variables import start_values_for
+    from fmu_wheelset.fmu.variables import start_values_for
     values, missing = start_values_for(params, wheelset, available=set(fmi_names))
     # the FMU looks relative names up in its resources only (docs/SECURITY.md): a
     # file the plan names relative to the working directory is passed absolute

@@ -12,7 +12,7 @@ table, the key and the allowed range in the message:
 * ``samples`` that is not an integer in [1, MAX_CASES] (``-5`` used to run
   0 cases and report success);
 * every value of every axis outside its range: the FMU's declared min/max for
-  the wheelset parameters (fmu_wheelset/variables.py), and the ranges
+  the wheelset parameters (fmu_wheelset/fmu/variables.py), and the ranges
   of SPECIAL_RANGES for the sweep's own keys;
 * every profile, track, scenario and preset the plan names that is not a built-in
   name nor a file that loads as one (a misspelt ``wheel_profile = ["S1020"]``,
@@ -73,8 +73,8 @@ def _in_range(x: float, where: str, lo, hi, lo_open=False, hi_open=False, unit="
 
 def _parameter_table():
     """WheelsetParameters field -> checker(value, where), from the FMU's table of
-    variables (fmu_wheelset/variables.py): the declared range of each parameter."""
-    from fmu_wheelset import variables as fmu_variables
+    variables (fmu_wheelset/fmu/variables.py): the declared range of each parameter."""
+    from fmu_wheelset.fmu import variables as fmu_variables
     from solver import wheelset
     checks = {}
 

@@ -23,7 +23,7 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
 
-from fmu_wheelset import cache as fmu_cache  # noqa: E402
+from fmu_wheelset.fmu import cache as fmu_cache  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,7 +112,7 @@ def _fake_shipped(tmp_path, cpu, solver_digest="d" * 64, tamper=False, name=None
 
 
 def test_shipped_cache_fits_only_its_cpu_and_untampered_files(tmp_path):
-    from fmu_wheelset.slave import numba_cpu_signature
+    from fmu_wheelset.fmu.slave import numba_cpu_signature
     here = numba_cpu_signature()
     # made for this CPU, intact: installed
     shipped, copy = _fake_shipped(tmp_path / "a", here)
@@ -146,7 +146,7 @@ def test_shipped_cache_fits_only_its_cpu_and_untampered_files(tmp_path):
 
 
 def test_shipped_caches_per_target_the_fitting_one_installed(tmp_path):
-    from fmu_wheelset.slave import numba_cpu_signature
+    from fmu_wheelset.fmu.slave import numba_cpu_signature
     here = numba_cpu_signature()
     generic = [here[0], "generic", ""]
     root = tmp_path / "shipped"
@@ -173,17 +173,17 @@ def test_shipped_caches_per_target_the_fitting_one_installed(tmp_path):
 CHOOSE = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from fmu_wheelset import cache
+from fmu_wheelset.fmu import cache
 note = cache.choose_numba_target(sys.argv[2])
-from fmu_wheelset.slave import numba_cpu_signature
+from fmu_wheelset.fmu.slave import numba_cpu_signature
 print(json.dumps({"note": note, "chosen": numba_cpu_signature()}))
 """
 HOST_SIGNATURE = r"""
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from fmu_wheelset import cache
+from fmu_wheelset.fmu import cache
 before = cache.host_cpu_signature()
-from fmu_wheelset.slave import numba_cpu_signature
+from fmu_wheelset.fmu.slave import numba_cpu_signature
 print(json.dumps([before, numba_cpu_signature()]))
 """
 

@@ -55,7 +55,7 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     vertical. The points are those of the core run in this process through the
     same bridge (native_bridge.Instance, the same steps): an independent
     evaluation of the law, not of the FMU's difference."""
-    from fmu_wheelset import native_bridge
+    from fmu_wheelset.fmu import native_bridge
     from solver import dynamics
     from solver import geometry as geo
     from solver import normal as nm

@@ -82,10 +82,10 @@ def test_the_project_cites_nothing_outside_itself():
 
 
 def test_variables_reference_is_the_variable_table():
-    """docs/variables.md is generated from fmu_wheelset/variables.py; regenerate
+    """docs/variables.md is generated from fmu_wheelset/fmu/variables.py; regenerate
     with `wheelset-fmu variables --markdown --out docs/variables.md`."""
     from fmu_wheelset.commands.variables import markdown
-    from fmu_wheelset import variables
+    from fmu_wheelset.fmu import variables
     page = (ROOT / "docs" / "variables.md").read_text(encoding="utf-8")
     assert page == markdown(), "docs/variables.md is out of date: regenerate it"
     for var in variables.VARIABLES:

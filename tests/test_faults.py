@@ -50,7 +50,7 @@ WARMUP_CYCLES = 20
 CYCLES = 200
 # growth allowed over the 180 cycles after the warm-up: 17 kB per cycle. Measured
 # 1.0-1.2 kB per cycle (pythonfmu 0.7.0's own residue); 84-88 kB per cycle before
-# the slave moved out of the file pythonfmu re-executes (fmu_wheelset/slave_entry.py)
+# the slave moved out of the file pythonfmu re-executes (fmu_wheelset/fmu/slave_entry.py)
 RSS_BOUND_MB = 3.0
 
 

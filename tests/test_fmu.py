@@ -22,7 +22,7 @@ from fmpy.validation import validate_fmu  # noqa: E402
 from conftest import FmiLog  # noqa: E402
 from cosim.fmpy_host import set_variables  # noqa: E402
 from solver.track_excitation import RailMotion  # noqa: E402
-from fmu_wheelset import variables as fmu_variables  # noqa: E402
+from fmu_wheelset.fmu import variables as fmu_variables  # noqa: E402
 import solver.wheelset as core_wheelset  # noqa: E402
 from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters  # noqa: E402
 

@@ -179,7 +179,7 @@ def test_core_with_table_runs_as_online():
 
 
 def test_fmu_parameter_selects_the_table():
-    from fmu_wheelset import variables
+    from fmu_wheelset.fmu import variables
     from solver import wheelset
     var = variables.BY_NAME["contact.geometry"]
     assert variables.core_value(var, 1, wheelset) == "table"

@@ -10,7 +10,7 @@ imports one of a later layer or one listed after it. docs/ARCHITECTURE.md
 explains the layers.
 
 What `ast` cannot see: `importlib.import_module` with a computed name. The FMU
-side imports the solver that way on purpose (fmu_wheelset/slave.py imports the
+side imports the solver that way on purpose (fmu_wheelset/fmu/slave.py imports the
 solver bundled in the FMU under a name of its own), so those imports are not in
 this graph; they follow the same one-way order.
 """
@@ -54,11 +54,13 @@ COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation
 
 # The modules fmu_wheelset/build.py copies into the FMU's own package. They reach
 # the solver only through importlib, as the copy bundled in the FMU under a name
-# of its own (fmu_wheelset/slave.py, import_core), and import nothing else of
+# of its own (fmu_wheelset/fmu/slave.py, import_core), and import nothing else of
 # the project by name: no `solver`, no `cosim`, no fmu_wheelset module that is
 # not bundled. (`from .pythonfmu import ...` in slave.py names the copy of
-# pythonfmu bundled beside them; in the source tree it resolves to the package.)
-FMU_MODULES = tuple(f"fmu_wheelset.{name}" for name in (
+# pythonfmu bundled beside them; in the source tree it resolves to the package
+# fmu_wheelset.fmu.)
+FMU_PACKAGE = "fmu_wheelset.fmu"
+FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
     "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
     "cache", "presets"))
 
@@ -200,7 +202,7 @@ def test_fmu_wheelset_imports_cosim_only_lazily_in_the_commands_and_validation()
 
 def test_the_fmus_own_modules_import_only_each_other():
     wrong = [(m, t, line) for m in FMU_MODULES for t, line, _ in GRAPH[m]
-             if t not in FMU_MODULES and t != "fmu_wheelset"]
+             if t not in FMU_MODULES and t != FMU_PACKAGE]
     assert wrong == []
 
 

@@ -221,7 +221,7 @@ def _build_variant(tmp_path, speed):
             shutil.copytree(ROOT / name, src / name,
                             ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
     shutil.copy2(ROOT / "build_fmu.py", src / "build_fmu.py")
-    table = src / "fmu_wheelset" / "variables.py"
+    table = src / "fmu_wheelset" / "fmu" / "variables.py"
     text = table.read_text()
     old = '"m/s", 0.0, 150.0, core="speed"),'
     assert text.count(old) == 1

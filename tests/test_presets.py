@@ -1,4 +1,4 @@
-"""Presets: named parameter sets (presets/<name>.toml, fmu_wheelset/presets.py)
+"""Presets: named parameter sets (presets/<name>.toml, fmu_wheelset/fmu/presets.py)
 and the FMU parameter `preset`.
 
 A preset sets the values in force of the parameters the host has not set
@@ -14,7 +14,7 @@ import math
 
 import pytest
 
-from fmu_wheelset import presets, variables
+from fmu_wheelset.fmu import presets, variables
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy.fmi2 import FMU2Slave  # noqa: E402

@@ -1,5 +1,5 @@
 """The FMU's solver cache is used only when it can be trusted
-(fmu_wheelset/cache.py, docs/SECURITY.md).
+(fmu_wheelset/fmu/cache.py, docs/SECURITY.md).
 
 Before: any ``<cache>/solver-<hash>`` folder holding an ``__init__.py`` was put on
 sys.path and imported, whatever its content, owner or mode. Now the folder
@@ -16,7 +16,7 @@ import stat
 
 import pytest
 
-from fmu_wheelset import cache
+from fmu_wheelset.fmu import cache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EVIL = "open(__file__ + '.ran', 'w').write('planted code ran')\n"

@@ -25,7 +25,7 @@ Deviation documented in docs/limits_and_failures.md: a discarded step leaves
 the instance in stepComplete (the host may change its inputs and retry, or
 roll back), not in stepFailed.
 
-Statuses (the project's native C front end, fmu_wheelset/native/, the
+Statuses (the project's native C front end, fmu_wheelset/fmu/native/, the
 default build; the pythonfmu 0.7.0 fallback of `--pythonfmu-binary` returns
 fmi2OK from every call but fmi2DoStep and is not what is tested here): a call
 outside its states is fmi2Error, "<function> is not allowed in state '<state>'"

@@ -9,7 +9,7 @@ pythonfmu 0.7.0's export library: 130-208 B per message.
 The leak is in pythonfmu 0.7.0's C++ wrapper, not in the slave: it is the same
 with logging switched off (fmi2Instantiate loggingOn = false, the host's logger
 never called) and no Python object accumulates (the slave's log queue is
-emptied after every call). The project's own C front end (fmu_wheelset/native/)
+emptied after every call). The project's own C front end (fmu_wheelset/fmu/native/)
 replaces that wrapper; until it is the FMU's binary, this test is an
 expected failure, declared at run time with the measured figure (pytest -ra
 lists it); with the native front end, or without the leak, it must pass.

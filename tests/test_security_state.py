@@ -1,5 +1,5 @@
 """Serialized FMU states are parsed, never executed, and checked field by field
-(format: fmu_wheelset/fmu_state.py, docs/SECURITY.md).
+(format: fmu_wheelset/fmu/fmu_state.py, docs/SECURITY.md).
 
 Through FMPy's low-level API on the built FMU: a crafted pickle runs nothing,
 every malformed or inconsistent state is refused with the reason logged at
@@ -10,7 +10,7 @@ Status: pythonfmu 0.7.0 returns fmi2OK from fmi2SetFMUstate whatever the slave
 does (an exception would be fmi2Fatal and crash the host later), so the
 refusal is asserted through the log and the unchanged instance; the slave keeps
 the reason in `last_refusal` for the project's native front end
-(fmu_wheelset/native/), which returns fmi2Error.
+(fmu_wheelset/fmu/native/), which returns fmi2Error.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from conftest import FmiLog  # noqa: E402
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
-from fmu_wheelset import fmu_state  # noqa: E402
+from fmu_wheelset.fmu import fmu_state  # noqa: E402
 
 ERROR = 3
 H = 1e-3
@@ -372,7 +372,7 @@ def test_state_document_round_trip_is_bit_exact():
 
 def test_no_pickle_in_the_fmu_sources():
     """Nothing in the FMU's Python (slave, state format, cache) imports pickle."""
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fmu_wheelset")
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fmu_wheelset", "fmu")
     for name in ("slave.py", "fmu_state.py", "cache.py"):
         with open(os.path.join(root, name), encoding="utf-8") as fh:
             text = fh.read()

@@ -28,7 +28,7 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
 
-from fmu_wheelset import cache as fmu_cache  # noqa: E402
+from fmu_wheelset.fmu import cache as fmu_cache  # noqa: E402
 from fmu_wheelset.standalone import RUNTIME_DIR, check_interpreter  # noqa: E402
 
 pytestmark = pytest.mark.fmu        # builds the self-contained FMU

@@ -1,5 +1,5 @@
 """Serialized FMU states are tamper-evident and range-checked (format:
-fmu_wheelset/fmu_state.py; what each check defends against: docs/SECURITY.md).
+fmu_wheelset/fmu/fmu_state.py; what each check defends against: docs/SECURITY.md).
 
 * 1000 random single-bit flips of a serialized state: none may be accepted
   with a result that differs from the clean state's (an outside tester found
@@ -28,7 +28,7 @@ from fmpy.fmi1 import FMICallException  # noqa: E402
 
 from test_security_state import Host, H  # noqa: E402
 
-from fmu_wheelset import fmu_state  # noqa: E402
+from fmu_wheelset.fmu import fmu_state  # noqa: E402
 
 ERROR = 3
 FLIPS = 1000

@@ -1,4 +1,4 @@
-"""The FMU's table of variables (fmu_wheelset/variables.py) against the core,
+"""The FMU's table of variables (fmu_wheelset/fmu/variables.py) against the core,
 without building an FMU: every core parameter has an FMU parameter (or is on
 the short list of those the FMU deliberately does not expose), the mapping
 FMI <-> core round-trips, and the output names are the core record's names."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import solver.wheelset as wheelset
-from fmu_wheelset import variables as fmu_variables
+from fmu_wheelset.fmu import variables as fmu_variables
 from solver.wheelset import WheelsetParameters
 
 # WheelsetParameters fields with no FMU parameter, and why

@@ -229,16 +229,16 @@ def interpreter_problems(config: dict) -> list[str]:
 
 def shipped_cache_problems(resources: str) -> list[str]:
     """The shipped numba caches (one per target: the build machine's CPU and a
-    generic x86-64, fmu_wheelset/cache.py): usable when one fits this CPU or
+    generic x86-64, fmu_wheelset/fmu/cache.py): usable when one fits this CPU or
     the generic one fits this numba (the FMU's own interpreter, in a C host or
     its worker process, then compiles for the generic target)."""
-    from fmu_wheelset import cache as fmu_cache
+    from fmu_wheelset.fmu import cache as fmu_cache
     shipped = os.path.join(resources, fmu_cache.SHIPPED_CACHE_DIR)
     if not os.path.isdir(shipped):
         return ["not usable: no numba cache shipped (the first start compiles, 10-60 s)"]
     try:
         import numba
-        from fmu_wheelset.slave import numba_cpu_signature
+        from fmu_wheelset.fmu.slave import numba_cpu_signature
         cpu = numba_cpu_signature()
     except ImportError:
         return ["missing: numba in this Python (cannot check the shipped cache)"]

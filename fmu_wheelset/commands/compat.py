@@ -60,7 +60,7 @@ def _scenario_values(name: str, **overrides) -> Dict[str, object]:
     import dataclasses
 
     import solver.wheelset as wheelset
-    from fmu_wheelset.variables import start_values_for
+    from fmu_wheelset.fmu.variables import start_values_for
     from solver.scenarios import load_scenario
     params = load_scenario(name).params
     if overrides:
@@ -72,7 +72,7 @@ def _scenario_values(name: str, **overrides) -> Dict[str, object]:
 
 
 def _pushed_values() -> Dict[str, object]:
-    from fmu_wheelset.presets import load_preset
+    from fmu_wheelset.fmu.presets import load_preset
     return {**load_preset("loaded-passenger"), "wheelset.speed": 30.0}
 
 
@@ -167,7 +167,7 @@ def write_case(out: Path, version: str, case: Case, quiet: bool = True) -> Path:
 
 def write_compat(out, quiet: bool = True) -> List[Path]:
     """Every case under `out`; returns their folders."""
-    from fmu_wheelset.slave import FMU_VERSION
+    from fmu_wheelset.fmu.slave import FMU_VERSION
     out = Path(out)
     folders = [write_case(out, FMU_VERSION, case, quiet=quiet) for case in CASES]
     (out / "README.md").write_text(

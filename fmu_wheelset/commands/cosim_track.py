@@ -16,9 +16,9 @@ _fmu_or_new.__name__ = "FMU file"
 
 def _parameter(text):
     """An argparse type: NAME=VALUE of a parameter of the FMU (its declared type
-    and range, fmu_wheelset/variables.py); (name, typed value)."""
+    and range, fmu_wheelset/fmu/variables.py); (name, typed value)."""
     import argparse
-    from fmu_wheelset import variables
+    from fmu_wheelset.fmu import variables
     name, sep, value = text.partition("=")
     name, value = name.strip(), value.strip()
     if not sep or not name or not value:

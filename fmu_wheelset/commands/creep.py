@@ -28,7 +28,7 @@ def register(subparsers) -> None:
     add_setup_arguments(p)
     p.add_argument("--model", choices=MODELS, default="polach", help="highlighted creep model")
     from fmu_wheelset.cli_args import number, output_file
-    # ranges: those of the FMU's parameters (fmu_wheelset/variables.py)
+    # ranges: those of the FMU's parameters (fmu_wheelset/fmu/variables.py)
     p.add_argument("--y", type=number(-30.0, 30.0, unit="mm"), default=0.0,
                    help="lateral displacement, mm (default 0)")
     p.add_argument("--wheel-load", type=number(0.0, 1000.0, lo_open=True, unit="kN"), default=80.0,

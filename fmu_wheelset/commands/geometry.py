@@ -52,7 +52,7 @@ def add_setup_arguments(parser: argparse.ArgumentParser, wheel="S1002", rail="UI
     parser.add_argument("--rail", default=rail, type=profile("rail"),
                         help=f"rail profile: a built-in name (UIC60, 60E1, CHN60) or a "
                              f"profile file in mm (default {rail})")
-    # ranges: those of the FMU's parameters (fmu_wheelset/variables.py), in mm
+    # ranges: those of the FMU's parameters (fmu_wheelset/fmu/variables.py), in mm
     parser.add_argument("--gauge", type=number(1000.0, 2000.0, unit="mm"), default=1435.0,
                         help="track gauge, mm (default 1435)")
     parser.add_argument("--inclination", type=_inclination, default=40.0,

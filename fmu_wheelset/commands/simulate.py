@@ -26,7 +26,7 @@ def register(subparsers):
                         "replace the scenario's; the options below replace both")
     p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"),
                    help="simulated time (s; default: the scenario's)")
-    # the range of the FMU's wheelset.speed (fmu_wheelset/variables.py)
+    # the range of the FMU's wheelset.speed (fmu_wheelset/fmu/variables.py)
     p.add_argument("--speed", type=number(0.0, 150.0, lo_open=True, unit="m/s"),
                    help="forward speed (m/s; default: the scenario's)")
     p.add_argument("--out", default="run.csv", type=output_file(), help="CSV of the time histories")

@@ -8,7 +8,7 @@ RECORD_INDEX), whatever the backend, and whose `backend` / `note` say which one
 produced it.
 
 FMU backend: the scenario's WheelsetParameters are turned into FMI start
-values with the FMU's variable names (fmu_wheelset/variables.py); FMPy's
+values with the FMU's variable names (fmu_wheelset/fmu/variables.py); FMPy's
 `simulate_fmu` drives it in co-simulation with the communication step =
 `output_interval`. A scenario parameter the FMU cannot express (e.g. the
 built-in bogie's suspension stiffness when the model description has no
@@ -134,11 +134,12 @@ class CaseResult:
 # ---------------------------------------------------------------------------
 def fmu_path(out_dir) -> Path:
     """The FMU cached under the output directory, built if missing or older than
-    its sources (fmu_wheelset/slave.py, variables.py, ..., solver/)."""
+    its sources (fmu_wheelset/fmu/slave.py, variables.py, ..., solver/)."""
     from fmu_wheelset.build import ROOT, build_fmu
     target = Path(out_dir) / "fmu" / "Wheelset.fmu"
-    sources = [ROOT / "fmu_wheelset" / name for name in
-               ("slave.py", "slave_entry.py", "variables.py", "model_description.py", "build.py")]
+    sources = [ROOT / "fmu_wheelset" / "fmu" / name for name in
+               ("slave.py", "slave_entry.py", "variables.py", "model_description.py")]
+    sources.append(ROOT / "fmu_wheelset" / "build.py")
     sources += list((ROOT / "solver").glob("*.py"))
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     if not target.exists() or target.stat().st_mtime < newest:

@@ -1,4 +1,4 @@
-"""The Python side of the project's native FMI 2.0 front end (fmu_wheelset/native).
+"""The Python side of the project's native FMI 2.0 front end (fmu_wheelset/fmu/native).
 
 Inside the FMU this file is ``resources/<package>/native_bridge.py`` where
 ``<package>`` is ``wheelset_fmu_<build hash>`` (one name per build, so two
@@ -292,7 +292,7 @@ class Instance:
             return self._status(ERROR), ()
         return self._status(OK), tuple(dz)
 
-    # -- FMU state (the slave's format and checks: fmu_wheelset/fmu_state.py) -----
+    # -- FMU state (the slave's format and checks: fmu_wheelset/fmu/fmu_state.py) -----
     def get_state(self):
         """An in-memory state (fmi2GetFMUstate): the slave's full snapshot and
         the instance, model and model array it was taken from."""

@@ -8,13 +8,13 @@
  * the slave's value buffer (one double per value reference, a NumPy array
  * whose data pointer the Python side hands over) without calling Python.
  *
- * The physics is Python (fmu_wheelset/slave.py, the numba core), imported
+ * The physics is Python (fmu_wheelset/fmu/slave.py, the numba core), imported
  * from resources/<package>/ under this build's own package name
  * (wheelset_fmu_<hash>), with sys.path left alone. The Python runtime is
  * loaded dynamically (python_runtime.c): the host's interpreter when it has
  * one, else the libpython recorded in resources/wheelset_native.cfg at build
  * time. Python is called for strings, initialization and FMU states. fmi2DoStep
- * calls the fast step first when the bridge provides it (fmu_wheelset/
+ * calls the fast step first when the bridge provides it (fmu_wheelset/fmu/
  * native_bridge.py: a numba cfunc doing the whole accepted step on the arrays
  * of a block of addresses, solver/fast_step.py; no Python, no interpreter
  * lock); any step it does not accept -- it then leaves everything as it was --
@@ -35,7 +35,7 @@
 #define CONFIG_FILE "wheelset_native.cfg"
 #define MESSAGE_SIZE 2048
 
-/* bridge status word (fmu_wheelset/native_bridge.py) */
+/* bridge status word (fmu_wheelset/fmu/native_bridge.py) */
 #define BRIDGE_STATUS_MASK 0xff
 #define BRIDGE_MESSAGES 0x100
 #define BRIDGE_TERMINAL 0x200
@@ -1382,7 +1382,7 @@ fmi2Status fmi2FreeFMUstate(fmi2Component component, fmi2FMUstate *state) {
     return fmi2OK;
 }
 
-/* The serialized form is the slave's own format (fmu_wheelset/fmu_state.py:
+/* The serialized form is the slave's own format (fmu_wheelset/fmu/fmu_state.py:
  * versioned JSON, parsed and checked field by field on restore, never executed). */
 static fmi2Status make_blob(Component *c, SavedState *s, const char *function) {
     if (s->blob != NULL) return fmi2OK;

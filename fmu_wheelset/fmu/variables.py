@@ -17,7 +17,7 @@ quantity it carries (``core``):
   sets.
 
 Everything else derives from this table: the model description
-(`fmu_wheelset.model_description`), the slave's parameter mapping
+(`fmu_wheelset.fmu.model_description`), the slave's parameter mapping
 (`parameters_from_fmi`), the start values of the validation suite and of the
 sweep runner (`start_values_for`) and the tests. A new FMU parameter is one
 row here (plus the physics in the core that uses it).
@@ -281,7 +281,7 @@ def _parameters() -> List[ScalarVariable]:
         p("track.cant_from_input", "Boolean",
           "take the cant angle from the input track.cant_angle instead of the scenario",
           start=False),
-        # a named parameter set (fmu_wheelset/presets.py, resources/presets/<name>.toml)
+        # a named parameter set (fmu_wheelset/fmu/presets.py, resources/presets/<name>.toml)
         p("preset", "String",
           "named parameter set: free, loaded-passenger, manchester-vehicle-1, "
           "ren-jin-lma-chn60 (resources/presets/<name>.toml, each value with its source); "

@@ -1,6 +1,6 @@
 """The worker process of the native front end's out-of-process mode.
 
-Started by the FMU's library (fmu_wheelset/native/out_of_process.c) when
+Started by the FMU's library (fmu_wheelset/fmu/native/out_of_process.c) when
 WHEELSET_FMU_OUT_OF_PROCESS=1: it maps the shared region, loads the same
 library with ctypes (in-process mode: it joins this interpreter, as in FMPy)
 and runs each forwarded FMI call there. The layout is out_of_process.h's.

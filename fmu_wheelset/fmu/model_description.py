@@ -1,5 +1,5 @@
 """The wheelset FMU's model description, from the table of variables
-(`fmu_wheelset.variables`).
+(`fmu_wheelset.fmu.variables`).
 
 pythonfmu 0.7.0 writes the ``modelDescription.xml`` skeleton (GUID, model
 identifier, CoSimulation capabilities, the ScalarVariables with names,
@@ -31,7 +31,7 @@ from __future__ import annotations
 from xml.dom.minidom import parseString
 from xml.etree import ElementTree as ET
 
-from fmu_wheelset.variables import (BY_NAME, ENUMERATIONS, VARIABLES, direct_inputs,
+from fmu_wheelset.fmu.variables import (BY_NAME, ENUMERATIONS, VARIABLES, direct_inputs,
                                      enumeration_names)
 
 # unit -> (SimpleType name, quantity, SI base-unit exponents)
@@ -66,14 +66,14 @@ def used_units() -> list:
         if v.unit and v.unit not in units:
             if v.unit not in UNITS:
                 raise ValueError(f"unit {v.unit!r} of {v.name} has no definition in "
-                                 "fmu_wheelset.model_description.UNITS")
+                                 "fmu_wheelset.fmu.model_description.UNITS")
             units.append(v.unit)
     return units
 
 
 def complete_model_description(xml: bytes, wheelset=None) -> bytes:
     """Add units, types, ranges, ModelStructure and a DefaultExperiment to a
-    modelDescription.xml written by pythonfmu for fmu_wheelset.slave.
+    modelDescription.xml written by pythonfmu for fmu_wheelset.fmu.slave.
     `wheelset`: the core's module (its model names give the enumeration values;
     default: solver.wheelset)."""
     if wheelset is None:
@@ -102,7 +102,7 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
         names = tuple(getattr(wheelset, enum.core_names))
         if set(names) != set(enum.items):
             raise ValueError(f"enumeration {enum.name}: the core's models {names} and the "
-                             f"items of fmu_wheelset.variables {tuple(enum.items)} differ")
+                             f"items of fmu_wheelset.fmu.variables {tuple(enum.items)} differ")
     root.insert(cosim_index + 1, units_el)
     root.insert(cosim_index + 2, types_el)
 

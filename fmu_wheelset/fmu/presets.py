@@ -33,7 +33,7 @@ not TOML, an unknown parameter or key, a value of the wrong type or outside its
 declared range, a parameter without a source -- raises ``PresetError`` (a
 ValueError) with one line saying which preset, which key and why.
 
-What a preset does in the FMU (``preset`` parameter, fmu_wheelset/slave.py):
+What a preset does in the FMU (``preset`` parameter, fmu_wheelset/fmu/slave.py):
 it sets the values in force of the parameters the host has not set itself;
 a parameter the host sets keeps the host's value, whatever the order of the
 calls; every getter returns the value in force.
@@ -68,7 +68,8 @@ class PresetError(ValueError):
 
 def default_directory() -> str:
     """The project's presets/ folder (beside fmu_wheelset/)."""
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "presets")
+    here = os.path.dirname(os.path.abspath(__file__))           # fmu_wheelset/fmu
+    return os.path.join(os.path.dirname(os.path.dirname(here)), "presets")
 
 
 def preset_names(directory: Optional[str] = None) -> List[str]:

@@ -1,7 +1,7 @@
 """Entry module of the wheelset FMU: ``resources/wheelset_slave.py`` inside the FMU.
 
 It defines nothing: the slave class lives in ``resources/wheelset_fmu_slave.py``
-(``fmu_wheelset/slave.py``), which Python imports once per process.
+(``fmu_wheelset/fmu/slave.py``), which Python imports once per process.
 
 Why the indirection (measured, docs/limits_and_failures.md "Instantiate/free
 cycles"): on every fmi2Instantiate, pythonfmu 0.7.0's C++ export library

@@ -2,7 +2,7 @@
  *
  * platform_posix.c implements them for Linux and macOS; a platform_windows.c
  * (LoadLibraryW, GetProcAddress, ...) is all another OS needs.
- * Everything else in fmu_wheelset/native is portable C99. */
+ * Everything else in fmu_wheelset/fmu/native is portable C99. */
 #ifndef WHEELSET_PLATFORM_H
 #define WHEELSET_PLATFORM_H
 

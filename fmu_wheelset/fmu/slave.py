@@ -3,13 +3,13 @@
 No physics here: this module only converts FMI variables to the core's
 ``WheelsetParameters``, its input vector and its output record
 (``docs/CONVENTIONS.md``, "Wheelset core"), as the table of variables
-(``fmu_wheelset/variables.py``) says. A parameter the host does not set takes
+(``fmu_wheelset/fmu/variables.py``) says. A parameter the host does not set takes
 the core's default.
 
 Inside the FMU this file is ``resources/wheelset_fmu_slave.py`` beside the table
 (``resources/wheelset_fmu_variables.py``) and a copy of the ``solver`` package;
 pythonfmu enters through ``resources/wheelset_slave.py``
-(``fmu_wheelset/slave_entry.py``, which imports the class from here: see there
+(``fmu_wheelset/fmu/slave_entry.py``, which imports the class from here: see there
 why). It imports nothing but the standard library, NumPy and pythonfmu at module
 level, so that pythonfmu can instantiate it cheaply at build time to read the
 start values. The core is imported and the model created in
@@ -25,7 +25,7 @@ their declaration order); ``fmi2SetReal`` writes the inputs into it,
 ``WheelsetModel.advance_vector`` and copies the outputs from the core's record
 (``solver.fast_step.fmu_core_inputs`` and ``fmu_outputs``, numba);
 ``fmi2GetReal/Integer/Boolean`` read the array through an index built once per
-list of value references. In the native front end (fmu_wheelset/native) the
+list of value references. In the native front end (fmu_wheelset/fmu/native) the
 whole accepted step runs without Python: a numba ``cfunc``
 (solver/fast_step.py) on the same arrays, with the same numba functions, so
 ``do_step`` here runs only for the steps it hands over (bad input, a discard,
@@ -34,7 +34,7 @@ whole accepted step runs without Python: a numba ``cfunc``
 
 Variable names follow the FMI 2.0 "structured" convention: dots for the
 hierarchy, ``[i]`` (1-based) for the contact slots, ``left`` / ``right`` for the
-sides (``fmu_wheelset/variables.py``); the outputs carry the names of the core's
+sides (``fmu_wheelset/fmu/variables.py``); the outputs carry the names of the core's
 output record (``solver.wheelset.RECORD_INDEX``).
 
 Status mapping of pythonfmu 0.7.0 (its C++ wrapper, ``fmi2DoStep``):
@@ -66,7 +66,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 try:
-    # inside the FMU's own package (native front end, fmu_wheelset/native_bridge.py):
+    # inside the FMU's own package (native front end, fmu_wheelset/fmu/native_bridge.py):
     # the copy of pythonfmu's slave API bundled in that package, never a top-level
     # name that would shadow the host's pythonfmu
     from .pythonfmu import Fmi2Slave
@@ -79,11 +79,11 @@ except ImportError:
 
 FMU_VERSION = "0.1.0"
 
-# The table of variables: fmu_wheelset/variables.py, bundled in the FMU as
+# The table of variables: fmu_wheelset/fmu/variables.py, bundled in the FMU as
 # resources/wheelset_fmu_variables.py beside this file (fmu_wheelset/build.py).
-# The FMU state format and the solver cache: fmu_wheelset/fmu_state.py and
-# fmu_wheelset/cache.py, bundled as resources/wheelset_fmu_state.py and
-# resources/wheelset_fmu_cache.py. The presets: fmu_wheelset/presets.py (bundled as
+# The FMU state format and the solver cache: fmu_wheelset/fmu/fmu_state.py and
+# fmu_wheelset/fmu/cache.py, bundled as resources/wheelset_fmu_state.py and
+# resources/wheelset_fmu_cache.py. The presets: fmu_wheelset/fmu/presets.py (bundled as
 # resources/wheelset_fmu_presets.py) reading resources/presets/<name>.toml.
 if __package__:
     from . import cache as fmu_cache
@@ -115,7 +115,7 @@ _INITIAL = {"exact": Fmi2Initial.exact, "approx": Fmi2Initial.approx, None: None
 # importing the bundled core with a stable numba cache
 # ---------------------------------------------------------------------------
 def _tree_digest(root: str) -> str:
-    """First 16 hex digits of the sha256 of the sources under root (fmu_wheelset/cache.py)."""
+    """First 16 hex digits of the sha256 of the sources under root (fmu_wheelset/fmu/cache.py)."""
     return fmu_cache.tree_digest(root)[:fmu_cache.DIGEST_CHARS]
 
 
@@ -124,13 +124,13 @@ cache_root = fmu_cache.cache_root
 
 def stable_solver_dir(resources: str) -> Optional[str]:
     """The verified cache copy of resources/solver to put on sys.path, or None
-    (fmu_wheelset/cache.py says what is checked and why)."""
+    (fmu_wheelset/fmu/cache.py says what is checked and why)."""
     return fmu_cache.stable_solver_dir(resources)[0]
 
 
 def import_core(resources: Optional[str]):
     """Import solver.wheelset (and solver.track), from the verified cache copy of
-    the bundled solver when there is one (fmu_wheelset/cache.py). Returns
+    the bundled solver when there is one (fmu_wheelset/fmu/cache.py). Returns
     (wheelset_module, track_module, where_from).
 
     Inside the FMU's own package (the native front end imports this file as
@@ -141,7 +141,7 @@ def import_core(resources: Optional[str]):
     module's name, so the same solver sources keep one path AND one name
     across builds (the copy lives under its own "native-solver" cache name,
     never shared with pythonfmu's top-level ``solver`` layout)."""
-    if __package__ and __package__ != "fmu_wheelset":
+    if __package__ and __package__ != "fmu_wheelset.fmu":
         return _import_native_core()
     note = ""
     if "solver" not in sys.modules and resources:
@@ -199,7 +199,7 @@ def _load_native_core():
 
 
 # ---------------------------------------------------------------------------
-# living with pythonfmu 0.7.0's instantiation (see fmu_wheelset/slave_entry.py)
+# living with pythonfmu 0.7.0's instantiation (see fmu_wheelset/fmu/slave_entry.py)
 # ---------------------------------------------------------------------------
 _ENTRY_GLOBALS_KEPT: list = []
 
@@ -293,7 +293,7 @@ class Wheelset(Fmi2Slave):
 
     # -- registration ------------------------------------------------------
     def _register(self, var, slot: Optional[int]):
-        """Register one variable of the table (fmu_wheelset/variables.py)."""
+        """Register one variable of the table (fmu_wheelset/fmu/variables.py)."""
         name = var.name
         cls = _FMI_CLASS[var.type]
         io = self._io
@@ -369,7 +369,7 @@ class Wheelset(Fmi2Slave):
 
     # -- presets and the values in force ---------------------------------------
     def _preset(self, name) -> Tuple[Dict[str, Any], Optional[str]]:
-        """(values, problem) of preset `name` (fmu_wheelset/presets.py, files in
+        """(values, problem) of preset `name` (fmu_wheelset/fmu/presets.py, files in
         resources/presets): ({}, None) for "" or a good preset's values; ({}, the
         reason) when it cannot be used. Read once per name and instance."""
         name = str(name)
@@ -842,7 +842,7 @@ class Wheelset(Fmi2Slave):
         self._terminated = True
         self._phase = "terminated"
 
-    # -- FMU state: the WHOLE state, deep (format: fmu_wheelset/fmu_state.py) ----
+    # -- FMU state: the WHOLE state, deep (format: fmu_wheelset/fmu/fmu_state.py) ----
     def _get_fmu_state(self) -> Dict[str, Any]:
         return {
             "guid": fmu_state.build_guid(self.resources),
@@ -855,7 +855,7 @@ class Wheelset(Fmi2Slave):
 
     def _set_fmu_state(self, state):
         """Restore a state of _get_fmu_state or of _fmu_state_from_bytes after the
-        checks of fmu_wheelset/fmu_state.py; a state that fails them is refused
+        checks of fmu_wheelset/fmu/fmu_state.py; a state that fails them is refused
         with the reason logged (fmi2Error) and the instance left as it was."""
         try:
             self._restore_state(state)
@@ -913,7 +913,7 @@ class Wheelset(Fmi2Slave):
     def _check_against_model(self, state):
         """StateError unless `state` fits this initialized instance: the same
         parameters in force, the build, the core's shapes and constants, and
-        every array entry within its range (fmu_wheelset/fmu_state.py)."""
+        every array entry within its range (fmu_wheelset/fmu/fmu_state.py)."""
         for var in fmu_variables.PARAMETERS:
             saved = self._in_force(state["values"], var.name)
             here = self.value_in_force(var.name)
@@ -1123,7 +1123,7 @@ def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-# what a serialized state may carry (fmu_wheelset/fmu_state.py)
+# what a serialized state may carry (fmu_wheelset/fmu/fmu_state.py)
 _PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
 _PARAMETER_SCHEMA = {v.name: (v.type, *(
     (0, len(fmu_variables.ENUMERATION_BY_NAME[v.declared_type].items) - 1)
