@@ -33,9 +33,16 @@ FMU_DIR = ROOT / "fmu_wheelset" / "fmu"    # the FMU's own modules, bundled in i
 SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU resources
 SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/fmu/slave.py)
 VARIABLES_MODULE = "wheelset_fmu_variables"  # the table (fmu_wheelset/fmu/variables.py)
-# more modules of fmu_wheelset the slave imports, bundled beside it under these names
+# more modules of fmu_wheelset/fmu the slave imports, bundled beside it under these names
 SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wheelset_fmu_cache.py",
-                        "presets.py": "wheelset_fmu_presets.py"}
+                        "presets.py": "wheelset_fmu_presets.py",
+                        "adapter.py": "wheelset_fmu_adapter.py",
+                        "core_loader.py": "wheelset_fmu_core_loader.py",
+                        "feedthrough.py": "wheelset_fmu_feedthrough.py"}
+# the modules of fmu_wheelset/fmu in the native front end's package (their own names)
+NATIVE_PACKAGE_MODULES = ("slave.py", "native_bridge.py", "variables.py", "fmu_state.py", "cache.py",
+                          "presets.py", "native_worker.py", "adapter.py", "core_loader.py",
+                          "feedthrough.py")
 
 def content_guid(entries) -> str:
     """The FMU's GUID from its content: a UUID (version 5) of the sha256 of every
@@ -184,15 +191,10 @@ def native_package_files(solver_dir: Path) -> dict:
     """{path inside the package: bytes} of the FMU's Python package."""
     import pythonfmu
     files = {"__init__.py": b'"""The wheelset FMU\'s Python code, under this build\'s own package '
-                            b'name (fmu_wheelset/fmu/native_bridge.py)."""\n',
-             "slave.py": (FMU_DIR / "slave.py").read_bytes(),
-             "native_bridge.py": (FMU_DIR / "native_bridge.py").read_bytes(),
-             "variables.py": (FMU_DIR / "variables.py").read_bytes(),
-             "fmu_state.py": (FMU_DIR / "fmu_state.py").read_bytes(),
-             "cache.py": (FMU_DIR / "cache.py").read_bytes(),
-             "presets.py": (FMU_DIR / "presets.py").read_bytes(),
-             "native_worker.py": (FMU_DIR / "native_worker.py").read_bytes(),
-             "pythonfmu/__init__.py": PYTHONFMU_INIT.encode()}
+                            b'name (fmu_wheelset/fmu/native_bridge.py)."""\n'}
+    for name in NATIVE_PACKAGE_MODULES:
+        files[name] = (FMU_DIR / name).read_bytes()
+    files["pythonfmu/__init__.py"] = PYTHONFMU_INIT.encode()
     pfmu = Path(pythonfmu.__file__).parent
     for name in PYTHONFMU_MODULES:
         files[f"pythonfmu/{name}"] = (pfmu / name).read_bytes()
@@ -485,7 +487,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     ``numba_targets``: the numba caches to ship ("build-cpu", "generic").
     Prints what it built unless ``quiet``."""
     from pythonfmu import FmuBuilder
-    from fmu_wheelset.fmu.slave import _tree_digest
+    from fmu_wheelset.fmu.core_loader import source_digest
     from fmu_wheelset.fmu.variables import VARIABLES
     import solver.wheelset  # noqa: F401 - the slave reads the core's defaults (start values)
 
@@ -542,7 +544,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
             sys.modules.pop(VARIABLES_MODULE, None)
             for bundled in SLAVE_HELPER_MODULES.values():
                 sys.modules.pop(bundled[:-3], None)
-        digest = _tree_digest(str(stage / "solver"))
+        digest = source_digest(str(stage / "solver"))
     fmu = Path(fmu)
     front_end = "pythonfmu"
     compiler = find_c_compiler() if native else None
@@ -578,8 +580,8 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         print(f"  variables: {counts['parameter']} parameters, {counts['input']} inputs, "
               f"{counts['output']} outputs")
         if compiler is not None:
-            print(f"  bundled: resources/{package}/ (slave, native_bridge, variables, fmu_state, "
-                  f"cache, presets, pythonfmu's slave API, solver with sources {digest}), "
+            print(f"  bundled: resources/{package}/ ({', '.join(NATIVE_PACKAGE_MODULES)}, "
+                  f"pythonfmu's slave API, solver with sources {digest}), "
                   f"resources/presets/, resources/{NATIVE_CONFIG} (the Python to load)")
             print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
             if runtime is not None:

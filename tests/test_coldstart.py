@@ -112,7 +112,7 @@ def _fake_shipped(tmp_path, cpu, solver_digest="d" * 64, tamper=False, name=None
 
 
 def test_shipped_cache_fits_only_its_cpu_and_untampered_files(tmp_path):
-    from fmu_wheelset.fmu.slave import numba_cpu_signature
+    from fmu_wheelset.fmu.core_loader import numba_cpu_signature
     here = numba_cpu_signature()
     # made for this CPU, intact: installed
     shipped, copy = _fake_shipped(tmp_path / "a", here)
@@ -146,7 +146,7 @@ def test_shipped_cache_fits_only_its_cpu_and_untampered_files(tmp_path):
 
 
 def test_shipped_caches_per_target_the_fitting_one_installed(tmp_path):
-    from fmu_wheelset.fmu.slave import numba_cpu_signature
+    from fmu_wheelset.fmu.core_loader import numba_cpu_signature
     here = numba_cpu_signature()
     generic = [here[0], "generic", ""]
     root = tmp_path / "shipped"
@@ -175,7 +175,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from fmu_wheelset.fmu import cache
 note = cache.choose_numba_target(sys.argv[2])
-from fmu_wheelset.fmu.slave import numba_cpu_signature
+from fmu_wheelset.fmu.core_loader import numba_cpu_signature
 print(json.dumps({"note": note, "chosen": numba_cpu_signature()}))
 """
 HOST_SIGNATURE = r"""
@@ -183,7 +183,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 from fmu_wheelset.fmu import cache
 before = cache.host_cpu_signature()
-from fmu_wheelset.fmu.slave import numba_cpu_signature
+from fmu_wheelset.fmu.core_loader import numba_cpu_signature
 print(json.dumps([before, numba_cpu_signature()]))
 """
 

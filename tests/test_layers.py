@@ -54,7 +54,7 @@ COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation
 
 # The modules fmu_wheelset/build.py copies into the FMU's own package. They reach
 # the solver only through importlib, as the copy bundled in the FMU under a name
-# of its own (fmu_wheelset/fmu/slave.py, import_core), and import nothing else of
+# of its own (fmu_wheelset/fmu/core_loader.py, import_core), and import nothing else of
 # the project by name: no `solver`, no `cosim`, no fmu_wheelset module that is
 # not bundled. (`from .pythonfmu import ...` in slave.py names the copy of
 # pythonfmu bundled beside them; in the source tree it resolves to the package
@@ -62,7 +62,7 @@ COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation
 FMU_PACKAGE = "fmu_wheelset.fmu"
 FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
     "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
-    "cache", "presets"))
+    "cache", "presets", "adapter", "core_loader", "feedthrough"))
 
 
 def module_files() -> dict[str, Path]:

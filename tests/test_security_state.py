@@ -371,9 +371,10 @@ def test_state_document_round_trip_is_bit_exact():
 
 
 def test_no_pickle_in_the_fmu_sources():
-    """Nothing in the FMU's Python (slave, state format, cache) imports pickle."""
+    """Nothing in the FMU's Python (slave, state format, cache, adapter, core
+    loader) imports pickle."""
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fmu_wheelset", "fmu")
-    for name in ("slave.py", "fmu_state.py", "cache.py"):
+    for name in ("slave.py", "fmu_state.py", "cache.py", "adapter.py", "core_loader.py"):
         with open(os.path.join(root, name), encoding="utf-8") as fh:
             text = fh.read()
         assert "import pickle" not in text and "pickle.loads" not in text, name

@@ -238,7 +238,7 @@ def shipped_cache_problems(resources: str) -> list[str]:
         return ["not usable: no numba cache shipped (the first start compiles, 10-60 s)"]
     try:
         import numba
-        from fmu_wheelset.fmu.slave import numba_cpu_signature
+        from fmu_wheelset.fmu.core_loader import numba_cpu_signature
         cpu = numba_cpu_signature()
     except ImportError:
         return ["missing: numba in this Python (cannot check the shipped cache)"]

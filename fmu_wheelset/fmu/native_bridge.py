@@ -35,8 +35,10 @@ import weakref
 
 import numpy as np
 
+from . import adapter
 from . import slave as slave_module
-from .slave import INPUT_NAMES, VARIABLES, Wheelset, _N_PARAMETERS
+from .adapter import N_PARAMETERS
+from .slave import INPUT_NAMES, VARIABLES, Wheelset
 from .presets import PRESET_PARAMETER
 from .variables import ENUMERATION_BY_NAME, direct_inputs
 
@@ -99,7 +101,7 @@ class Instance:
         self.host_set = np.zeros(len(VARIABLES), dtype=np.uint8)
         self.host_set_address = self.host_set.ctypes.data
         self.n_variables = len(VARIABLES)
-        self.n_parameters = _N_PARAMETERS
+        self.n_parameters = N_PARAMETERS
         self.n_inputs = len(INPUT_NAMES)
         self.fast_step_address = 0       # the fast doStep (module docstring), 0: none
         self.fast_block_address = 0
@@ -236,12 +238,12 @@ class Instance:
             step_data = model._step_data
             n_outputs = len(slave._y)
             ints = np.zeros(fast.N_INTS, dtype=np.int64)
-            ints[fast.I_N_PARAMETERS] = _N_PARAMETERS
+            ints[fast.I_N_PARAMETERS] = N_PARAMETERS
             ints[fast.I_N_INPUTS] = len(INPUT_NAMES)
             _, _, c_slot, dc_slot, cross_rail_distance = slave._input_map
             ints[fast.I_C_SLOT], ints[fast.I_DC_SLOT] = c_slot, dc_slot
             ints[fast.I_LIFT] = wheelset.R_LIFT
-            ints[fast.I_STATUS:fast.I_STATUS + 3] = slave_module._STATUS_SLOTS
+            ints[fast.I_STATUS:fast.I_STATUS + 3] = adapter.STATUS_SLOTS
             ints[fast.I_MAX_SUBSTEPS] = model.params.max_substeps
             reals = np.zeros(fast.N_REALS)
             # (StepData's own scalars: pack_block)
@@ -250,9 +252,9 @@ class Instance:
             reals[fast.R_FLANGE_PASSED] = model._flange_passed
             reals[fast.R_CROSS_RAIL_DISTANCE] = cross_rail_distance
             arrays = {
-                "values": self.values, "input_lo": slave_module._IN_LO,
-                "input_hi": slave_module._IN_HI, "output_lo": slave_module._OUT_LO,
-                "output_hi": slave_module._OUT_HI, "slave_time": slave._slave_time,
+                "values": self.values, "input_lo": adapter.IN_LO,
+                "input_hi": adapter.IN_HI, "output_lo": adapter.OUT_LO,
+                "output_hi": adapter.OUT_HI, "slave_time": slave._slave_time,
                 "matrix": slave._input_map[0], "offset": slave._input_map[1],
                 "record_index": slave._record_index, "core_u": np.zeros(wheelset.N_INPUT),
                 "y_new": np.zeros(n_outputs), "state": model.state, "clock": model._clock,
@@ -267,9 +269,9 @@ class Instance:
                 "keep_clock": np.zeros_like(model._clock),
                 "keep_rhs_count": np.zeros_like(model._rhs_count),
                 "keep_safety": np.zeros(2 * fast.N_SAFETY)}
-            if (len(slave_module._IN_LO) != len(INPUT_NAMES)
-                    or len(slave_module._OUT_LO) != n_outputs
-                    or len(slave._record_index) != n_outputs - len(slave_module._STATUS_SLOTS)):
+            if (len(adapter.IN_LO) != len(INPUT_NAMES)
+                    or len(adapter.OUT_LO) != n_outputs
+                    or len(slave._record_index) != n_outputs - len(adapter.STATUS_SLOTS)):
                 raise fast.BlockError("the FMU's input/output layout is not the fast step's")
             block, kept = fast.pack_block(arrays, step_data, ints, reals)
         except Exception as exc:  # noqa: BLE001 - the Python step still works

@@ -3,11 +3,15 @@
 No physics here: this module only converts FMI variables to the core's
 ``WheelsetParameters``, its input vector and its output record
 (``docs/CONVENTIONS.md``, "Wheelset core"), as the table of variables
-(``fmu_wheelset/fmu/variables.py``) says. A parameter the host does not set takes
-the core's default.
+(``fmu_wheelset/fmu/variables.py``) says, by the functions of
+``fmu_wheelset/fmu/adapter.py``. The core's import is
+``fmu_wheelset/fmu/core_loader.py``, the direct feedthrough and the directional
+derivative ``fmu_wheelset/fmu/feedthrough.py``. A parameter the host does not
+set takes the core's default.
 
 Inside the FMU this file is ``resources/wheelset_fmu_slave.py`` beside the table
-(``resources/wheelset_fmu_variables.py``) and a copy of the ``solver`` package;
+(``resources/wheelset_fmu_variables.py``), the modules above
+(``resources/wheelset_fmu_adapter.py``, ...) and a copy of the ``solver`` package;
 pythonfmu enters through ``resources/wheelset_slave.py``
 (``fmu_wheelset/fmu/slave_entry.py``, which imports the class from here: see there
 why). It imports nothing but the standard library, NumPy and pythonfmu at module
@@ -56,8 +60,6 @@ module holds only constants.
 """
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
 import os
 import sys
@@ -84,14 +86,22 @@ FMU_VERSION = "0.1.0"
 # The FMU state format and the solver cache: fmu_wheelset/fmu/fmu_state.py and
 # fmu_wheelset/fmu/cache.py, bundled as resources/wheelset_fmu_state.py and
 # resources/wheelset_fmu_cache.py. The presets: fmu_wheelset/fmu/presets.py (bundled as
-# resources/wheelset_fmu_presets.py) reading resources/presets/<name>.toml.
+# resources/wheelset_fmu_presets.py) reading resources/presets/<name>.toml. The
+# conversion to and from the core, the core's import and the direct feedthrough:
+# fmu_wheelset/fmu/adapter.py, core_loader.py and feedthrough.py, bundled as
+# resources/wheelset_fmu_adapter.py, wheelset_fmu_core_loader.py and
+# wheelset_fmu_feedthrough.py.
 if __package__:
-    from . import cache as fmu_cache
+    from . import adapter
+    from . import core_loader
     from . import fmu_state
     from . import presets as fmu_presets
     from . import variables as fmu_variables
+    from .feedthrough import FeedthroughMixin
 else:
-    import wheelset_fmu_cache as fmu_cache
+    import wheelset_fmu_adapter as adapter
+    import wheelset_fmu_core_loader as core_loader
+    from wheelset_fmu_feedthrough import FeedthroughMixin
     import wheelset_fmu_presets as fmu_presets
     import wheelset_fmu_state as fmu_state
     import wheelset_fmu_variables as fmu_variables
@@ -109,93 +119,6 @@ _CAUSALITY = {"parameter": Fmi2Causality.parameter, "input": Fmi2Causality.input
 _VARIABILITY = {"fixed": Fmi2Variability.fixed, "continuous": Fmi2Variability.continuous,
                 "discrete": Fmi2Variability.discrete}
 _INITIAL = {"exact": Fmi2Initial.exact, "approx": Fmi2Initial.approx, None: None}
-
-
-# ---------------------------------------------------------------------------
-# importing the bundled core with a stable numba cache
-# ---------------------------------------------------------------------------
-def _tree_digest(root: str) -> str:
-    """First 16 hex digits of the sha256 of the sources under root (fmu_wheelset/fmu/cache.py)."""
-    return fmu_cache.tree_digest(root)[:fmu_cache.DIGEST_CHARS]
-
-
-cache_root = fmu_cache.cache_root
-
-
-def stable_solver_dir(resources: str) -> Optional[str]:
-    """The verified cache copy of resources/solver to put on sys.path, or None
-    (fmu_wheelset/fmu/cache.py says what is checked and why)."""
-    return fmu_cache.stable_solver_dir(resources)[0]
-
-
-def import_core(resources: Optional[str]):
-    """Import solver.wheelset (and solver.track), from the verified cache copy of
-    the bundled solver when there is one (fmu_wheelset/fmu/cache.py). Returns
-    (wheelset_module, track_module, where_from).
-
-    Inside the FMU's own package (the native front end imports this file as
-    ``wheelset_fmu_<build hash>.slave``) the bundled solver is imported as
-    ``wheelset_solver_<hash of its sources>``, by file location, from the
-    verified cache copy when there is one: nothing on sys.path is used or
-    changed. numba's on-disk cache is keyed by the source path and records the
-    module's name, so the same solver sources keep one path AND one name
-    across builds (the copy lives under its own "native-solver" cache name,
-    never shared with pythonfmu's top-level ``solver`` layout)."""
-    if __package__ and __package__ != "fmu_wheelset.fmu":
-        return _import_native_core()
-    note = ""
-    if "solver" not in sys.modules and resources:
-        stable, note = fmu_cache.stable_solver_dir(resources)
-        if stable is not None and stable not in sys.path:
-            sys.path.insert(0, stable)
-    wheelset = importlib.import_module("solver.wheelset")
-    track = importlib.import_module("solver.track")
-    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
-    return wheelset, track, where + (f" ({note})" if note else "")
-
-
-def numba_cpu_signature() -> list:
-    """What numba keys its cache entries on for this process's CPU: its codegen's
-    magic tuple (LLVM target triple, CPU name, CPU feature string), as strings."""
-    from numba.core.registry import cpu_target
-    return [str(x) for x in cpu_target.target_context.codegen().magic_tuple()]
-
-
-_NATIVE_CORE: list = []     # (wheelset, track, where), once per process and build
-
-
-def _import_native_core():
-    """Once per process: later instances (perhaps of another extraction of this
-    build, the first one deleted, as fmpy.simulate_fmu does) reuse the modules."""
-    if not _NATIVE_CORE:
-        _NATIVE_CORE.append(_load_native_core())
-    return _NATIVE_CORE[0]
-
-
-def _load_native_core():
-    package_dir = os.path.dirname(os.path.abspath(__file__))
-    bundled = os.path.join(package_dir, "solver")
-    name = f"wheelset_solver_{_tree_digest(bundled)}"
-    note = ""
-    if name not in sys.modules:
-        shipped = os.path.join(os.path.dirname(package_dir), fmu_cache.SHIPPED_CACHE_DIR)
-        stable, note = fmu_cache.stable_solver_dir(
-            package_dir, kind="native-solver",
-            shipped=(shipped, numba_cpu_signature()) if os.path.isdir(shipped) else None)
-        where = os.path.join(stable, "solver") if stable is not None else bundled
-        spec = importlib.util.spec_from_file_location(
-            name, os.path.join(where, "__init__.py"), submodule_search_locations=[where])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    wheelset = importlib.import_module(f"{name}.wheelset")
-    track = importlib.import_module(f"{name}.track")
-    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
-    return wheelset, track, where + (f" ({note})" if note else "")
 
 
 # ---------------------------------------------------------------------------
@@ -231,7 +154,7 @@ def drop_duplicate_path_entries(entry: Optional[str]) -> None:
 # ---------------------------------------------------------------------------
 # the slave
 # ---------------------------------------------------------------------------
-class Wheelset(Fmi2Slave):
+class Wheelset(FeedthroughMixin, Fmi2Slave):
     """Railway wheelset with multipoint wheel-rail contact (6 DOF, SI units)."""
 
     author = "wheelset-fmu contributors"
@@ -256,13 +179,13 @@ class Wheelset(Fmi2Slave):
         # the parameters (NaN for strings and core defaults, see
         # fill_parameter_buffer), then the inputs and outputs. The native front end
         # reads and writes it from C (``value_buffer``: its array).
-        starts = np.array([_numeric_start(var) for var in VARIABLES])
+        starts = np.array([adapter.numeric_start(var) for var in VARIABLES])
         if value_buffer is not None:
             value_buffer[:] = starts
             starts = value_buffer
         self._buffer = starts
         # inputs then outputs, in declaration order (the FMU state copies this array)
-        self._io = self._buffer[_N_PARAMETERS:]
+        self._io = self._buffer[adapter.N_PARAMETERS:]
         self._u = self._io[:len(INPUT_NAMES)]          # views, never rebound
         self._y = self._io[len(INPUT_NAMES):]
         self._io_slot: Dict[int, Tuple[str, int]] = {}  # value reference -> (kind, slot in _io)
@@ -331,7 +254,8 @@ class Wheelset(Fmi2Slave):
         if var.start is not fmu_variables.CORE_DEFAULT:
             return var.start
         try:
-            wheelset = self._core[0] if self._core is not None else import_core(self.resources)[0]
+            wheelset = (self._core[0] if self._core is not None
+                        else core_loader.import_core(self.resources)[0])
             return fmu_variables.start_value(var, wheelset)
         except Exception as exc:  # noqa: BLE001 - a getter must not raise (fmi2Fatal)
             self._error(f"{self.instance_name}: the default of {name} cannot be read from "
@@ -420,14 +344,14 @@ class Wheelset(Fmi2Slave):
         start value) into the value buffer, so that fmi2GetReal/Integer/Boolean
         read it from C. `host_set`: per value reference, nonzero where the host
         has set the value in the buffer itself (left as it is)."""
-        for vr, var in enumerate(VARIABLES[:_N_PARAMETERS]):
+        for vr, var in enumerate(VARIABLES[:adapter.N_PARAMETERS]):
             if var.type != "String" and (host_set is None or not host_set[vr]):
                 self._buffer[vr] = float(self.value_in_force(var.name))
 
     def sync_parameters_from_buffer(self):
         """The numeric parameters from the value buffer (the native front end's
         fmi2SetReal/Integer/Boolean write them there)."""
-        for vr, var in enumerate(VARIABLES[:_N_PARAMETERS]):
+        for vr, var in enumerate(VARIABLES[:adapter.N_PARAMETERS]):
             x = float(self._buffer[vr])
             if var.type == "Real":
                 self._values[var.name] = x
@@ -435,124 +359,6 @@ class Wheelset(Fmi2Slave):
                 self._values[var.name] = int(x) if math.isfinite(x) else x
             elif var.type == "Boolean":
                 self._values[var.name] = x != 0.0
-
-    def update_feedthrough_outputs(self) -> bool:
-        """The outputs at the current state with the inputs as they are now (the
-        direct feedthrough of variables.direct_inputs: the contact at the current
-        pose against the rails where the host has just put them). False, outputs
-        left as they are, before initialization or with a non-finite input (the
-        next doStep reports it)."""
-        model = self._model
-        if model is None or not np.isfinite(self._u).all():
-            return False
-        model._u[:] = _adapter.core_inputs(self._u, self._input_map, self._core)
-        model.rhs(model.state)          # contact search + forces at the current state
-        model._update_record()
-        self._store_outputs()
-        return True
-
-    def _feedthrough_scratch(self):
-        """Every array update_feedthrough_outputs writes (the core's contact search
-        and results, the record, the core's inputs, the running-safety memory and the
-        FMU outputs): what directional_derivative saves and puts back bit for bit."""
-        model = self._model
-        arrays = [model._u, model._work, model._points, model._counts, model._contact,
-                  model._summary, model._deriv, model._search_key, model.record, model._derived,
-                  model._safety, self._y]
-        if model._table_search is not None:
-            arrays.extend(model._table_search.scratch)
-        return arrays
-
-    def _derivative_indices(self, name, unknowns, knowns):
-        """(output slots, input slots, feedthrough matrix) of value references
-        that are all Real outputs / Real inputs, else None with the reason logged."""
-        out_slots, in_slots = [], []
-        for vr in unknowns:
-            entry = self._io_slot.get(vr)
-            if entry is None or entry[0] != "Real" or entry[1] < _N_INPUTS:
-                self._refuse(f"{name}: value reference {vr} is not a Real output (the unknowns "
-                             "of a co-simulation FMU are its outputs)")
-                return None
-            out_slots.append(entry[1] - _N_INPUTS)
-        for vr in knowns:
-            entry = self._io_slot.get(vr)
-            if entry is None or entry[0] != "Real" or entry[1] >= _N_INPUTS:
-                self._refuse(f"{name}: value reference {vr} is not a Real input (the knowns of a "
-                             "co-simulation FMU are its inputs)")
-                return None
-            in_slots.append(entry[1])
-        out_index = np.array(out_slots, dtype=np.intp)
-        in_index = np.array(in_slots, dtype=np.intp)
-        return out_index, in_index, _FEEDTHROUGH[np.ix_(out_index, in_index)]
-
-    def directional_derivative(self, unknowns, knowns, seed):
-        """FMI 2.0 fmi2GetDirectionalDerivative (section 2.1.9) for co-simulation:
-        dz = (d outputs / d inputs) . seed at the current state and inputs, the
-        outputs `unknowns` and the inputs `knowns` given as value references.
-        Only the direct feedthrough counts (variables.direct_inputs, the
-        ModelStructure dependencies): an output that depends on none of the seeded
-        inputs directly has derivative 0; the others are central differences of
-        update_feedthrough_outputs along the seed, the step scaled so that no
-        input moves by more than its _FD_STEP (a fraction of the contact's
-        penetration / creepage: second-order error ~(step/penetration)^2 ~ 1e-4
-        relative for Hertz). Nothing of the state changes: every array the
-        evaluation writes is put back bit for bit. Returns the list dz, or None
-        with the reason logged (fmi2Error)."""
-        name = "fmi2GetDirectionalDerivative"
-        if self._model is None or not self._initialized:
-            self._refuse(f"{name}: the instance is {self._phase}; the wheelset model is built in "
-                         "fmi2ExitInitializationMode, no derivative before it")
-            return None
-        key = ("derivative", tuple(unknowns), tuple(knowns))
-        indices = self._index_cache.get(key)
-        if indices is None:
-            indices = self._derivative_indices(name, key[1], key[2])
-            if indices is None:
-                return None
-            if len(self._index_cache) < 256:      # hosts use a handful of lists
-                self._index_cache[key] = indices
-        out_index, in_index, feeds = indices
-        seed = np.array(seed, dtype=float)
-        if seed.shape != (len(in_index),) or not np.isfinite(seed).all():
-            self._refuse(f"{name}: the seed dvKnown must be {len(in_index)} finite numbers")
-            return None
-        u = self._u
-        if not np.isfinite(u).all():
-            bad = [INPUT_NAMES[j] for j in np.flatnonzero(~np.isfinite(u))]
-            self._refuse(f"{name}: input(s) {', '.join(bad)} not finite: no derivative")
-            return None
-        # outputs fed directly by a seeded input; all others: 0 by the ModelStructure
-        fed = feeds[:, seed != 0.0].any(axis=1)
-        dz = np.zeros(len(out_index))
-        if not fed.any():
-            return dz.tolist()
-        ratio = float(np.max(np.abs(seed) / _FD_STEP[in_index]))
-        eps = 1.0 / ratio
-        arrays = self._feedthrough_scratch()
-        saved = [a.copy() for a in arrays]
-        u_saved = u.copy()
-        values = []
-        try:
-            for sign in (1.0, -1.0):
-                u[:] = u_saved
-                np.add.at(u, in_index, sign * eps * seed)
-                if not self.update_feedthrough_outputs():
-                    raise ValueError("the perturbed inputs are not finite")
-                values.append(self._y[out_index].copy())
-        except Exception as exc:  # noqa: BLE001 - reported, state put back below
-            self._refuse(f"{name}: the outputs could not be evaluated about the current state: "
-                         f"{type(exc).__name__}: {exc}")
-            return None
-        finally:
-            u[:] = u_saved
-            for array, copy in zip(arrays, saved):
-                np.copyto(array, copy)
-        dz[fed] = ((values[0] - values[1]) / (2.0 * eps))[fed]
-        if not np.isfinite(dz).all():
-            self._refuse(f"{name}: a derivative is not finite (contact search failed about the "
-                         "current state)")
-            return None
-        return dz.tolist()
 
     # -- helpers -----------------------------------------------------------
     def _error(self, message: str, status: Fmi2Status = Fmi2Status.error):
@@ -630,28 +436,29 @@ class Wheelset(Fmi2Slave):
             problem = self._preset(preset)[1]
             if problem is not None:
                 raise ValueError(problem)
-            wheelset, track, where = import_core(self.resources)
+            wheelset, track, where = core_loader.import_core(self.resources)
             self._core = (wheelset, track)
-            params = _adapter.make_parameters(self, wheelset, track)
+            params = adapter.make_parameters(self, wheelset, track)
             model = wheelset.WheelsetModel(params)
-            input_map = _adapter.input_map(
-                {flag: self.value_in_force(flag) for flag in _FROM_INPUT_FLAGS}, wheelset, track)
+            input_map = adapter.input_map(
+                {flag: self.value_in_force(flag) for flag in adapter.FROM_INPUT_FLAGS},
+                wheelset, track)
             u = self._u
             if not np.isfinite(u).all():
                 bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
                        if not math.isfinite(x)]
                 raise ValueError("input(s) set in initialization mode are not finite: "
                                  + ", ".join(bad))
-            if not ((u >= _IN_LO) & (u <= _IN_HI)).all():
+            if not ((u >= adapter.IN_LO) & (u <= adapter.IN_HI)).all():
                 # declared ranges are checked on every set (docs/SECURITY.md): the
                 # static equilibrium is not sought from inputs outside them
                 bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}] {v.unit}"
-                       for v, x in zip(VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]
+                       for v, x in zip(adapter.VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]
                 raise ValueError("input(s) set in initialization mode are outside their "
                                  "declared range: " + ", ".join(bad))
             # the inputs set in initialization mode (axle-box loads, rail motion)
             # are those of the static equilibrium at t = 0
-            model.initialize(_adapter.core_inputs(u, input_map, self._core))
+            model.initialize(adapter.core_inputs(u, input_map, self._core))
         except Exception as exc:  # noqa: BLE001 - reported to the host
             self._failed = f"initialization failed: {exc}"
             self._error(f"{self.instance_name}: {self._failed}")
@@ -662,7 +469,7 @@ class Wheelset(Fmi2Slave):
         self._initialized = True
         self._phase = "initialized"
         self._input_map = input_map
-        self._record_index = _adapter.record_index(wheelset)
+        self._record_index = adapter.record_index(wheelset)
         self._store_outputs()
 
     def do_step(self, current_time: float, step_size: float) -> bool:
@@ -688,7 +495,7 @@ class Wheelset(Fmi2Slave):
             self.step_failure = "error"
             return False
         u = self._u
-        if not ((u >= _IN_LO) & (u <= _IN_HI)).all():      # NaN fails both comparisons
+        if not ((u >= adapter.IN_LO) & (u <= adapter.IN_HI)).all():  # NaN fails both comparisons
             bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
                    if not math.isfinite(x)]
             if bad:
@@ -697,13 +504,13 @@ class Wheelset(Fmi2Slave):
                 self.step_failure = "discard"
                 return False
             bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}] {v.unit}"
-                   for v, x in zip(VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]
+                   for v, x in zip(adapter.VARIABLES_IO, u.tolist()) if not v.min <= x <= v.max]
             self._error(f"t = {current_time:g} s: input(s) outside their declared range: "
                         + ", ".join(bad) + "; step discarded, state unchanged")
             self.step_failure = "discard"
             return False
         try:
-            core_inputs = _adapter.core_inputs(u, self._input_map, self._core)
+            core_inputs = adapter.core_inputs(u, self._input_map, self._core)
             # the core checks its inputs before it integrates and restores its
             # state itself when it discards a step
             result = model.advance_vector(step_size, core_inputs)
@@ -727,12 +534,12 @@ class Wheelset(Fmi2Slave):
             return False
         self._store_outputs()
         y = self._y
-        if not ((y >= _OUT_LO) & (y <= _OUT_HI)).all():
+        if not ((y >= adapter.OUT_LO) & (y <= adapter.OUT_HI)).all():
             # an output would leave its declared range (NaN too): the step is taken
             # back, so that no output the host reads is ever outside its declaration
             bad = [f"{v.name} = {float(x)!r} outside [{v.min:g}, {v.max:g}]"
                    + (f" {v.unit}" if v.unit and v.unit != "1" else "")
-                   for v, x in zip(VARIABLES_IO[_N_INPUTS:], y.tolist())
+                   for v, x in zip(adapter.VARIABLES_IO[adapter.N_INPUTS:], y.tolist())
                    if not (v.min is None or x >= v.min) or not (v.max is None or x <= v.max)]
             model.undo_step()
             self._store_outputs()
@@ -761,8 +568,8 @@ class Wheelset(Fmi2Slave):
         fast = wheelset.fast_step
         code = {"derailment": fast.REASON_DERAILMENT,
                 "excessive_penetration": fast.REASON_PENETRATION}.get(reason, fast.REASON_NONE)
-        fast.fmu_outputs(self._model.record, self._record_index, wheelset.R_LIFT, _STATUS_SLOTS,
-                         code, self._y)
+        fast.fmu_outputs(self._model.record, self._record_index, wheelset.R_LIFT,
+                         adapter.STATUS_SLOTS, code, self._y)
 
     # -- fast access to inputs and outputs -------------------------------------
     def _io_index(self, kind: str, vrs):
@@ -816,19 +623,20 @@ class Wheelset(Fmi2Slave):
             return
         index = self._io_index("Real", vrs)
         if index is not None and len(values) == len(index):
-            if index.max() >= _N_INPUTS:          # an output among them
-                names = [VARIABLES_IO[j].name for j in index.tolist() if j >= _N_INPUTS]
+            if index.max() >= adapter.N_INPUTS:          # an output among them
+                names = [adapter.VARIABLES_IO[j].name for j in index.tolist()
+                         if j >= adapter.N_INPUTS]
                 self._refuse(f"fmi2SetReal refused: {', '.join(names)} "
                              f"{'is an output' if len(names) == 1 else 'are outputs'} "
                              "(causality output: FMI 2.0 allows no set); nothing set")
                 return
             self._io[index] = values
             u = self._io[index]
-            if not ((u >= _IO_LO[index]) & (u <= _IO_HI[index])).all():
+            if not ((u >= adapter.IO_LO[index]) & (u <= adapter.IO_HI[index])).all():
                 # NaN passes here: doStep refuses it as not finite
-                bad = [f"{VARIABLES_IO[j].name} = {x!r} outside [{_IO_LO[j]:g}, {_IO_HI[j]:g}]"
-                       f" {VARIABLES_IO[j].unit}" for j, x in zip(index.tolist(), u.tolist())
-                       if x < _IO_LO[j] or x > _IO_HI[j]]
+                io, lo, hi = adapter.VARIABLES_IO, adapter.IO_LO, adapter.IO_HI
+                bad = [f"{io[j].name} = {x!r} outside [{lo[j]:g}, {hi[j]:g}] {io[j].unit}"
+                       for j, x in zip(index.tolist(), u.tolist()) if x < lo[j] or x > hi[j]]
                 self._refuse("fmi2SetReal: " + ", ".join(bad) + " (the declared range); "
                              "the next fmi2DoStep is discarded until the input is in range")
         else:
@@ -922,7 +730,7 @@ class Wheelset(Fmi2Slave):
                     f"it was saved with parameter {var.name} = {saved!r}, this instance has "
                     f"{here!r}")
         wheelset = self._core[0]
-        state_bounds, array_bounds = _restore_bounds(wheelset, self._input_map)
+        state_bounds, array_bounds = adapter.restore_bounds(wheelset, self._input_map)
         fmu_state.check_against_instance(
             state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
             nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
@@ -964,242 +772,20 @@ class Wheelset(Fmi2Slave):
     @staticmethod
     def _fmu_state_to_bytes(state: Dict[str, Any]) -> bytes:
         return fmu_state.encode(state, guid=state.get("guid", ""), fmu_version=FMU_VERSION,
-                                parameter_kinds=_PARAMETER_KINDS)
+                                parameter_kinds=adapter.PARAMETER_KINDS)
 
     @staticmethod
     def _fmu_state_from_bytes(state: bytes):
         """The checked snapshot, or fmu_state.Rejected(reason) (never raises:
         pythonfmu would return fmi2Fatal); fmi2SetFMUstate reports a rejection."""
         try:
-            return fmu_state.decode(state, parameters=_PARAMETER_SCHEMA, io_ranges=_IO_RANGES,
-                                    distance_range=_DISTANCE_RANGE)
+            return fmu_state.decode(state, parameters=adapter.PARAMETER_SCHEMA,
+                                    io_ranges=adapter.IO_RANGES,
+                                    distance_range=adapter.DISTANCE_RANGE)
         except fmu_state.StateError as exc:
             return fmu_state.Rejected(str(exc))
         except Exception as exc:  # noqa: BLE001
             return fmu_state.Rejected(f"{type(exc).__name__}: {exc}")
 
-
-# ---------------------------------------------------------------------------
-# conversion FMI variables <-> core types (field names of solver.wheelset)
-# ---------------------------------------------------------------------------
-class _Adapter:
-    """Stateless conversion functions (an object only to keep them together)."""
-
-    def make_parameters(self, slave: "Wheelset", wheelset, track):
-        """WheelsetParameters from the parameters set by the host (the others
-        take the core's defaults), checked against the table's ranges."""
-
-        profiles = importlib.import_module(wheelset.__package__ + ".profiles")
-
-        def resolve(var, text):
-            if var.name == "track.scenario":
-                return self.make_track(slave, wheelset, track, text)
-            # a built-in name, a file bundled in the FMU resources or an absolute
-            # path (the core's lookup rule, relative names contained in the
-            # resources: never the working directory)
-            source = wheelset.resolve_source(text, profiles.is_builtin_profile,
-                                             (slave.resources,), working_directory=False)
-            if source is None:
-                raise ValueError(f"{var.name} {text!r} is neither a built-in profile nor a file "
-                                 "in the FMU resources (relative names are looked up there "
-                                 "only; give an absolute path for a file elsewhere)")
-            return source
-
-        kwargs = fmu_variables.parameters_from_fmi(slave.given_values(), wheelset, resolve=resolve)
-        if "track" not in kwargs:       # the default track, in track.direction
-            kwargs["track"] = self.make_track(slave, wheelset, track, None)
-        return wheelset.WheelsetParameters(**kwargs)
-
-    def make_track(self, slave: "Wheelset", wheelset, track, spec):
-        """The track of track.scenario (`spec`; None: the core's default) run in
-        track.direction."""
-        if spec is None:
-            spec = str(slave._default("track.scenario")).strip()
-        direction = str(slave.value_in_force("track.direction")).strip()
-        source = wheelset.resolve_source(spec, lambda name: name in track.BUILTIN_TRACKS,
-                                         (slave.resources,), working_directory=False)
-        if source == spec and spec in track.BUILTIN_TRACKS:
-            return track.builtin_track(spec, direction=direction)
-        if source is None:
-            raise ValueError(f"track.scenario {spec!r} is neither a built-in scenario "
-                             f"({', '.join(sorted(track.BUILTIN_TRACKS))}) nor a file "
-                             f"(relative names are looked up in the FMU resources only; "
-                             f"give an absolute path for a file elsewhere)")
-        return track.load_track(source)
-
-    def input_map(self, v, wheelset, track):
-        """(matrix, offset, cross-level slots): the core's input vector is
-        matrix @ u + offset for the FMU inputs u (INPUT_NAMES order), plus the
-        roll of both rails by the cross level (`core_inputs`). The irregularities
-        add to the rail motion: alignment and level on both rails, gauge and cross
-        level by halves with opposite signs (left +, right -)."""
-        slot = {name: j for j, name in enumerate(INPUT_NAMES)}
-        matrix = np.zeros((wheelset.N_INPUT, len(INPUT_NAMES)))
-        offset = np.zeros(wheelset.N_INPUT)
-        for j, var in enumerate(fmu_variables.INPUTS):      # the table's core entries
-            if var.core is not None:
-                block, index = var.core
-                matrix[getattr(wheelset, block) + index, j] = 1.0
-        for flag, name, row in (("track.curvature_from_input", "track.curvature", wheelset.U_CURVATURE),
-                                ("track.cant_from_input", "track.cant_angle", wheelset.U_CANT)):
-            if not v[flag]:
-                matrix[row, slot[name]] = 0.0
-                offset[row] = NAN                 # NaN: the core takes it from the track
-        # the irregularities move the rails by the core's one rule
-        # (solver.track_excitation.rail_displacements, as a matrix [side, axis, component])
-        excitation = importlib.import_module(wheelset.__package__ + ".track_excitation")
-        coefficients = excitation.rail_displacement_coefficients()
-        for i in range(2):
-            for axis in range(2):                 # lateral, vertical
-                for base, suffix in ((wheelset.U_RAIL_MOTION, ""),
-                                     (wheelset.U_RAIL_VELOCITY, "_velocity")):
-                    r = base + 3 * i + axis
-                    for j, component in enumerate(excitation.COMPONENTS):
-                        if coefficients[i, axis, j] != 0.0:
-                            matrix[r, slot[f"track.irregularity.{component}{suffix}"]] = \
-                                coefficients[i, axis, j]
-        return (matrix, offset, slot["track.irregularity.cross_level"],
-                slot["track.irregularity.cross_level_velocity"], track.DEFAULT_RAIL_DISTANCE)
-
-    def core_inputs(self, u, input_map, core):
-        """The core's input vector for the FMU inputs u (finite): matrix @ u +
-        offset, plus the roll of both rails by the cross level (the core's rule,
-        solver.track_excitation.cross_level_roll), by the numba function the
-        fast step uses too (solver/fast_step.py). `core`: (wheelset, track) modules."""
-        matrix, offset, c_slot, dc_slot, rail_distance = input_map
-        out = np.empty(matrix.shape[0])
-        if not core[0].fast_step.fmu_core_inputs(u, matrix, offset, c_slot, dc_slot,
-                                                 rail_distance, out):
-            raise core[1].TrackError(f"cross-level {float(u[c_slot])} m is not below the rail "
-                                     f"distance {rail_distance} m")
-        return out
-
-    def record_index(self, wheelset):
-        """For each output but the status flags (OUTPUT_NAMES order), its index in
-        the core's output record: the output names are the record's names
-        (solver.wheelset.RECORD_INDEX)."""
-        return np.array([wheelset.RECORD_INDEX[var.core] for var in fmu_variables.RECORD_OUTPUTS],
-                        dtype=np.int64)
-
-
-NAN = float("nan")
-_N_PARAMETERS = len(fmu_variables.PARAMETERS)
-_FROM_INPUT_FLAGS = ("track.curvature_from_input", "track.cant_from_input")
-assert VARIABLES[:_N_PARAMETERS] == fmu_variables.PARAMETERS   # value reference = table index
-
-
-def _numeric_start(var) -> float:
-    """The start value of a variable in the value buffer (strings and core
-    defaults: NaN until fill_parameter_buffer)."""
-    if var.type == "String" or var.start is fmu_variables.CORE_DEFAULT or var.start is None:
-        return NAN
-    return float(var.start)
-
-
-# the status flags come last; all outputs before them are copied from the core's record
-_N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
-_STATUS_SLOTS = np.array([OUTPUT_NAMES.index(n) for n in STATUS_NAMES], dtype=np.int64)
-# declared ranges of the inputs and outputs, in the order of the value array _io
-VARIABLES_IO = tuple(v for v in VARIABLES if v.causality != "parameter")
-_N_INPUTS = len(INPUT_NAMES)
-_IO_LO = np.array([-INF if v.min is None else float(v.min) for v in VARIABLES_IO])
-_IO_HI = np.array([INF if v.max is None else float(v.max) for v in VARIABLES_IO])
-_IN_LO, _IN_HI = _IO_LO[:_N_INPUTS].copy(), _IO_HI[:_N_INPUTS].copy()
-_OUT_LO, _OUT_HI = _IO_LO[_N_INPUTS:].copy(), _IO_HI[_N_INPUTS:].copy()
-
-
-# direct feedthrough (variables.direct_inputs, the ModelStructure): [output slot, input slot]
-_FEEDTHROUGH = np.array([[name in fmu_variables.direct_inputs(out) for name in INPUT_NAMES]
-                         for out in OUTPUT_NAMES], dtype=bool)
-# finite-difference step of each input for directional_derivative, by unit: 1 um of
-# rail motion is ~1 % of the Hertz penetration at a static wheel load (~0.1 mm:
-# error of the central difference ~(h/delta)^2 / 24 ~ 4e-6 relative), 1e-4 m/s a
-# creepage change of ~4e-6 at 25 m/s (linear creep range); curvature 1e-7 1/m
-_FD_STEP = np.array([{"m": 1e-6, "rad": 1e-6, "m/s": 1e-4, "rad/s": 1e-4, "1/m": 1e-7}.get(
-    v.unit, 1.0) for v in VARIABLES_IO[:_N_INPUTS]])
-
-
 def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-# what a serialized state may carry (fmu_wheelset/fmu/fmu_state.py)
-_PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
-_PARAMETER_SCHEMA = {v.name: (v.type, *(
-    (0, len(fmu_variables.ENUMERATION_BY_NAME[v.declared_type].items) - 1)
-    if v.type == "Enumeration" else (v.min, v.max))) for v in fmu_variables.PARAMETERS}
-# the declared range, kind and name of every input and output, in the order of _io
-_IO_RANGES = tuple((v.min, v.max, "Integer" if v.type == "Enumeration" else v.type, v.name)
-                   for v in VARIABLES if v.causality != "parameter")
-_DISTANCE_RANGE = (fmu_variables.BY_NAME["wheelset.distance"].min,
-                   fmu_variables.BY_NAME["wheelset.distance"].max)
-# the core's state vector (solver.dynamics S_*, in this order) is the FMU's outputs
-_STATE_OUTPUTS = ("wheelset.x", "wheelset.y", "wheelset.z", "wheelset.roll", "wheelset.yaw",
-                  "wheelset.pitch", "wheelset.velocity.x", "wheelset.velocity.y",
-                  "wheelset.velocity.z", "wheelset.roll_rate", "wheelset.yaw_rate",
-                  "wheelset.spin_rate")
-# contact columns (solver.dynamics C_*) that are FMU outputs of an active point
-_CONTACT_OUTPUTS = {"C_S_WHEEL": "wheel_lateral", "C_U_RAIL": "rail_lateral", "C_Y": "position.y",
-                    "C_Z": "position.z", "C_ANGLE": "contact_angle", "C_RADIUS": "rolling_radius",
-                    "C_NORMAL": "normal_force", "C_CREEP_LONG": "longitudinal_force",
-                    "C_CREEP_LAT": "lateral_force", "C_SPIN_MOMENT": "spin_moment",
-                    "C_XI": "longitudinal_creepage", "C_ETA": "lateral_creepage",
-                    "C_SPIN": "spin_creepage"}
-
-
-def _restore_bounds(wheelset, input_map):
-    """(state bounds, array bounds) of fmu_state.check_against_instance for the
-    core `wheelset` and the instance's input map:
-
-    * state: each entry the declared range of its output (_STATE_OUTPUTS);
-    * contact: an active point's columns the declared ranges of its outputs,
-      C_ACTIVE and the Hertz flag 0..1, every other column (no output) within
-      +-BIG_FORCE, the largest magnitude the table declares for a contact
-      quantity (1e7 in SI: N, m, J);
-    * summary: the lift flags 0..1, penetration and gaps within +-BIG_FORCE;
-    * inputs (the core's input vector): what inputs within their declared
-      ranges can reach through the input map (|matrix| @ max|input| + |offset|,
-      plus the cross level's rail roll and roll rate); the curvature and cant
-      rows NaN when taken from the track (checked by the finiteness test);
-    * safety (the running-safety memory, solver/fast_step.py SF_*): the
-      flange-climb ratios within their outputs' range, the times since which a
-      climb or a flight lasts NEVER (none) up to MAX_TIME, the distances within
-      +-MAX_TIME (the travelled distance's own bound would do: 1e12 m)."""
-    dynamics = importlib.import_module(wheelset.__package__ + ".dynamics")
-    big = fmu_variables.BIG_FORCE
-    by = fmu_variables.BY_NAME
-    state_bounds = {j: (by[name].min, by[name].max, name) for j, name in enumerate(_STATE_OUTPUTS)}
-    contact = [(-big, big, f"contact column {j}") for j in range(dynamics.N_CONTACT)]
-    contact[dynamics.C_ACTIVE] = (0.0, 1.0, "active")
-    contact[dynamics.C_HERTZ_FLAG] = (-big, big, "Hertz flag")
-    for column, suffix in _CONTACT_OUTPUTS.items():
-        var = by[f"contact.left.point[1].{suffix}"]
-        contact[getattr(dynamics, column)] = (var.min, var.max, suffix, dynamics.C_ACTIVE)
-    summary = [(-big, big, f"summary {j}") for j in range(dynamics.N_SUMMARY)]
-    summary[dynamics.O_LIFT_LEFT] = (0.0, 1.0, "left wheel lifted")
-    summary[dynamics.O_LIFT_RIGHT] = (0.0, 1.0, "right wheel lifted")
-    matrix, offset, c_slot, dc_slot, rail_distance = input_map
-    largest = np.maximum(np.abs(_IN_LO), np.abs(_IN_HI))
-    reach = np.abs(matrix) @ largest + np.abs(np.nan_to_num(offset))
-    c_max, dc_max = float(largest[c_slot]), float(largest[dc_slot])
-    for side in range(2):
-        reach[wheelset.U_RAIL_MOTION + 3 * side + 2] += math.asin(min(c_max / rail_distance, 1.0))
-        reach[wheelset.U_RAIL_VELOCITY + 3 * side + 2] += dc_max / math.sqrt(
-            max(rail_distance ** 2 - c_max ** 2, 1e-300))
-    reach *= 1.0 + 1e-12                  # the rounding of the sums that reach it
-    names = dynamics.INPUT_VECTOR_NAMES
-    inputs = [(-float(r), float(r), names[j]) for j, r in enumerate(reach)]
-    fast = wheelset.fast_step
-    never = float(fast.NEVER)
-    ratio = by["wheel.left.flange_climb_ratio"]
-    safety = [None] * fast.N_SAFETY
-    for side, name in enumerate(("left", "right")):
-        safety[fast.SF_RATIO + side] = (ratio.min, ratio.max, f"{name} flange-climb ratio")
-        safety[fast.SF_CLIMB_SINCE + side] = (never, fmu_state.MAX_TIME, f"{name} climb since")
-        safety[fast.SF_CLIMB_FROM + side] = (-fmu_state.MAX_TIME, fmu_state.MAX_TIME,
-                                             f"{name} climb from")
-    safety[fast.SF_AIRBORNE_SINCE] = (never, fmu_state.MAX_TIME, "airborne since")
-    return state_bounds, {"contact": contact, "summary": summary, "inputs": inputs,
-                          "safety": safety}
-
-_adapter = _Adapter()

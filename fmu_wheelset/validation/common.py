@@ -138,7 +138,8 @@ def fmu_path(out_dir) -> Path:
     from fmu_wheelset.build import ROOT, build_fmu
     target = Path(out_dir) / "fmu" / "Wheelset.fmu"
     sources = [ROOT / "fmu_wheelset" / "fmu" / name for name in
-               ("slave.py", "slave_entry.py", "variables.py", "model_description.py")]
+               ("slave.py", "slave_entry.py", "variables.py", "model_description.py",
+                "adapter.py", "core_loader.py", "feedthrough.py")]
     sources.append(ROOT / "fmu_wheelset" / "build.py")
     sources += list((ROOT / "solver").glob("*.py"))
     newest = max(p.stat().st_mtime for p in sources if p.exists())

@@ -1,0 +1,109 @@
+"""Importing the core bundled in the FMU, with a stable numba cache.
+
+numba's on-disk cache is keyed by a module's source path and records its
+name, so the slave imports the solver the FMU carries from a verified copy in
+a per-user cache folder (fmu_wheelset/fmu/cache.py) under a name fixed by its
+sources: the same sources keep one path and one name across extractions and
+builds. Bundled in the FMU beside the slave
+(``resources/wheelset_fmu_core_loader.py``, or ``core_loader.py`` in the native
+front end's package); imports nothing but the standard library and the FMU's
+own modules at module level.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Optional
+
+if __package__:
+    from . import cache as fmu_cache
+else:
+    import wheelset_fmu_cache as fmu_cache
+
+SOURCE_PACKAGE = "fmu_wheelset.fmu"     # this package in the source tree (not the FMU's)
+
+
+def source_digest(root: str) -> str:
+    """First 16 hex digits of the sha256 of the sources under root (fmu_wheelset/fmu/cache.py)."""
+    return fmu_cache.tree_digest(root)[:fmu_cache.DIGEST_CHARS]
+
+
+cache_root = fmu_cache.cache_root
+
+
+def stable_solver_dir(resources: str) -> Optional[str]:
+    """The verified cache copy of resources/solver to put on sys.path, or None
+    (fmu_wheelset/fmu/cache.py says what is checked and why)."""
+    return fmu_cache.stable_solver_dir(resources)[0]
+
+
+def import_core(resources: Optional[str]):
+    """Import solver.wheelset (and solver.track), from the verified cache copy of
+    the bundled solver when there is one (fmu_wheelset/fmu/cache.py). Returns
+    (wheelset_module, track_module, where_from).
+
+    Inside the FMU's own package (the native front end imports this file as
+    ``wheelset_fmu_<build hash>.core_loader``) the bundled solver is imported as
+    ``wheelset_solver_<hash of its sources>``, by file location, from the
+    verified cache copy when there is one: nothing on sys.path is used or
+    changed. numba's on-disk cache is keyed by the source path and records the
+    module's name, so the same solver sources keep one path AND one name
+    across builds (the copy lives under its own "native-solver" cache name,
+    never shared with pythonfmu's top-level ``solver`` layout)."""
+    if __package__ and __package__ != SOURCE_PACKAGE:
+        return _import_native_core()
+    note = ""
+    if "solver" not in sys.modules and resources:
+        stable, note = fmu_cache.stable_solver_dir(resources)
+        if stable is not None and stable not in sys.path:
+            sys.path.insert(0, stable)
+    wheelset = importlib.import_module("solver.wheelset")
+    track = importlib.import_module("solver.track")
+    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
+    return wheelset, track, where + (f" ({note})" if note else "")
+
+
+def numba_cpu_signature() -> list:
+    """What numba keys its cache entries on for this process's CPU: its codegen's
+    magic tuple (LLVM target triple, CPU name, CPU feature string), as strings."""
+    from numba.core.registry import cpu_target
+    return [str(x) for x in cpu_target.target_context.codegen().magic_tuple()]
+
+
+_NATIVE_CORE: list = []     # (wheelset, track, where), once per process and build
+
+
+def _import_native_core():
+    """Once per process: later instances (perhaps of another extraction of this
+    build, the first one deleted, as fmpy.simulate_fmu does) reuse the modules."""
+    if not _NATIVE_CORE:
+        _NATIVE_CORE.append(_load_native_core())
+    return _NATIVE_CORE[0]
+
+
+def _load_native_core():
+    package_dir = os.path.dirname(os.path.abspath(__file__))
+    bundled = os.path.join(package_dir, "solver")
+    name = f"wheelset_solver_{source_digest(bundled)}"
+    note = ""
+    if name not in sys.modules:
+        shipped = os.path.join(os.path.dirname(package_dir), fmu_cache.SHIPPED_CACHE_DIR)
+        stable, note = fmu_cache.stable_solver_dir(
+            package_dir, kind="native-solver",
+            shipped=(shipped, numba_cpu_signature()) if os.path.isdir(shipped) else None)
+        where = os.path.join(stable, "solver") if stable is not None else bundled
+        spec = importlib.util.spec_from_file_location(
+            name, os.path.join(where, "__init__.py"), submodule_search_locations=[where])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    wheelset = importlib.import_module(f"{name}.wheelset")
+    track = importlib.import_module(f"{name}.track")
+    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
+    return wheelset, track, where + (f" ({note})" if note else "")
