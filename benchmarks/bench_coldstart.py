@@ -94,7 +94,7 @@ def main(argv=None) -> int:
         workdir = Path(tmp)
         fmu = args.fmu
         if fmu is None:
-            from fmu_wheelset.build import build_fmu
+            from fmu_wheelset.packaging.build import build_fmu
             t0 = time.perf_counter()
             fmu = str(build_fmu(workdir / "Wheelset.fmu", quiet=True, standalone=args.standalone))
             print(f"built the FMU with its numba caches in {time.perf_counter() - t0:.0f} s")

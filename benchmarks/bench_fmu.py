@@ -260,7 +260,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="wheelset_bench_fmu_") as tmp:
         fmu = args.fmu
         if fmu is None:
-            from fmu_wheelset.build import build_fmu
+            from fmu_wheelset.packaging.build import build_fmu
             fmu = str(build_fmu(Path(tmp) / "Wheelset.fmu", quiet=True))
         print(f"FMU: {fmu}")
         if not (args.no_instantiation or args.c_host_only):

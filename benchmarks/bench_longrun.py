@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 from fmpy import read_model_description  # noqa: E402
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 
-from fmu_wheelset.build import build_fmu  # noqa: E402
+from fmu_wheelset.packaging.build import build_fmu  # noqa: E402
 
 BOX_LOAD = -6.0e4
 

@@ -40,7 +40,7 @@ def main() -> int:
         tmp = Path(tmp)
         fmu = args.fmu
         if fmu is None:
-            from fmu_wheelset.build import build_fmu
+            from fmu_wheelset.packaging.build import build_fmu
             fmu = str(build_fmu(tmp / "Wheelset.fmu", quiet=True))
         unzipped = tmp / "fmu"
         with zipfile.ZipFile(fmu) as z:

@@ -45,7 +45,7 @@ def main(argv=None) -> int:
         if args.runner == "fmu":
             fmu = args.fmu
             if fmu is None:
-                from fmu_wheelset.build import build_fmu
+                from fmu_wheelset.packaging.build import build_fmu
                 fmu = str(build_fmu(Path(tmp) / "Wheelset.fmu", quiet=True))
         cases = bench_cases(args.cases, args.duration)
         rates = {}

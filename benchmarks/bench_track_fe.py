@@ -74,7 +74,7 @@ def main(argv=None):
                     help="fmi2GetDirectionalDerivative, or perturbed doSteps from a saved state")
     args = ap.parse_args(argv)
     if not Path(args.fmu).is_file():
-        from fmu_wheelset.build import build_fmu
+        from fmu_wheelset.packaging.build import build_fmu
         build_fmu(args.fmu, quiet=True)
     track = TrackParameters(rail=UIC60, bays=100, elements_per_bay=2)
     print(f"track: 2 rails x {track.length:g} m, {track.bays} bays of {track.sleeper_spacing} m, "

@@ -34,7 +34,7 @@ def main():
     from cosim.vehicle import VehicleCosim
     fmu = args.fmu
     if fmu is None:
-        from fmu_wheelset.build import build_fmu
+        from fmu_wheelset.packaging.build import build_fmu
         fmu = str(build_fmu(Path(tempfile.mkdtemp()) / "Wheelset.fmu", quiet=True))
     push = (0, 30e3, 0.05)
     with VehicleCosim(fmu, speed=30.0, perturbation=push) as vc:      # numba caches, warm-up

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench_worst_") as tmp:
         fmu = args.fmu
         if fmu is None:
-            from fmu_wheelset.build import build_fmu
+            from fmu_wheelset.packaging.build import build_fmu
             fmu = str(build_fmu(Path(tmp) / "Wheelset.fmu", quiet=True))
         md = read_model_description(fmu)
         by = {v.name: v for v in md.modelVariables}

@@ -25,7 +25,7 @@ _ZIG_WARM_UP = {"thread": None, "folder": None}
 
 
 def _compile_cross_front_ends(folder):
-    from fmu_wheelset import cross_build
+    from fmu_wheelset.packaging import cross_build
     zig = cross_build.zig_command()
     for platform, (_triple, _sources, suffix, _flags) in cross_build.CROSS_TARGETS.items():
         try:
@@ -50,7 +50,7 @@ def pytest_itemcollected(item):     # called for each test before -m deselects
 
 @pytest.hookimpl(trylast=True)      # after -k / -m have deselected: only the tests that will run
 def pytest_collection_modifyitems(session, config, items):
-    from fmu_wheelset import cross_build
+    from fmu_wheelset.packaging import cross_build
     if (cross_build.zig_command() is None
             or not any(item.path.name == "test_cross_binaries.py" for item in items)):
         return
@@ -89,7 +89,7 @@ def wheelset_fmu(tmp_path_factory):
     process share the embedded interpreter's globals and crash it (a pythonfmu
     0.7.0 limit), so the tests never load a second copy.
     """
-    from fmu_wheelset.build import build_fmu
+    from fmu_wheelset.packaging.build import build_fmu
     return str(build_fmu(tmp_path_factory.mktemp("fmu") / "Wheelset.fmu", quiet=True))
 
 

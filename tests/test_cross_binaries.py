@@ -11,8 +11,8 @@ import zipfile
 
 import pytest
 
-from fmu_wheelset import cross_build
-from fmu_wheelset.cross_build import FMI2_COSIMULATION_FUNCTIONS, exported_functions
+from fmu_wheelset.packaging import cross_build
+from fmu_wheelset.packaging.cross_build import FMI2_COSIMULATION_FUNCTIONS, exported_functions
 
 pytest.importorskip("lief", reason="LIEF reads the PE/Mach-O files (extra 'cross')")
 if cross_build.zig_command() is None:
@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.cross, pytest.mark.fmu]     # builds the FMU for three
 @pytest.fixture(scope="module")
 def binaries(tmp_path_factory):
     from conftest import wait_for_zig_warm_up
-    from fmu_wheelset.build import build_fmu
+    from fmu_wheelset.packaging.build import build_fmu
     wait_for_zig_warm_up()      # zig's one-off C runtime build, started with the session
     out = tmp_path_factory.mktemp("cross") / "Wheelset.fmu"
     build_fmu(out, quiet=True, platforms=cross_build.parse_platforms("all"))

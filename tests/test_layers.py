@@ -52,7 +52,7 @@ SOLVER_LAYERS = (
 # which is not bundled in the FMU.
 COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation")
 
-# The modules fmu_wheelset/build.py copies into the FMU's own package. They reach
+# The modules fmu_wheelset/packaging/build.py copies into the FMU's own package. They reach
 # the solver only through importlib, as the copy bundled in the FMU under a name
 # of its own (fmu_wheelset/fmu/core_loader.py, import_core), and import nothing else of
 # the project by name: no `solver`, no `cosim`, no fmu_wheelset module that is

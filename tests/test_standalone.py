@@ -1,5 +1,5 @@
 """The self-contained FMU (build_fmu.py --standalone): a Python runtime of its
-own in resources/wheelset_python (fmu_wheelset/standalone.py).
+own in resources/wheelset_python (fmu_wheelset/packaging/standalone.py).
 
 What these tests can check with what pip installs: the interpreter record names
 no path of the build machine; the project's C host runs the FMU from a moved
@@ -29,7 +29,7 @@ fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
 
 from fmu_wheelset.fmu import cache as fmu_cache  # noqa: E402
-from fmu_wheelset.standalone import RUNTIME_DIR, check_interpreter  # noqa: E402
+from fmu_wheelset.packaging.standalone import RUNTIME_DIR, check_interpreter  # noqa: E402
 
 pytestmark = pytest.mark.fmu        # builds the self-contained FMU
 
@@ -48,7 +48,7 @@ def standalone_fmu(wheelset_fmu, tmp_path_factory):
     problem = check_interpreter()
     if problem:
         pytest.skip(f"this interpreter cannot be bundled: {problem}")
-    from fmu_wheelset.build import build_fmu
+    from fmu_wheelset.packaging.build import build_fmu
     return str(build_fmu(tmp_path_factory.mktemp("standalone") / "Wheelset.fmu", quiet=True,
                          standalone=True))
 

@@ -13,14 +13,14 @@ def register(subparsers):
     parser.add_argument("--platforms", default="linux64",
                         help="binaries: 'all' or a comma list of linux64, win64, darwin64 "
                              "(win64/darwin64 cross-compiled with zig cc; default %(default)s)")
-    from fmu_wheelset.build import add_standalone_options
+    from fmu_wheelset.packaging.build import add_standalone_options
     add_standalone_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args) -> int:
-    from fmu_wheelset.build import build_fmu, parse_numba_targets
-    from fmu_wheelset.cross_build import parse_platforms
+    from fmu_wheelset.packaging.build import build_fmu, parse_numba_targets
+    from fmu_wheelset.packaging.cross_build import parse_platforms
     build_fmu(args.out, platforms=parse_platforms(args.platforms), standalone=args.standalone,
               numba_targets=parse_numba_targets(args.numba_targets))
     return 0

@@ -5,7 +5,7 @@ Three cases of the validation suite, each as one folder
 ``OUT/fmus/2.0/cs/linux64/wheelset-fmu/<version>/<case>/`` holding
 
 * ``<case>.fmu``: the FMU built with the case's parameters as its start values
-  (fmu_wheelset/build.py ``start_values``: the model description and the
+  (fmu_wheelset/packaging/build.py ``start_values``: the model description and the
   getters agree), without the shipped numba cache (the Cross-Check rules allow
   10 MB per FMU, the cache alone takes 9.7 MB compressed, and it only serves
   the CPU it was compiled on): the first run on a machine compiles the solver,
@@ -134,7 +134,7 @@ def reference_run(fmu: Path, case: Case):
 
 
 def write_case(out: Path, version: str, case: Case, quiet: bool = True) -> Path:
-    from fmu_wheelset.build import build_fmu
+    from fmu_wheelset.packaging.build import build_fmu
     folder = case_folder(out, version, case)
     folder.mkdir(parents=True, exist_ok=True)
     fmu = build_fmu(folder / f"{case.name}.fmu", quiet=True, start_values=case.start_values(),

@@ -94,7 +94,7 @@ def run(args) -> int:
     track = TrackParameters(rail=args.rail, beam=args.beam, sleeper_spacing=args.sleeper_spacing,
                             bays=args.bays)
     if not os.path.isfile(args.fmu):
-        from fmu_wheelset.build import build_fmu
+        from fmu_wheelset.packaging.build import build_fmu
         build_fmu(args.fmu)
     options = CosimOptions(duration=args.duration, step=args.step, order=args.order,
                            extrapolation=args.extrapolation, engine=args.engine,

@@ -306,7 +306,7 @@ def _nonlinear(args, params, vehicle) -> int:
             import tempfile
             from pathlib import Path
 
-            from fmu_wheelset.build import build_fmu
+            from fmu_wheelset.packaging.build import build_fmu
             fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu", quiet=True))
 
         def show(r):

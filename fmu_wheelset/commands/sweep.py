@@ -67,7 +67,7 @@ def run(args) -> int:
     if args.runner == "fmu":
         fmu = Path(args.fmu) if args.fmu else out / "Wheelset.fmu"
         if args.rebuild or not fmu.exists():
-            from fmu_wheelset.build import build_fmu
+            from fmu_wheelset.packaging.build import build_fmu
             build_fmu(fmu, quiet=True)
             print(f"built {fmu}")
         else:

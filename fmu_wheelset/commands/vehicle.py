@@ -57,7 +57,7 @@ def run(args) -> int:
         return 2
     if args.fmu is not None:
         return _run(args, args.fmu)
-    from fmu_wheelset.build import build_fmu
+    from fmu_wheelset.packaging.build import build_fmu
     with tempfile.TemporaryDirectory(prefix="wheelset-fmu-") as folder:
         return _run(args, str(build_fmu(Path(folder) / "Wheelset.fmu", quiet=True)))
 

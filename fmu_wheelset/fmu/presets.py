@@ -53,7 +53,7 @@ else:                                   # inside the FMU's pythonfmu layout
     import wheelset_fmu_variables as fmu_variables
 
 PRESET_PARAMETER = "preset"             # the FMU parameter that names a preset
-# an FMU built with other start values (fmu_wheelset/build.py start_values: the
+# an FMU built with other start values (fmu_wheelset/packaging/build.py start_values: the
 # compatibility cases) names its start preset in this file of its resources
 START_PRESET_FILE = "wheelset_start_preset.txt"
 MAX_PRESET_BYTES = 64 * 1024            # a preset is a few kB

@@ -82,7 +82,7 @@ except ImportError:
 FMU_VERSION = "0.1.0"
 
 # The table of variables: fmu_wheelset/fmu/variables.py, bundled in the FMU as
-# resources/wheelset_fmu_variables.py beside this file (fmu_wheelset/build.py).
+# resources/wheelset_fmu_variables.py beside this file (fmu_wheelset/packaging/build.py).
 # The FMU state format and the solver cache: fmu_wheelset/fmu/fmu_state.py and
 # fmu_wheelset/fmu/cache.py, bundled as resources/wheelset_fmu_state.py and
 # resources/wheelset_fmu_cache.py. The presets: fmu_wheelset/fmu/presets.py (bundled as

@@ -135,12 +135,12 @@ class CaseResult:
 def fmu_path(out_dir) -> Path:
     """The FMU cached under the output directory, built if missing or older than
     its sources (fmu_wheelset/fmu/slave.py, variables.py, ..., solver/)."""
-    from fmu_wheelset.build import ROOT, build_fmu
+    from fmu_wheelset.packaging.build import ROOT, build_fmu
     target = Path(out_dir) / "fmu" / "Wheelset.fmu"
     sources = [ROOT / "fmu_wheelset" / "fmu" / name for name in
                ("slave.py", "slave_entry.py", "variables.py", "model_description.py",
                 "adapter.py", "core_loader.py", "feedthrough.py")]
-    sources.append(ROOT / "fmu_wheelset" / "build.py")
+    sources.append(ROOT / "fmu_wheelset" / "packaging" / "build.py")
     sources += list((ROOT / "solver").glob("*.py"))
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     if not target.exists() or target.stat().st_mtime < newest:

@@ -53,8 +53,8 @@ def main(argv=None) -> int:
         print("wine is not installed (apt-get install wine64)", file=sys.stderr)
         return 2
     from fmpy import read_model_description
-    from fmu_wheelset.build import build_fmu
-    from fmu_wheelset.cross_build import fmi_include_dir, zig_command
+    from fmu_wheelset.packaging.build import build_fmu
+    from fmu_wheelset.packaging.cross_build import fmi_include_dir, zig_command
     zig = zig_command()
     if zig is None:
         print("zig is not installed (pip install ziglang)", file=sys.stderr)

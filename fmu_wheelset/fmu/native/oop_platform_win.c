@@ -5,7 +5,7 @@
  * from the process handle (WaitForSingleObject / GetExitCodeProcess), a spin
  * then Sleep polling of the sequence words (WaitOnAddress works only inside
  * one process), and GetModuleHandleExA for the library's own path.
- * Cross-compiled by zig (fmu_wheelset/cross_build.py) and its exports checked
+ * Cross-compiled by zig (fmu_wheelset/packaging/cross_build.py) and its exports checked
  * here; it has not been run on Windows (no Windows machine in the project's
  * test set-up). */
 #define WIN32_LEAN_AND_MEAN

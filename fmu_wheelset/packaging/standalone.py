@@ -375,9 +375,9 @@ def stage_runtime(traced: set, compiler: str, tmp: Path) -> tuple:
     return dest, info
 
 
-if __name__ == "__main__":      # a quick look: python -m fmu_wheelset.standalone OUT
+if __name__ == "__main__":      # a quick look: python -m fmu_wheelset.packaging.standalone OUT
     out = Path(sys.argv[1])
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     traced = static_trace(root)
     with tempfile.TemporaryDirectory() as tmp:
         folder, info = stage_runtime(traced, "cc", Path(tmp))

@@ -25,10 +25,10 @@ import zipfile
 from pathlib import Path
 
 from fmu_wheelset.fmu.cache import SHIPPED_CACHE_DIR
-from fmu_wheelset.standalone import RUNTIME_DIR
+from fmu_wheelset.packaging.standalone import RUNTIME_DIR
 from fmu_wheelset.fmu.model_description import complete_model_description
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]     # the repository root
 FMU_DIR = ROOT / "fmu_wheelset" / "fmu"    # the FMU's own modules, bundled in it
 SLAVE_MODULE = "wheelset_slave"       # pythonfmu's entry module inside the FMU resources
 SLAVE_IMPL_MODULE = "wheelset_fmu_slave"  # the slave itself (fmu_wheelset/fmu/slave.py)
@@ -171,9 +171,9 @@ def native_config_text(guid: str, package: str, where: dict) -> str:
     for key, value in values.items():
         if "\n" in value or "\r" in value:
             raise ValueError(f"{key} {value!r} contains a line break")
-    lines = ["# where the wheelset FMU finds Python (written by fmu_wheelset/build.py; parsed,",
-             "# never executed). Override for a moved installation with WHEELSET_FMU_LIBPYTHON,",
-             "# WHEELSET_FMU_PYTHONHOME and WHEELSET_FMU_SITE_PACKAGES."]
+    lines = ["# where the wheelset FMU finds Python (written by fmu_wheelset/packaging/build.py;",
+             "# parsed, never executed). Override for a moved installation with",
+             "# WHEELSET_FMU_LIBPYTHON, WHEELSET_FMU_PYTHONHOME and WHEELSET_FMU_SITE_PACKAGES."]
     lines += [f"{k}={v}" for k, v in values.items()]
     return "\n".join(lines) + "\n"
 
@@ -405,7 +405,7 @@ def standalone_config_text(guid: str, package: str, info: dict) -> str:
               "site_packages": info["site_packages"], "worker": info["worker"],
               "preload": ",".join(info["preload"]), "python_version": info["version"]}
     lines = ["# the wheelset FMU's own Python runtime, in resources/" + RUNTIME_DIR + "/ (written by",
-             "# fmu_wheelset/build.py; parsed, never executed). Started isolated: the",
+             "# fmu_wheelset/packaging/build.py; parsed, never executed). Started isolated: the",
              "# environment's PYTHON* and WHEELSET_FMU_LIBPYTHON/PYTHONHOME/SITE_PACKAGES/PYTHON",
              "# variables are ignored."]
     lines += [f"{k}={v}" for k, v in values.items()]
@@ -428,11 +428,11 @@ def _byte_code(source: bytes, shown_path: str) -> bytes:
 
 
 def install_standalone_runtime(fmu: Path, traced: set, compiler: str) -> dict:
-    """Add resources/wheelset_python/ (fmu_wheelset/standalone.py) to the FMU and
+    """Add resources/wheelset_python/ (fmu_wheelset/packaging/standalone.py) to the FMU and
     point its interpreter record at it. ``traced``: modules the build's warm-up
     imported (with the static trace of the FMU's code, they choose what of the
     standard library and scipy is bundled and which modules get byte code)."""
-    from fmu_wheelset import standalone
+    from fmu_wheelset.packaging import standalone
     traced = set(traced) | standalone.static_trace(ROOT)
     with tempfile.TemporaryDirectory(prefix="wheelset_runtime_") as tmp:
         folder, info = standalone.stage_runtime(traced, compiler, Path(tmp))
@@ -474,7 +474,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
 
     ``solver_dir``: the solver package to bundle (default: the one beside
     fmu_wheelset). ``platforms``: linux64 and any of win64, darwin64
-    (cross-compiled with zig: fmu_wheelset/cross_build.py). ``numba_cache``: run
+    (cross-compiled with zig: fmu_wheelset/packaging/cross_build.py). ``numba_cache``: run
     the FMU once here and ship the compiled numba cache inside it (native front
     end only; ship_numba_cache). ``start_values``: {parameter name: FMI value} that become the
     FMU's start values (the model description's and the getters'): written as
@@ -482,7 +482,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     ``start_source`` as its source, and named in
     resources/wheelset_start_preset.txt (fmu_wheelset/fmu/presets.py).
     ``standalone``: the FMU carries its own Python runtime (this interpreter's
-    CPython with numpy, scipy, numba and llvmlite, fmu_wheelset/standalone.py)
+    CPython with numpy, scipy, numba and llvmlite, fmu_wheelset/packaging/standalone.py)
     and needs no Python on the machine that runs it (linux64 only).
     ``numba_targets``: the numba caches to ship ("build-cpu", "generic").
     Prints what it built unless ``quiet``."""
@@ -493,7 +493,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
 
     out = Path(out).resolve()
     if standalone:
-        from fmu_wheelset.standalone import check_interpreter
+        from fmu_wheelset.packaging.standalone import check_interpreter
         problem = check_interpreter()
         if problem:
             raise RuntimeError(f"cannot build a self-contained FMU: {problem}")
@@ -557,7 +557,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     if compiler is not None:
         package = install_native_front_end(fmu, solver_dir, compiler)
         front_end = f"native (resources/{package})"
-        from fmu_wheelset.cross_build import add_cross_binaries
+        from fmu_wheelset.packaging.cross_build import add_cross_binaries
         add_cross_binaries(fmu, platforms, MODEL_IDENTIFIER, quiet=quiet)
     _rewrite_model_description(fmu)
     if standalone and compiler is None:
@@ -585,7 +585,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                   f"resources/presets/, resources/{NATIVE_CONFIG} (the Python to load)")
             print(f"  numba cache: {shipped or 'not shipped (--no-numba-cache)'}")
             if runtime is not None:
-                from fmu_wheelset.standalone import runtime_summary
+                from fmu_wheelset.packaging.standalone import runtime_summary
                 print(f"  self-contained: {runtime_summary(runtime)}")
         else:
             print(f"  bundled: resources/{SLAVE_MODULE}.py (entry), resources/{SLAVE_IMPL_MODULE}.py, "
@@ -628,7 +628,7 @@ def main(argv=None) -> int:
                              "machine then compiles for 10-60 s)")
     add_standalone_options(parser)
     args = parser.parse_args(argv)
-    from fmu_wheelset.cross_build import parse_platforms
+    from fmu_wheelset.packaging.cross_build import parse_platforms
     build_fmu(args.out, native=not args.pythonfmu_binary, platforms=parse_platforms(args.platforms),
               numba_cache=not args.no_numba_cache, standalone=args.standalone,
               numba_targets=parse_numba_targets(args.numba_targets))

@@ -1,5 +1,5 @@
 """Cross-built binaries of the native FMI front end: win64 and
-darwin64 beside the linux64 library that fmu_wheelset/build.py compiles with
+darwin64 beside the linux64 library that fmu_wheelset/packaging/build.py compiles with
 the system C compiler.
 
 The cross compiler is ``zig cc`` from the ``ziglang`` package on PyPI
@@ -19,7 +19,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NATIVE_DIR = ROOT / "fmu_wheelset" / "fmu" / "native"
 COMMON_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c")
 
