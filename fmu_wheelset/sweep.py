@@ -222,9 +222,9 @@ def _track_values(case, speed):
 
 def case_scenario(case):
     """The solver Scenario of a case (base scenario + case parameters). The
-    scenario names are the command line's (fmu_wheelset/cli_args.py: the FMU's
+    scenario names are the command line's (fmu_wheelset/cli/args.py: the FMU's
     track names, the earlier names as aliases)."""
-    from fmu_wheelset.cli_args import load_scenario
+    from fmu_wheelset.cli.args import load_scenario
     p = case["params"]
     overrides = {k: v for k, v in p.items() if k not in SPECIAL_KEYS}
     for k in ("suspension_stiffness", "suspension_damping"):

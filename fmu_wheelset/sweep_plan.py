@@ -133,7 +133,7 @@ def _parameter_table():
 
 
 def check_profile(value, kind):
-    from fmu_wheelset.cli_args import check_profile as check
+    from fmu_wheelset.cli.args import check_profile as check
     return check(value, kind)
 
 
@@ -163,7 +163,7 @@ def _loads(what: str, value: str, where: str) -> None:
         if what == "track":
             check_track(value)
         elif what == "preset":
-            from fmu_wheelset.cli_args import preset_parameters
+            from fmu_wheelset.cli.args import preset_parameters
             preset_parameters(value)
         else:
             check_profile(value, what)
@@ -173,11 +173,11 @@ def _loads(what: str, value: str, where: str) -> None:
 
 def resolve_scenario(name: str, source: str) -> str:
     """The scenario a plan names: a command-line scenario name (the FMU's
-    track names; fmu_wheelset/cli_args.py) as it is, a relative file name
+    track names; fmu_wheelset/cli/args.py) as it is, a relative file name
     relative to the plan's folder, else as given."""
     import os
     from pathlib import Path
-    from fmu_wheelset.cli_args import SCENARIO_ALIASES, SCENARIOS
+    from fmu_wheelset.cli.args import SCENARIO_ALIASES, SCENARIOS
     if name in SCENARIOS or name in SCENARIO_ALIASES or os.path.isabs(name):
         return name
     candidate = Path(source).parent / name
@@ -187,7 +187,7 @@ def resolve_scenario(name: str, source: str) -> str:
 def check_scenario(name: str, source: str):
     """The plan's base scenario loads (a name or a scenario file, its profiles
     and track too); PlanError otherwise."""
-    from fmu_wheelset.cli_args import load_scenario
+    from fmu_wheelset.cli.args import load_scenario
     where = f"{source}: scenario"
     try:
         scenario = load_scenario(resolve_scenario(name, source))

@@ -76,7 +76,7 @@ def pytest_sessionfinish(session, exitstatus):
     # /dev/null at exit (only when a test loaded OpenSees)
     import sys
     if any(name.startswith("openseespy") for name in sys.modules):
-        from fmu_wheelset.cli_args import silence_stderr_at_exit
+        from fmu_wheelset.cli.args import silence_stderr_at_exit
         silence_stderr_at_exit()
 
 

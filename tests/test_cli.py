@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fmu_wheelset.cli import build_parser, main
+from fmu_wheelset.cli.main import build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ROOT / "profiles"
@@ -84,7 +84,7 @@ def test_profile_files_are_taken_where_names_are(command, tmp_path, capsys):
 def test_scenario_names_are_the_fmus_track_names():
     """One set of names: the command line's scenarios are the FMU's
     track.scenario names; the earlier names stay as aliases."""
-    from fmu_wheelset.cli_args import SCENARIO_ALIASES, SCENARIOS, load_scenario
+    from fmu_wheelset.cli.args import SCENARIO_ALIASES, SCENARIOS, load_scenario
     from solver.track import BUILTIN_TRACKS
     assert set(SCENARIOS) == set(BUILTIN_TRACKS)
     for name in SCENARIOS:

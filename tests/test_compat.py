@@ -1,5 +1,5 @@
 """Compatibility information in the FMI project's format (`wheelset-fmu compat`,
-fmu_wheelset/commands/compat.py): three validation cases as FMU + _in.csv +
+fmu_wheelset/cli/commands/compat.py): three validation cases as FMU + _in.csv +
 _ref.csv + _ref.opt + README in the FMI Cross-Check layout.
 
 Each case folder is checked with FMPy's cross-check validator
@@ -34,7 +34,7 @@ from fmpy.cross_check.validate_vendor_repo import read_csv, validate_test_fmu  #
 from fmpy.util import read_ref_opt_file  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
-from fmu_wheelset.commands import compat  # noqa: E402
+from fmu_wheelset.cli.commands import compat  # noqa: E402
 
 HOSTS = Path(__file__).resolve().parent / "hosts"
 

@@ -187,7 +187,7 @@ def test_two_contact_planes_share_the_vertical_load():
 
 
 def test_patch_command_draws_the_planes(tmp_path):
-    from fmu_wheelset.cli import main
+    from fmu_wheelset.cli.main import main
     out = tmp_path / "patch.png"
     code = main(["patch", "--wheel", "S1002", "--rail", "UIC60", "--back-to-back", "1360", "--radius", "460",
                  "--y", "6", "--cell", "0.3", "--out", str(out)])

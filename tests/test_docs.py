@@ -84,7 +84,7 @@ def test_the_project_cites_nothing_outside_itself():
 def test_variables_reference_is_the_variable_table():
     """docs/variables.md is generated from fmu_wheelset/fmu/variables.py; regenerate
     with `wheelset-fmu variables --markdown --out docs/variables.md`."""
-    from fmu_wheelset.commands.variables import markdown
+    from fmu_wheelset.cli.commands.variables import markdown
     from fmu_wheelset.fmu import variables
     page = (ROOT / "docs" / "variables.md").read_text(encoding="utf-8")
     assert page == markdown(), "docs/variables.md is out of date: regenerate it"
@@ -103,7 +103,7 @@ def test_shell_block_is_valid_or_marked(page, start, lang, text):
     if marked(text):
         pytest.skip(f"{_id(page, start)}: {text.strip().splitlines()[0].lstrip('#/%- ').strip()}")
     assert lang in SHELL, f"{_id(page, start)}: a {lang} block needs the marker '{MARKER}'"
-    from fmu_wheelset.cli import build_parser
+    from fmu_wheelset.cli.main import build_parser
     for line in text.splitlines():
         line = line.strip()
         if not line or line.startswith("#"):

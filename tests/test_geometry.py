@@ -254,7 +254,7 @@ def test_geometry_table_rows_and_delta_r_sign():
 
 
 def _run_cli(argv):
-    from fmu_wheelset.cli import main
+    from fmu_wheelset.cli.main import main
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = main(argv)

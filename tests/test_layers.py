@@ -50,7 +50,7 @@ SOLVER_LAYERS = (
 # fmu_wheelset.sweep). A lazy import there keeps the packages in one order at
 # import time; the FMU's own modules (slave, variables, ...) never import cosim,
 # which is not bundled in the FMU.
-COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.commands", "fmu_wheelset.validation")
+COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.validation")
 
 # The modules fmu_wheelset/packaging/build.py copies into the FMU's own package. They reach
 # the solver only through importlib, as the copy bundled in the FMU under a name
@@ -172,7 +172,8 @@ def test_the_graph_sees_imports_of_each_kind():
     level: without this an empty graph would pass every test below."""
     assert ("solver.geometry", 67, True) in GRAPH["solver.geometry_table"]
     assert any(t == "solver.integrate" and top for t, _, top in GRAPH["solver.wheelset"])
-    assert any(t == "cosim.vehicle" and not top for t, _, top in GRAPH["fmu_wheelset.commands.vehicle"])
+    assert any(t == "cosim.vehicle" and not top
+               for t, _, top in GRAPH["fmu_wheelset.cli.commands.vehicle"])
     assert any(t == "fmu_wheelset.sweep" and not top for t, _, top in GRAPH["cosim.stability"])
 
 

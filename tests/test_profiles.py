@@ -533,7 +533,7 @@ def _cli_main(argv):
     # Only this subcommand: the test does not depend on the other command modules.
     import argparse
 
-    from fmu_wheelset.commands import profiles as command
+    from fmu_wheelset.cli.commands import profiles as command
 
     parser = argparse.ArgumentParser(prog="wheelset-fmu")
     command.register(parser.add_subparsers(dest="command"))

@@ -1,7 +1,7 @@
 """Every mistake on the `wheelset-fmu` command line ends in one line on stderr,
 never a traceback: exit status 2 when the command line or an input file is
 invalid (nothing ran), 1 when a valid run failed; impossible values are
-refused with the allowed range (fmu_wheelset/cli_args.py). The mistakes are
+refused with the allowed range (fmu_wheelset/cli/args.py). The mistakes are
 the table of tests/cli_mistakes.py (`python tests/cli_mistakes.py` runs it by
 hand, each in a process of its own, against any checkout).
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from cli_mistakes import MISTAKES, expand, make_files
-from fmu_wheelset.cli import main
+from fmu_wheelset.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -321,7 +321,7 @@ def test_coupled_result_converges_as_the_step_is_halved(wheelset_fmu, wheelset_f
 
 
 def test_cosim_track_command_rejects_bad_arguments_in_one_line(capsys):
-    from fmu_wheelset.cli import main
+    from fmu_wheelset.cli.main import main
     assert main(["cosim-track", "--rail", "S49", "--duration", "0.01"]) == 2
     err = capsys.readouterr()
     text = (err.err + err.out).strip().splitlines()

@@ -155,7 +155,7 @@ def test_bad_requests_are_refused():
 # ---------------------------------------------------------------------------
 
 def _run(argv, capsys):
-    from fmu_wheelset.cli import main
+    from fmu_wheelset.cli.main import main
     code = main(["stability"] + argv)
     out = capsys.readouterr()
     return code, out.out, out.err

@@ -33,7 +33,7 @@ SYSTEMS = ("wheelset", "bogie", "vehicle")
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import input_file, number, output_file
+    from fmu_wheelset.cli.args import input_file, number, output_file
     p = subparsers.add_parser(
         "stability", help="hunting stability of a wheelset, a bogie or the vehicle: eigenvalues, "
                           "critical speeds", description=__doc__,

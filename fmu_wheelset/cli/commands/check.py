@@ -271,7 +271,7 @@ def register(subparsers):
                     "packages, the binary for this platform and the shipped numba cache, load "
                     "the binary with ctypes and run fmi2Instantiate + initialization + one "
                     "step. One line per problem; exit 0 when all is well.")
-    from fmu_wheelset.cli_args import fmu_file
+    from fmu_wheelset.cli.args import fmu_file
     # not an FMU of the wheelset at all: exit 2 (an invalid input file); 1 is for
     # an FMU that cannot be used on this machine
     parser.add_argument("fmu", type=fmu_file, help="the FMU file (e.g. dist/Wheelset.fmu)")

@@ -7,7 +7,7 @@ def register(subparsers):
         "build", help="build the FMI 2.0 co-simulation FMU (pythonfmu) with the solver bundled",
         description="Build Wheelset.fmu: pythonfmu slave + bundled solver, with units, "
                     "ranges and InitialUnknowns added to modelDescription.xml.")
-    from fmu_wheelset.cli_args import output_file
+    from fmu_wheelset.cli.args import output_file
     parser.add_argument("--out", default="dist/Wheelset.fmu", type=output_file(".fmu", may_create=True),
                         help="FMU file (default %(default)s)")
     parser.add_argument("--platforms", default="linux64",

@@ -45,7 +45,7 @@ def parse_range(text: str) -> np.ndarray:
 def add_setup_arguments(parser: argparse.ArgumentParser, wheel="S1002", rail="UIC60",
                         back_to_back=1360.0, radius=460.0) -> None:
     """Profile and track arguments shared by the geometry/conicity/creep/patch commands."""
-    from fmu_wheelset.cli_args import number, profile
+    from fmu_wheelset.cli.args import number, profile
     parser.add_argument("--wheel", default=wheel, type=profile("wheel"),
                         help=f"wheel profile: a built-in name (S1002, LMA, LMA-worn, "
                              f"cone:<conicity>) or a profile file in mm (default {wheel})")
@@ -70,7 +70,7 @@ def _inclination(text):
     """n of a 1:n rail inclination: 0 (upright) or n >= 5 (1:5 = 0.2 rad, the FMU's
     largest rail.inclination)."""
     import argparse
-    from fmu_wheelset.cli_args import number
+    from fmu_wheelset.cli.args import number
     n = number(0.0, 1.0e6)(text)
     if 0.0 < n < 5.0:
         raise argparse.ArgumentTypeError(f"1:{n:g} is steeper than 1:5 (give 0 for an upright "
@@ -80,8 +80,8 @@ def _inclination(text):
 
 def build_setup(args):
     """The ContactSetup of the profile and track arguments (a profile: a built-in
-    name or a file, fmu_wheelset.cli_args.check_profile)."""
-    from fmu_wheelset.cli_args import check_profile
+    name or a file, fmu_wheelset.cli.args.check_profile)."""
+    from fmu_wheelset.cli.args import check_profile
     from solver.geometry import ContactSetup
     step = args.step * 1e-3
     return ContactSetup(
@@ -97,7 +97,7 @@ def register(subparsers) -> None:
     add_setup_arguments(p)
     p.add_argument("--y", type=parse_range, default=parse_range("-10:10:0.5"),
                    help="lateral displacements start:stop:step in mm (use --y=-12:12:0.1)")
-    from fmu_wheelset.cli_args import number, output_file
+    from fmu_wheelset.cli.args import number, output_file
     p.add_argument("--yaw", type=number(-100.0, 100.0, unit="mrad"), default=0.0,
                    help="yaw angle, mrad (default 0)")
     p.add_argument("--epsilon", type=number(0.0, 10.0, lo_open=True, unit="mm"), default=0.1,

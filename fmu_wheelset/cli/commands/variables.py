@@ -149,7 +149,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("variables", help="list the FMU's variables (units, ranges, starts)",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    from fmu_wheelset.cli_args import output_file
+    from fmu_wheelset.cli.args import output_file
     p.add_argument("--causality", choices=CAUSALITIES, help="only parameters, inputs or outputs")
     p.add_argument("--markdown", action="store_true", help="the reference page (docs/variables.md)")
     p.add_argument("--out", type=output_file(".md"), help="write the Markdown page to this file")

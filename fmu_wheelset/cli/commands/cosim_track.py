@@ -7,7 +7,7 @@ def _fmu_or_new(text):
     """An argparse type: an existing wheelset FMU, or a new .fmu file that can be
     written (the FMU is built there)."""
     import os
-    from fmu_wheelset.cli_args import fmu_file, output_file
+    from fmu_wheelset.cli.args import fmu_file, output_file
     return fmu_file(text) if os.path.exists(text) else output_file(".fmu", may_create=True)(text)
 
 
@@ -46,7 +46,7 @@ _parameter.__name__ = "parameter"
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import number, output_file
+    from fmu_wheelset.cli.args import number, output_file
     p = subparsers.add_parser("cosim-track",
                               help="co-simulate the FMU with the OpenSees flexible track")
     p.add_argument("--fmu", default="dist/Wheelset.fmu", type=_fmu_or_new,

@@ -18,7 +18,7 @@ def register(subparsers):
     p = subparsers.add_parser("sweep", help="parameter sweep of the FMU on a Dask cluster",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
-    from fmu_wheelset.cli_args import input_file, number, output_dir
+    from fmu_wheelset.cli.args import input_file, number, output_dir
     from fmu_wheelset.sweep_plan import MAX_WORKERS
     p.add_argument("sweep_file", type=input_file,
                    help="sweep TOML (base scenario + [grid] or [random])")
@@ -47,7 +47,7 @@ def run(args) -> int:
     of failed cases is printed), 2 for a plan or an option that is wrong."""
     import sys
     from pathlib import Path
-    from fmu_wheelset.cli_args import check_fmu_file, output_file
+    from fmu_wheelset.cli.args import check_fmu_file, output_file
     from fmu_wheelset.sweep import load_sweep, run_sweep
     from fmu_wheelset.sweep_plan import summary_table
     if args.runner == "fmu" and args.fmu:

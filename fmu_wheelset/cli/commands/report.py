@@ -5,7 +5,7 @@ from __future__ import annotations
 def register(subparsers):
     p = subparsers.add_parser("report", help="run the validation suite (FMU through FMPy) and "
                                              "write a self-contained HTML report")
-    from fmu_wheelset.cli_args import output_dir
+    from fmu_wheelset.cli.args import output_dir
     p.add_argument("--out", default="report", type=output_dir,
                    help="output directory (CSV, PNG, FMU cache, report.html)")
     p.add_argument("--backend", choices=("fmu", "core"), default="fmu",

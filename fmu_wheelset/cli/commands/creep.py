@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from fmu_wheelset.commands.geometry import add_setup_arguments, build_setup
+from fmu_wheelset.cli.commands.geometry import add_setup_arguments, build_setup
 
 MODELS = ("kalker", "she", "polach", "fastsim", "fastrip")
 
@@ -27,7 +27,7 @@ def register(subparsers) -> None:
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_setup_arguments(p)
     p.add_argument("--model", choices=MODELS, default="polach", help="highlighted creep model")
-    from fmu_wheelset.cli_args import number, output_file
+    from fmu_wheelset.cli.args import number, output_file
     # ranges: those of the FMU's parameters (fmu_wheelset/fmu/variables.py)
     p.add_argument("--y", type=number(-30.0, 30.0, unit="mm"), default=0.0,
                    help="lateral displacement, mm (default 0)")

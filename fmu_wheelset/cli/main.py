@@ -1,6 +1,6 @@
-"""The `wheelset-fmu` command: one subcommand per module in fmu_wheelset/commands.
+"""The `wheelset-fmu` command: one subcommand per module in fmu_wheelset/cli/commands.
 
-Exit status and error messages: fmu_wheelset/cli_args.py (0 done, 2 invalid
+Exit status and error messages: fmu_wheelset/cli/args.py (0 done, 2 invalid
 command line or input file, 1 a valid run that failed)."""
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import importlib
 import pkgutil
 import sys
 
-from fmu_wheelset import commands
-from fmu_wheelset.cli_args import Parser, run_command, silence_stderr_at_exit
+from fmu_wheelset.cli import commands
+from fmu_wheelset.cli.args import Parser, run_command, silence_stderr_at_exit
 
 
 def build_parser() -> argparse.ArgumentParser:
     # one-line errors, exit 2, no abbreviated options, for every subcommand too
-    # (the subparsers are of the same class: fmu_wheelset/cli_args.py)
+    # (the subparsers are of the same class: fmu_wheelset/cli/args.py)
     parser = Parser(
         prog="wheelset-fmu",
         description="Railway wheelset with multipoint wheel-rail contact (solver and FMU).",

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
     p.add_argument("--check", metavar="FILE", default=None, help="load and summarise a profile file (mm)")
     p.add_argument("--kind", choices=("wheel", "rail"), default=None,
                    help="kind of the checked file (default: its '# kind:' directive)")
-    from fmu_wheelset.cli_args import number
+    from fmu_wheelset.cli.args import number
     p.add_argument("--step", type=number(0.01, 1.0, unit="mm"), default=0.1,
                    help="resampling step, mm (default 0.1)")
     p.add_argument("--method", choices=("auto", "cubic", "akima", "pchip"), default="auto",

@@ -20,14 +20,14 @@ from __future__ import annotations
 import argparse
 import math
 
-from fmu_wheelset.commands.geometry import add_setup_arguments, build_setup
+from fmu_wheelset.cli.commands.geometry import add_setup_arguments, build_setup
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("patch", help="non-Hertzian pressure map of the static contact",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_setup_arguments(p, wheel="LMA-worn", rail="CHN60", back_to_back=1353.0, radius=430.0)
-    from fmu_wheelset.cli_args import number, output_file
+    from fmu_wheelset.cli.args import number, output_file
     p.add_argument("--y", type=number(-30.0, 30.0, unit="mm"), default=0.0,
                    help="lateral displacement, mm (default 0)")
     p.add_argument("--wheel-load", type=number(0.0, 1000.0, lo_open=True, unit="kN"), default=80.0,

@@ -7,7 +7,7 @@ from __future__ import annotations
 def register(subparsers):
     p = subparsers.add_parser("demo", help="build the FMU, run the validation suite through "
                                            "FMPy, write the report, print the table")
-    from fmu_wheelset.cli_args import output_dir
+    from fmu_wheelset.cli.args import output_dir
     p.add_argument("--out", default="demo-output", type=output_dir, help="output directory")
     p.set_defaults(func=run)
 
@@ -16,7 +16,7 @@ def run(args) -> int:
     import time
     from pathlib import Path
 
-    from fmu_wheelset.commands.report import run_report
+    from fmu_wheelset.cli.commands.report import run_report
     from fmu_wheelset.validation.common import fmu_path
     t0 = time.perf_counter()
     fmu = fmu_path(args.out)

@@ -6,7 +6,7 @@ import math
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import fmu_file, number, output_file
+    from fmu_wheelset.cli.args import fmu_file, number, output_file
     p = subparsers.add_parser(
         "vehicle", help="run the Manchester benchmark vehicle over four wheelset FMUs",
         description="Co-simulate a bogie vehicle (carbody, two bogie frames, primary and "
@@ -38,7 +38,7 @@ def _radius(text):
     """An argparse type: a curve radius, |R| >= 50 m (the sweep plans' bound), or
     inf for straight track."""
     import argparse
-    from fmu_wheelset.cli_args import number
+    from fmu_wheelset.cli.args import number
     radius = float(text) if text.strip().lower() in ("inf", "+inf", "-inf") else number()(text)
     if abs(radius) < 50.0:
         raise argparse.ArgumentTypeError(f"{radius:g} m: a curve radius is at least 50 m in "

@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fmu_wheelset.commands.geometry import add_setup_arguments, build_setup
+from fmu_wheelset.cli.commands.geometry import add_setup_arguments, build_setup
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("conicity", help="equivalent conicity (EN 15302)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_setup_arguments(p)
-    from fmu_wheelset.cli_args import number
+    from fmu_wheelset.cli.args import number
     p.add_argument("--amplitude", type=number(0.0, 20.0, lo_open=True, unit="mm"), default=3.0,
                    help="lateral amplitude y_hat, mm (default 3)")
     p.add_argument("--method", choices=("integration", "harmonic"), default="integration",

@@ -15,7 +15,7 @@ import argparse
 
 
 def register(subparsers):
-    from fmu_wheelset.cli_args import number, output_file, preset, scenario, scenario_help
+    from fmu_wheelset.cli.args import number, output_file, preset, scenario, scenario_help
     p = subparsers.add_parser("simulate", help="run a wheelset scenario with the core (no FMU)",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,7 +51,7 @@ def register(subparsers):
 
 
 def run(args) -> int:
-    from fmu_wheelset.cli_args import RunFailed, load_scenario
+    from fmu_wheelset.cli.args import RunFailed, load_scenario
     from solver.scenarios import simulate
     overrides = {}
     if args.duration is not None:        # 0 is refused by the type, never "the default"
