@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fmu_wheelset import sweep as sw  # noqa: E402
+from fmu_wheelset.sweeps import sweep as sw  # noqa: E402
 
 
 def bench_cases(n, duration):

@@ -156,8 +156,8 @@ def test_simulate_takes_a_preset(tmp_path, capsys):
 def test_sweep_cases_take_the_plans_preset(tmp_path):
     """A plan's preset reaches every case: the scenario's values, then the
     preset's, then the case's own; an unknown preset is refused before any case."""
-    from fmu_wheelset import sweep as sw
-    from fmu_wheelset.sweep_plan import PlanError
+    from fmu_wheelset.sweeps import sweep as sw
+    from fmu_wheelset.sweeps.plan import PlanError
     plan = tmp_path / "p.toml"
     plan.write_text('scenario = "straight"\npreset = "loaded-passenger"\nduration = 0.1\n'
                     '[grid]\nsuspended_mass = [5000.0, 9307.5]\n')

@@ -6,7 +6,7 @@ Only the documented error types may escape:
 * scenario TOML, ``solver.scenarios.load_scenario`` (+ ``WheelsetParameters.validate``):
   WheelsetError;
 * track TOML, ``solver.track.Track.from_toml``: TrackError;
-* sweep TOML, ``fmu_wheelset.sweep.load_sweep`` (if present): ValueError
+* sweep TOML, ``fmu_wheelset.sweeps.sweep.load_sweep`` (if present): ValueError
   (tomllib.TOMLDecodeError is one).
 
 Documents are generated structurally (known keys with values of any TOML type,
@@ -206,7 +206,7 @@ def test_fuzz_profile_file(data, kind):
 # -- sweep TOML (if the parser exists) -----------------------------------------------------
 
 try:
-    from fmu_wheelset.sweep import load_sweep
+    from fmu_wheelset.sweeps.sweep import load_sweep
 except Exception:  # noqa: BLE001 - not written yet
     load_sweep = None
 
@@ -216,7 +216,7 @@ _sweep_doc = _doc(["scenario", "duration", "output_interval", "ramp_time", "dire
                               "friction", "wheel_profile"]).map(to_toml)
 
 
-@pytest.mark.skipif(load_sweep is None, reason="fmu_wheelset.sweep.load_sweep not present")
+@pytest.mark.skipif(load_sweep is None, reason="fmu_wheelset.sweeps.sweep.load_sweep not present")
 @FUZZ
 @given(data=_mutated(_sweep_doc))
 def test_fuzz_sweep_toml(data):

@@ -47,7 +47,7 @@ SOLVER_LAYERS = (
 # subpackages: the commands `vehicle`, `stability` and `cosim-track` and the
 # validation cases of the vehicle and of the flexible track run the co-simulation
 # masters, which themselves use fmu_wheelset (cosim.stability runs
-# fmu_wheelset.sweep). A lazy import there keeps the packages in one order at
+# fmu_wheelset.sweeps.sweep). A lazy import there keeps the packages in one order at
 # import time; the FMU's own modules (slave, variables, ...) never import cosim,
 # which is not bundled in the FMU.
 COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.validation")
@@ -174,7 +174,8 @@ def test_the_graph_sees_imports_of_each_kind():
     assert any(t == "solver.integrate" and top for t, _, top in GRAPH["solver.wheelset"])
     assert any(t == "cosim.vehicle" and not top
                for t, _, top in GRAPH["fmu_wheelset.cli.commands.vehicle"])
-    assert any(t == "fmu_wheelset.sweep" and not top for t, _, top in GRAPH["cosim.stability"])
+    assert any(t == "fmu_wheelset.sweeps.sweep" and not top
+               for t, _, top in GRAPH["cosim.stability"])
 
 
 def test_no_cycle_at_module_level():

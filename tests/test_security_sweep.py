@@ -1,6 +1,6 @@
 """The sweep runner checks the whole plan first, reports failures, retries them,
 survives damaged results and leaves no temporary folders
-(fmu_wheelset/sweep_plan.py, fmu_wheelset/sweep.py).
+(fmu_wheelset/sweeps/plan.py, fmu_wheelset/sweeps/sweep.py).
 
 Before: `sweep --resume` crashed on a result file with a missing key, `sweep`
 exited 0 when every case failed, failed cases were cached as done and never
@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("distributed")
-from fmu_wheelset import sweep as sw  # noqa: E402
-from fmu_wheelset.sweep_plan import MAX_CASES, PlanError, check_plan, check_workers  # noqa: E402
+from fmu_wheelset.sweeps import sweep as sw  # noqa: E402
+from fmu_wheelset.sweeps.plan import MAX_CASES, PlanError, check_plan, check_workers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -199,7 +199,7 @@ def test_ctrl_c_swallowed_by_library_code_still_stops_the_sweep():
     """A KeyboardInterrupt raised inside code that swallows it (a finaliser run by
     the garbage collector prints "Exception ignored" and goes on) must still stop
     the sweep: the handler records the Ctrl-C and the wait loop polls it."""
-    from fmu_wheelset.sweep import _completed_unless_interrupted, _ctrl_c_recorded
+    from fmu_wheelset.sweeps.sweep import _completed_unless_interrupted, _ctrl_c_recorded
     before = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
         with _ctrl_c_recorded() as interrupted:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("distributed")
-from fmu_wheelset import sweep as sw  # noqa: E402
+from fmu_wheelset.sweeps import sweep as sw  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable

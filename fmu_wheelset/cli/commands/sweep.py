@@ -1,4 +1,4 @@
-"""`wheelset-fmu sweep`: parameter sweeps of the FMU on Dask (fmu_wheelset.sweep).
+"""`wheelset-fmu sweep`: parameter sweeps of the FMU on Dask (fmu_wheelset.sweeps.sweep).
 
 Example (3 speeds x 2 radii of Kang's wheelset, 3 s each):
 
@@ -19,7 +19,7 @@ def register(subparsers):
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     from fmu_wheelset.cli.args import input_file, number, output_dir
-    from fmu_wheelset.sweep_plan import MAX_WORKERS
+    from fmu_wheelset.sweeps.plan import MAX_WORKERS
     p.add_argument("sweep_file", type=input_file,
                    help="sweep TOML (base scenario + [grid] or [random])")
     p.add_argument("--out", default="results", type=output_dir,
@@ -48,8 +48,8 @@ def run(args) -> int:
     import sys
     from pathlib import Path
     from fmu_wheelset.cli.args import check_fmu_file, output_file
-    from fmu_wheelset.sweep import load_sweep, run_sweep
-    from fmu_wheelset.sweep_plan import summary_table
+    from fmu_wheelset.sweeps.sweep import load_sweep, run_sweep
+    from fmu_wheelset.sweeps.plan import summary_table
     if args.runner == "fmu" and args.fmu:
         # an FMU given is checked before anything runs: one line, not a task error per case
         try:

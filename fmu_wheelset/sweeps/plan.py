@@ -244,7 +244,7 @@ def _axis(values) -> list:
 
 
 def check_plan(data: Mapping[str, Any], source: str = "sweep") -> int:
-    """Check a parsed sweep TOML (format: fmu_wheelset/sweep.py); returns the
+    """Check a parsed sweep TOML (format: fmu_wheelset/sweeps/sweep.py); returns the
     number of cases it gives. PlanError on the first problem."""
     if not isinstance(data, Mapping):
         raise PlanError(f"{source}: not a TOML table")

@@ -127,7 +127,7 @@ def _axis(values, key):
 def load_sweep(path) -> Sweep:
     """Read a sweep TOML (format in the module docstring); ValueError naming the
     file for anything malformed (not TOML, wrong types, missing keys)."""
-    from fmu_wheelset.sweep_plan import PlanError, check_plan
+    from fmu_wheelset.sweeps.plan import PlanError, check_plan
     from solver.data_files import read_text
     try:
         # a regular UTF-8 file within the size and line caps (solver/data_files.py)
@@ -142,7 +142,7 @@ def load_sweep(path) -> Sweep:
 
 
 def _parse_sweep(data: dict, path) -> Sweep:
-    from fmu_wheelset.sweep_plan import resolve_scenario
+    from fmu_wheelset.sweeps.plan import resolve_scenario
     # a scenario name, or a file relative to the sweep file
     scenario = resolve_scenario(str(data.get("scenario", "kang-r320")), str(path))
     fixed = dict(data.get("fixed", {}))
@@ -639,7 +639,7 @@ def _run_todo(todo, out, done, stats, *, fmu_path, runner, scheduler, n_workers,
         if scheduler:
             client = Client(scheduler)
         else:
-            from fmu_wheelset.sweep_plan import check_workers
+            from fmu_wheelset.sweeps.plan import check_workers
             n = check_workers(n_workers) or os.cpu_count() or 1
             own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
