@@ -1,1 +1,3 @@
-"""The wheelset FMU: pythonfmu slave, build helpers and the command line."""
+"""Everything around the solver: the FMU itself (fmu/), its build (packaging/),
+the `wheelset-fmu` command line (cli/), parameter sweeps (sweeps/), the
+validation suite (validation/) and the figures (plots.py)."""

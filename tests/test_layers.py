@@ -4,7 +4,8 @@ with the standard library's `ast` (nothing is imported, so nothing compiles).
 The packages depend one way: solver <- fmu_wheelset <- cosim. The solver is the
 core and imports neither of the others; fmu_wheelset (the FMU, its build, the
 command line, sweeps, validation) uses the solver; cosim (the masters that
-couple several FMUs or the FMU and an OpenSees track) uses both. Inside the
+couple several FMUs or the FMU and an OpenSees track) uses both. The parts of
+fmu_wheelset import in the order of FMU_WHEELSET_PARTS. Inside the
 solver the modules form layers, written down below as SOLVER_LAYERS; no module
 imports one of a later layer or one listed after it. docs/ARCHITECTURE.md
 explains the layers.
@@ -63,6 +64,15 @@ FMU_PACKAGE = "fmu_wheelset.fmu"
 FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
     "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
     "cache", "presets", "adapter", "core_loader", "feedthrough"))
+
+# The parts of fmu_wheelset in import order: a module imports (at any level) only
+# modules of its own part or of one listed before it. A module belongs to the
+# longest prefix that names it; "fmu_wheelset" is the package itself. cli.args
+# (argument types and input checks) comes before sweeps, which check a plan's
+# names with it; the rest of cli (main, commands) comes last.
+FMU_WHEELSET_PARTS = ("fmu_wheelset", "fmu_wheelset.fmu", "fmu_wheelset.plots",
+                      "fmu_wheelset.packaging", "fmu_wheelset.cli.args", "fmu_wheelset.sweeps",
+                      "fmu_wheelset.validation", "fmu_wheelset.cli")
 
 
 def module_files() -> dict[str, Path]:
@@ -205,6 +215,21 @@ def test_fmu_wheelset_imports_cosim_only_lazily_in_the_commands_and_validation()
 def test_the_fmus_own_modules_import_only_each_other():
     wrong = [(m, t, line) for m in FMU_MODULES for t, line, _ in GRAPH[m]
              if t not in FMU_MODULES and t != FMU_PACKAGE]
+    assert wrong == []
+
+
+def fmu_wheelset_part(module: str) -> int:
+    """The position in FMU_WHEELSET_PARTS of the longest prefix naming `module`."""
+    found = [i for i, part in enumerate(FMU_WHEELSET_PARTS)
+             if module == part or module.startswith(part + ".")]
+    assert found, f"place {module} in FMU_WHEELSET_PARTS"
+    return max(found, key=lambda i: len(FMU_WHEELSET_PARTS[i]))
+
+
+def test_fmu_wheelset_parts_import_in_order():
+    wrong = [(m, t, line) for m in MODULES if package_of(m) == "fmu_wheelset"
+             for t, line, _ in GRAPH[m] if package_of(t) == "fmu_wheelset"
+             if fmu_wheelset_part(t) > fmu_wheelset_part(m)]
     assert wrong == []
 
 

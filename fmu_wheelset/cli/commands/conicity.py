@@ -35,7 +35,7 @@ def register(subparsers) -> None:
 def run(args) -> int:
     from solver.geometry_analysis import equivalent_conicity
 
-    # GeometryError, ProfileError: ValueErrors, one line and exit 2 (cli_args.run_command)
+    # GeometryError, ProfileError: ValueErrors, one line and exit 2 (cli.args.run_command)
     setup = build_setup(args)
     value = equivalent_conicity(setup, args.amplitude * 1e-3, method=args.method)
     print(f"{value:.4f}")

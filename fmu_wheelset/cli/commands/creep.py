@@ -65,7 +65,7 @@ def run(args) -> int:
 
     young = args.young * 1e9
     # GeometryError, NormalContactError, ProfileError: ValueErrors, one line and
-    # exit 2 (cli_args.run_command)
+    # exit 2 (cli.args.run_command)
     setup = build_setup(args)
     sc, ell, normal_force, A, B = hertz_at_principal_point(
         setup, args.y * 1e-3, args.wheel_load * 1e3, young, args.poisson)

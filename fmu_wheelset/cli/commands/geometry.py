@@ -190,7 +190,7 @@ def run(args) -> int:
     from solver.geometry_analysis import geometry_sweep, geometry_table
 
     # a profile, a set-up or a displacement the geometry cannot answer is a
-    # ValueError (GeometryError, ProfileError): one line, exit 2 (cli_args.run_command)
+    # ValueError (GeometryError, ProfileError): one line, exit 2 (cli.args.run_command)
     setup = build_setup(args)
     sweep = geometry_sweep(setup, args.y, yaw=args.yaw * 1e-3, epsilon=args.epsilon * 1e-3)
     rows = geometry_table(setup, args.y, sweep=sweep)

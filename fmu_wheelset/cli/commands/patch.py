@@ -53,7 +53,7 @@ def run(args) -> int:
     from fmu_wheelset.plots import plot_plane_pressure_maps
 
     # GeometryError, NormalContactError, ProfileError: ValueErrors, one line and
-    # exit 2 (cli_args.run_command)
+    # exit 2 (cli.args.run_command)
     setup = build_setup(args)
     sc = static_contact(setup, args.y * 1e-3)
     load = args.wheel_load * 1e3

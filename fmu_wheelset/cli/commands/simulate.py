@@ -61,7 +61,7 @@ def run(args) -> int:
             overrides[key] = getattr(args, key)
     # a scenario file that does not load (TOML, keys, values) or a model the core
     # refuses to build or initialise (profiles, track, parameters) is a
-    # ValueError: one line and exit 2 (cli_args.run_command); a step the core
+    # ValueError: one line and exit 2 (cli.args.run_command); a step the core
     # does not complete is the result's status (exit 1 below)
     scenario = load_scenario(args.scenario, preset=args.preset, **overrides)
     result = simulate(scenario, progress=not args.no_progress)
