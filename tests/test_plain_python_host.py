@@ -8,7 +8,7 @@ failed with fmi2Error ("No module named 'scipy'"). Now the recorded
 site-packages are appended to the host's sys.path when packages are missing
 (same Python version), and what still cannot be imported is a clean
 fmi2Instantiate failure naming each missing package and the out-of-process
-mode (fmu_wheelset/fmu/native/fmi2_frontend.c, BOOTSTRAP).
+mode (fmu_wheelset/fmu/native/fmi2_frontend_python.c, BOOTSTRAP).
 """
 from __future__ import annotations
 

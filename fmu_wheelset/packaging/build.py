@@ -93,8 +93,9 @@ def _rewrite_model_description(fmu: Path):
 # the native FMI front end (fmu_wheelset/fmu/native)
 # ---------------------------------------------------------------------------
 NATIVE_DIR = FMU_DIR / "native"
-# fmi2_frontend.c is compiled through frontend_inproc.c (internal names); the
-# exported fmi2* are out_of_process.c's (in-process or worker process)
+# fmi2_frontend.c (with the parts it includes, fmi2_frontend_*.c) is compiled
+# through frontend_inproc.c (internal names); the exported fmi2* are
+# out_of_process.c's (in-process or worker process)
 NATIVE_SOURCES = ("frontend_inproc.c", "out_of_process.c", "python_runtime.c", "platform_posix.c",
                   "oop_platform_posix.c")
 NATIVE_CONFIG = "wheelset_native.cfg"

@@ -157,7 +157,7 @@ static void release_handle(Handle *h) {
 
 /* Python run by the worker: the recorded site-packages, then this build's
  * package by file location (as the in-process bootstrap), numba's target (the
- * worker is the FMU's own process: fmi2_frontend.c's BOOTSTRAP), then its worker. */
+ * worker is the FMU's own process: fmi2_frontend_python.c's BOOTSTRAP), then its worker. */
 static const char *WORKER_BOOT =
     "import importlib, importlib.util, os, site, sys\n"
     "library, region, package, resources, site_dirs = sys.argv[1:6]\n"
