@@ -144,6 +144,9 @@ def record_index(wheelset):
                     dtype=np.int64)
 
 
+# ---------------------------------------------------------------------------
+# the slave's value array (value reference = table index), from the table
+# ---------------------------------------------------------------------------
 N_PARAMETERS = len(fmu_variables.PARAMETERS)
 FROM_INPUT_FLAGS = ("track.curvature_from_input", "track.cant_from_input")
 assert VARIABLES[:N_PARAMETERS] == fmu_variables.PARAMETERS   # value reference = table index

@@ -787,5 +787,6 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
         except Exception as exc:  # noqa: BLE001
             return fmu_state.Rejected(f"{type(exc).__name__}: {exc}")
 
+
 def _is_number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
