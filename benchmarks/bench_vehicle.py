@@ -31,7 +31,7 @@ def main():
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from cosim.vehicle import VehicleCosim
+    from cosim.vehicle.master import VehicleCosim
     fmu = args.fmu
     if fmu is None:
         from fmu_wheelset.build import build_fmu

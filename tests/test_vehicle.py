@@ -13,8 +13,11 @@ import pytest
 
 pytest.importorskip("fmpy")
 
-from cosim.vehicle import (GRAVITY, RAIL_DISTANCE, CurveLayout, VehicleCosim,  # noqa: E402
-                           VehicleError, VehicleModel, VehicleParameters)
+from cosim.vehicle.bodies import VehicleModel  # noqa: E402
+from cosim.vehicle.curve_layout import CurveLayout  # noqa: E402
+from cosim.vehicle.master import VehicleCosim  # noqa: E402
+from cosim.vehicle.parameters import (GRAVITY, RAIL_DISTANCE, VehicleError,  # noqa: E402
+                                      VehicleParameters)
 
 pytestmark = pytest.mark.cosim      # four wheelset FMUs under the vehicle master
 
