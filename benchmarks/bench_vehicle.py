@@ -1,5 +1,5 @@
 """Real-time factor of the vehicle co-simulation: the Manchester
-benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle.py), 1 ms
+benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle/), 1 ms
 communication steps, straight track at 30 m/s after a 30 kN lateral push on the
 leading wheelset, S1002/UIC60 1:40, Polach (the FMU's defaults).
 

@@ -200,9 +200,9 @@ def test_directional_derivative_refusals(md, wheelset_fmu_unzipped, by):
         _close(s)
 
 
-@pytest.mark.cosim      # the track master's probes (cosim/track_cosim.py)
+@pytest.mark.cosim      # the track master's probes (cosim/track/wheelset_fmu.py)
 def test_probe_by_derivative_matches_the_probe_by_steps(wheelset_fmu):
-    """The master's two contact-Jacobian probes (cosim/track_cosim.py) at the
+    """The master's two contact-Jacobian probes (cosim/track/wheelset_fmu.py) at the
     same state: fmi2GetDirectionalDerivative (central, no step) and perturbed
     1 us doSteps from a saved state (forward differences, h = 1 um, 1e-4 m/s).
     The dominant vertical stiffness differs by the forward difference's

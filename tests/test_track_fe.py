@@ -1,5 +1,5 @@
-"""The OpenSees track model (cosim/track_fe.py) and its co-simulation with the
-wheelset FMU (cosim/track_cosim.py). Real OpenSees, small models."""
+"""The OpenSees track model (cosim/track/) and its co-simulation with the
+wheelset FMU (cosim/track/master.py). Real OpenSees, small models."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The Manchester benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle.py).
+"""The Manchester benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle/).
 
 Every run goes through the real FMU (built once per session, one extraction per
 process: pythonfmu 0.7.0 cannot load two copies of its binary in one process).

@@ -1,4 +1,4 @@
-"""The stability tool for a bogie and the vehicle (cosim/stability.py) and the
+"""The stability tool for a bogie and the vehicle (cosim/vehicle/stability.py) and the
 `wheelset-fmu stability` command: the linear critical speed of a two-axle bogie
 against an independent linear model (fmu_wheelset/validation/vehicle.py), the
 linear vehicle against a co-simulation through the FMU, the nonlinear study,

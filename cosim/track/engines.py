@@ -10,7 +10,7 @@ rule (gamma = 1/2, beta = 1/4):
   factorised once (banded Cholesky after a reverse Cuthill-McKee ordering).
   The two rails are the same system, joined only through the vehicle: one
   rail's matrices step both rails as two columns, one compiled call per step
-  (cosim/newmark_kernel.py: moving loads, Newmark, the contact springs by a
+  (cosim/track/newmark_kernel.py: moving loads, Newmark, the contact springs by a
   Woodbury update, interpolation). A moving window (shifts of whole sleeper
   bays) keeps a short model under a wheel that runs for ever.
   ``tests/test_track_fe.py`` holds the two engines equal.
@@ -51,7 +51,7 @@ class _BandedCholesky:
     """Cholesky factor of a sparse symmetric positive definite matrix in band
     storage after a reverse Cuthill-McKee ordering (the track's matrices are
     banded along x; LAPACK dpbtrf through scipy), and the same factor as the
-    row envelopes of cosim.newmark_kernel.profile_solve_inplace (``profile``;
+    row envelopes of cosim.track.newmark_kernel.profile_solve_inplace (``profile``;
     most rows of the RCM band hold only 1-3 nonzeros: the model falls apart
     into independent vertical, lateral and roll parts of each rail)."""
 
@@ -111,7 +111,7 @@ class AssembledTrack(TrackStepper):
     order, kept for the static and frequency-domain analyses); Newmark average
     acceleration with the effective stiffness of one rail factorised once, the
     state of both rails as (n1, 2) arrays in that rail's band order (see
-    cosim.newmark_kernel); ``u``, ``v``, ``a`` give it in the global order."""
+    cosim.track.newmark_kernel); ``u``, ``v``, ``a`` give it in the global order."""
 
     def __init__(self, model: TrackModel, time_step: float):
         super().__init__(model, time_step)
@@ -189,7 +189,7 @@ class AssembledTrack(TrackStepper):
         """The two rails are the same system (same element matrices, joined
         only through the vehicle): one rail's matrices in the band order of its
         effective stiffness serve both, the state is (n1, 2), one column per
-        rail (see cosim.newmark_kernel)."""
+        rail (see cosim.track.newmark_kernel)."""
         from scipy import sparse
         n_sleeper_one = 0 if self.model.params.fixed_sleepers else 2 * nb
         n1 = N_RAIL_DOF * nn + n_sleeper_one
@@ -295,7 +295,7 @@ class AssembledTrack(TrackStepper):
         """(element, (10, 3) matrix): the consistent nodal loads of a unit
         lateral force, vertical force and torque at x on the element's ten
         dofs (its transpose interpolates lateral, vertical, roll at x); the
-        table the step kernel uses (cosim.newmark_kernel.point_table), the
+        table the step kernel uses (cosim.track.newmark_kernel.point_table), the
         same numbers as TrackModel.nodal_loads."""
         from .newmark_kernel import point_table
         g = np.zeros((10, 3))
@@ -309,7 +309,7 @@ class AssembledTrack(TrackStepper):
         linearised contact (load = F - S dw - D dw', w = the axis' lateral,
         vertical, roll at the point), solved implicitly. Returns (m, 2, 3): the
         axis' (lateral, vertical, roll) and their rates at the points after
-        the step. One compiled call (cosim.newmark_kernel.newmark_step)."""
+        the step. One compiled call (cosim.track.newmark_kernel.newmark_step)."""
         sides, local = self._points(sides, xs)
         m = local.shape[0]
         forces = np.ascontiguousarray(forces, dtype=float).reshape(m, 3)

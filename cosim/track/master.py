@@ -1,5 +1,5 @@
 """Co-simulation of the wheelset FMU (through FMPy's FMU2Slave) with the
-OpenSees track of ``cosim.track_fe``: fixed-step Gauss-Seidel.
+OpenSees track of ``cosim.track``: fixed-step Gauss-Seidel.
 
 Each coupling step of length h:
 - ``order="fmu-first"``: the FMU steps [t, t+h] with the rail motion under

@@ -40,7 +40,7 @@ hunting frequency is that mode's. Every unstable real eigenvalue is reported
 too.
 
 Nonlinear study (`nonlinear_critical_speed`): runs of the full vehicle over
-four wheelset FMUs (cosim.vehicle.VehicleCosim) with a lateral push on the
+four wheelset FMUs (cosim.vehicle.master.VehicleCosim) with a lateral push on the
 leading wheelset; the vehicle hunts at a speed if the lateral amplitude of the
 leading wheelset at the end of the run is still above a tenth of its first
 amplitude and no longer decaying (`hunting_run`), or if the wheelset derails;
