@@ -33,8 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cosim.track_cosim import CosimOptions, run_track_cosim  # noqa: E402
-from cosim.track_fe import UIC60, RailLoad, TrackParameters, make_track  # noqa: E402
+from cosim.track.engines import make_track  # noqa: E402
+from cosim.track.fe_model import RailLoad  # noqa: E402
+from cosim.track.master import run_track_cosim  # noqa: E402
+from cosim.track.options import CosimOptions  # noqa: E402
+from cosim.track.parameters import UIC60, TrackParameters  # noqa: E402
 
 SPEED = 100.0 / 3.6
 PARAMS = {"suspension.builtin": True, "suspension.suspended_mass": 2 * 1e5 / 9.81 - 1813.0,

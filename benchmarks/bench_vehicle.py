@@ -1,5 +1,5 @@
 """Real-time factor of the vehicle co-simulation: the Manchester
-benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle.py), 1 ms
+benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle/), 1 ms
 communication steps, straight track at 30 m/s after a 30 kN lateral push on the
 leading wheelset, S1002/UIC60 1:40, Polach (the FMU's defaults).
 
@@ -31,7 +31,7 @@ def main():
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from cosim.vehicle import VehicleCosim
+    from cosim.vehicle.master import VehicleCosim
     fmu = args.fmu
     if fmu is None:
         from fmu_wheelset.packaging.build import build_fmu

@@ -200,17 +200,17 @@ def test_directional_derivative_refusals(md, wheelset_fmu_unzipped, by):
         _close(s)
 
 
-@pytest.mark.cosim      # the track master's probes (cosim/track_cosim.py)
+@pytest.mark.cosim      # the track master's probes (cosim/track/wheelset_fmu.py)
 def test_probe_by_derivative_matches_the_probe_by_steps(wheelset_fmu):
-    """The master's two contact-Jacobian probes (cosim/track_cosim.py) at the
+    """The master's two contact-Jacobian probes (cosim/track/wheelset_fmu.py) at the
     same state: fmi2GetDirectionalDerivative (central, no step) and perturbed
     1 us doSteps from a saved state (forward differences, h = 1 um, 1e-4 m/s).
     The dominant vertical stiffness differs by the forward difference's
     truncation error, h f''/(2 f') = h / (4 delta) for Hertz (0.3 % at delta ~
     80 um): 0.6 % allowed; the damping (creep, linear range) 0.5 % of the
     largest entry of its side."""
-    from cosim.track_cosim import WheelsetFMU
-    from cosim.track_fe import UIC60
+    from cosim.track.parameters import UIC60
+    from cosim.track.wheelset_fmu import WheelsetFMU
     params = {"suspension.builtin": True, "suspension.suspended_mass": 2 * 1e5 / 9.81 - 1813.0,
               "suspension.stiffness.z": 1.0e4, "wheelset.speed": 100.0 / 3.6}
     f = WheelsetFMU(wheelset_fmu, params)

@@ -44,10 +44,23 @@ SOLVER_LAYERS = (
      ("scenarios", "stability")),
 )
 
+# The modules of cosim in import order: the two subpackages are independent
+# (neither imports the other), and inside each a module imports only modules
+# listed before it, as their __init__.py docstrings say.
+COSIM_ORDER = (
+    "cosim", "cosim.fmpy_host",
+    "cosim.vehicle", "cosim.vehicle.parameters", "cosim.vehicle.curve_layout",
+    "cosim.vehicle.bodies", "cosim.vehicle.fmu_wheelsets", "cosim.vehicle.results",
+    "cosim.vehicle.master", "cosim.vehicle.stability",
+    "cosim.track", "cosim.track.parameters", "cosim.track.fe_model", "cosim.track.analytic",
+    "cosim.track.newmark_kernel", "cosim.track.engines", "cosim.track.options",
+    "cosim.track.rail_loads", "cosim.track.wheelset_fmu", "cosim.track.master",
+)
+
 # fmu_wheelset may import cosim only inside functions, and only in these
 # subpackages: the commands `vehicle`, `stability` and `cosim-track` and the
 # validation cases of the vehicle and of the flexible track run the co-simulation
-# masters, which themselves use fmu_wheelset (cosim.stability runs
+# masters, which themselves use fmu_wheelset (cosim.vehicle.stability runs
 # fmu_wheelset.sweeps.sweep). A lazy import there keeps the packages in one order at
 # import time; the FMU's own modules (slave, variables, ...) never import cosim,
 # which is not bundled in the FMU.
@@ -182,10 +195,10 @@ def test_the_graph_sees_imports_of_each_kind():
     level: without this an empty graph would pass every test below."""
     assert ("solver.geometry", 67, True) in GRAPH["solver.geometry_table"]
     assert any(t == "solver.integrate" and top for t, _, top in GRAPH["solver.wheelset"])
-    assert any(t == "cosim.vehicle" and not top
+    assert any(t == "cosim.vehicle.master" and not top
                for t, _, top in GRAPH["fmu_wheelset.cli.commands.vehicle"])
     assert any(t == "fmu_wheelset.sweeps.sweep" and not top
-               for t, _, top in GRAPH["cosim.stability"])
+               for t, _, top in GRAPH["cosim.vehicle.stability"])
 
 
 def test_no_cycle_at_module_level():
@@ -246,4 +259,24 @@ def test_each_solver_module_imports_only_modules_listed_before_it():
     position = {("solver" if n == "__init__" else f"solver.{n}"): i for i, n in enumerate(order)}
     wrong = [(m, t, line) for m in position for t, line, _ in GRAPH[m]
              if t in position and position[t] >= position[m]]
+    assert wrong == []
+
+
+def test_the_cosim_order_lists_every_cosim_module_once():
+    assert len(COSIM_ORDER) == len(set(COSIM_ORDER))
+    present = {m for m in MODULES if package_of(m) == "cosim"}
+    assert set(COSIM_ORDER) == present, "place a new cosim module in COSIM_ORDER"
+
+
+def test_each_cosim_module_imports_only_modules_listed_before_it():
+    position = {m: i for i, m in enumerate(COSIM_ORDER)}
+    wrong = [(m, t, line) for m in position for t, line, _ in GRAPH[m]
+             if t in position and position[t] >= position[m]]
+    assert wrong == []
+
+
+def test_the_vehicle_and_the_track_do_not_import_each_other():
+    wrong = [(m, t, line) for m in MODULES for t, line, _ in GRAPH[m]
+             for a, b in (("cosim.vehicle", "cosim.track"), ("cosim.track", "cosim.vehicle"))
+             if (m == a or m.startswith(a + ".")) and (t == b or t.startswith(b + "."))]
     assert wrong == []

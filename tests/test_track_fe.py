@@ -1,13 +1,15 @@
-"""The OpenSees track model (cosim/track_fe.py) and its co-simulation with the
-wheelset FMU (cosim/track_cosim.py). Real OpenSees, small models."""
+"""The OpenSees track model (cosim/track/) and its co-simulation with the
+wheelset FMU (cosim/track/master.py). Real OpenSees, small models."""
 import math
 
 import numpy as np
 import pytest
 
-from cosim.track_fe import (CHN60, UIC60, RailLoad, TrackModel, TrackModelError, TrackParameters,
-                            bending_shape, euler_pinned_pinned_frequency, make_track,
-                            timoshenko_pinned_pinned_frequency, winkler_response)
+from cosim.track.analytic import (euler_pinned_pinned_frequency, timoshenko_pinned_pinned_frequency,
+                                  winkler_response)
+from cosim.track.engines import make_track
+from cosim.track.fe_model import RailLoad, TrackModel, bending_shape
+from cosim.track.parameters import CHN60, UIC60, TrackModelError, TrackParameters
 
 pytestmark = pytest.mark.cosim      # the OpenSees track, alone and coupled with the FMU
 
@@ -268,7 +270,8 @@ def spectrum_peak(t, f, lo, hi):
 
 @pytest.fixture(scope="module")
 def straight_run(wheelset_fmu, wheelset_fmu_unzipped):
-    from cosim.track_cosim import CosimOptions, run_track_cosim
+    from cosim.track.master import run_track_cosim
+    from cosim.track.options import CosimOptions
     # 4 elements per bay: the element-passing component of the force (at
     # V / element length, from the interpolation inside an element) is then at
     # 185 Hz, outside the band searched for the sleeper-passing peak
@@ -304,7 +307,8 @@ def test_coupled_result_converges_as_the_step_is_halved(wheelset_fmu, wheelset_f
     """Gauss-Seidel with the contact Jacobian: the rail deflection and the
     wheel force at t = 0.15 s converge as h = 1, 0.5, 0.25 ms (the difference
     to the finest run shrinks by at least 1.5 per halving of h)."""
-    from cosim.track_cosim import CosimOptions, run_track_cosim
+    from cosim.track.master import run_track_cosim
+    from cosim.track.options import CosimOptions
     out = {}
     for h in (1e-3, 5e-4, 2.5e-4):
         o = CosimOptions(duration=0.15, step=h, fmu_parameters=STRAIGHT,
@@ -347,7 +351,8 @@ def test_fmu_refusing_its_parameters_gives_the_fmus_reason(wheelset_fmu, wheelse
     """The native FMI front end answers a failed initialization with fmi2Error
     (FMPy raises FMICallException): the track master turns it into a
     CosimError with the reason the FMU logged, and frees the instance."""
-    from cosim.track_cosim import CosimError, WheelsetFMU
+    from cosim.track.options import CosimError
+    from cosim.track.wheelset_fmu import WheelsetFMU
     # refused at fmi2SetReal (declared range) or, on older builds, at initialization
     with pytest.raises(CosimError, match=r"wheelset\.mass = -5\.0.*"
                                          r"(out of range|outside its declared range)"):

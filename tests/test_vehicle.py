@@ -1,4 +1,4 @@
-"""The Manchester benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle.py).
+"""The Manchester benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle/).
 
 Every run goes through the real FMU (built once per session, one extraction per
 process: pythonfmu 0.7.0 cannot load two copies of its binary in one process).
@@ -13,8 +13,11 @@ import pytest
 
 pytest.importorskip("fmpy")
 
-from cosim.vehicle import (GRAVITY, RAIL_DISTANCE, CurveLayout, VehicleCosim,  # noqa: E402
-                           VehicleError, VehicleModel, VehicleParameters)
+from cosim.vehicle.bodies import VehicleModel  # noqa: E402
+from cosim.vehicle.curve_layout import CurveLayout  # noqa: E402
+from cosim.vehicle.master import VehicleCosim  # noqa: E402
+from cosim.vehicle.parameters import (GRAVITY, RAIL_DISTANCE, VehicleError,  # noqa: E402
+                                      VehicleParameters)
 
 pytestmark = pytest.mark.cosim      # four wheelset FMUs under the vehicle master
 

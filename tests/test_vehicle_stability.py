@@ -1,4 +1,4 @@
-"""The stability tool for a bogie and the vehicle (cosim/stability.py) and the
+"""The stability tool for a bogie and the vehicle (cosim/vehicle/stability.py) and the
 `wheelset-fmu stability` command: the linear critical speed of a two-axle bogie
 against an independent linear model (fmu_wheelset/validation/vehicle.py), the
 linear vehicle against a co-simulation through the FMU, the nonlinear study,
@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from cosim import stability as vstab
-from cosim.vehicle import VehicleParameters
+from cosim.vehicle import stability as vstab
+from cosim.vehicle.parameters import VehicleParameters
 from fmu_wheelset.validation import vehicle as check
 from solver.wheelset import WheelsetParameters
 
@@ -67,7 +67,7 @@ def test_linear_vehicle_predicts_the_cosimulated_response(wheelset_fmu_unzipped)
     within 2 %. A sign or coupling error in the assembly moves it by far more."""
     from scipy.linalg import expm
 
-    from cosim.vehicle import VehicleCosim
+    from cosim.vehicle.master import VehicleCosim
     vehicle, wheelset = check.bogie_check_parameters()
     speed, push, push_time = 80.0, 2e3, 0.02
     values = vstab.fmu_parameters(vstab.wheelset_parameters(vehicle, wheelset), wheelset_fmu_unzipped)

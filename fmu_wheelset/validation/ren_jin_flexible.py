@@ -54,8 +54,9 @@ def onsets(c):
 
 def coupled_runs(fmu, duration=12.0, unzipped=None):
     """(flexible, rigid) runs of the Ren & Jin 100 km/h scenario through the master."""
-    from cosim.track_cosim import CosimOptions, run_track_cosim
-    from cosim.track_fe import CHN60, TrackParameters
+    from cosim.track.master import run_track_cosim
+    from cosim.track.options import CosimOptions
+    from cosim.track.parameters import CHN60, TrackParameters
     from fmu_wheelset.validation.common import fmu_start_values, fmu_variables
     from solver.scenarios import load_scenario
     scenario = load_scenario("ren-jin-r400-100")
@@ -104,7 +105,7 @@ def plot(flexible, rigid, path):
 
 def case_flexible_100(out, backend="fmu") -> CaseResult:
     """Runs on the FMU whatever the backend (the co-simulation needs it)."""
-    from cosim.track_cosim import CosimError
+    from cosim.track.options import CosimError
     out = Path(out)
     fmu = fmu_path(out)
     name = "4 Ren & Jin 100 km/h, flexible track (OpenSees)"

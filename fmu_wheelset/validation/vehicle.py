@@ -46,7 +46,7 @@ BOGIE_F11, BOGIE_F22 = 8.0e6, 7.0e6
 
 
 def bogie_check_parameters():
-    from cosim.vehicle import VehicleParameters
+    from cosim.vehicle.parameters import VehicleParameters
     from solver.wheelset import WheelsetParameters
     vehicle = VehicleParameters(bogie_height=0.46, secondary_height=0.46)
     wheelset = WheelsetParameters(wheel_profile="cone:0.15", creep_model="kalker",
@@ -59,8 +59,8 @@ def bogie_geometry(vehicle, wheelset, dy=1e-5):
     conicity lambda, rolling radius r0, half distance of the contact points l0,
     contact angle delta0 at y = 0, roll per lateral displacement sigma, and the
     gravitational stiffness kg (N/m) under the wheelset's normal load."""
-    from cosim.vehicle import GRAVITY
-    from cosim.stability import wheelset_parameters
+    from cosim.vehicle.parameters import GRAVITY
+    from cosim.vehicle.stability import wheelset_parameters
     from solver.geometry import ContactSetup, static_contact
     p = wheelset_parameters(vehicle, wheelset)
     setup = ContactSetup.from_names(p.wheel_profile, p.rail_profile, inclination=p.rail_inclination,
@@ -146,7 +146,9 @@ CURVE_DURATION, CURVE_AVERAGE_FROM = 12.0, 8.0
 
 
 def case_vehicle(out, backend="fmu") -> CaseResult:
-    from cosim.vehicle import GRAVITY, RAIL_DISTANCE, CurveLayout, VehicleCosim
+    from cosim.vehicle.curve_layout import CurveLayout
+    from cosim.vehicle.master import VehicleCosim
+    from cosim.vehicle.parameters import GRAVITY, RAIL_DISTANCE
     out = Path(out)
     fmu = str(fmu_path(out))
     name = "9 vehicle (4 FMUs)"
@@ -264,8 +266,8 @@ WHY_BOGIE = ("3 %: the figure asked for; the reference leaves out the wheelsets'
 
 
 def _stability_rows(name, fmu):
-    from cosim import stability as vstab
-    from cosim.vehicle import VehicleParameters
+    from cosim.vehicle import stability as vstab
+    from cosim.vehicle.parameters import VehicleParameters
     from solver.wheelset import WheelsetParameters
     rows = []
     vehicle, wheelset = bogie_check_parameters()

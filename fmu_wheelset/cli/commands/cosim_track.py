@@ -79,13 +79,15 @@ def run(args) -> int:
     import csv
     import os
     import sys
-    from cosim.track_fe import TrackParameters, opensees
+    from cosim.track.fe_model import opensees
+    from cosim.track.parameters import TrackParameters
     try:
         opensees()
     except ImportError as exc:
         print(f"wheelset-fmu cosim-track: error: {exc}", file=sys.stderr)
         return 2
-    from cosim.track_cosim import CosimOptions, run_track_cosim
+    from cosim.track.master import run_track_cosim
+    from cosim.track.options import CosimOptions
     params = {"suspension.builtin": True, "wheelset.speed": args.speed / 3.6,
               "suspension.suspended_mass": max(2 * args.wheel_load / 9.81 - 1813.0, 0.0),
               "suspension.stiffness.z": 1.0e4}
@@ -101,7 +103,7 @@ def run(args) -> int:
                            interface_jacobian=not args.no_jacobian,
                            track=track,
                            fmu_parameters=params)
-    from cosim.track_cosim import CosimError
+    from cosim.track.options import CosimError
     try:
         result = run_track_cosim(args.fmu, options)
     except CosimError as exc:

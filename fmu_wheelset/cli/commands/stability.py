@@ -127,7 +127,7 @@ def _defaults(cls):
 
 def collect_overrides(args):
     """{"wheelset": {...}, "vehicle": {...}} from --params and --set (--set last)."""
-    from cosim.vehicle import VehicleParameters
+    from cosim.vehicle.parameters import VehicleParameters
     from solver.wheelset import WheelsetParameters
     classes = {"wheelset": WheelsetParameters, "vehicle": VehicleParameters}
     out = {"wheelset": {}, "vehicle": {}}
@@ -156,7 +156,7 @@ def collect_overrides(args):
 
 
 def list_parameters() -> str:
-    from cosim.vehicle import VehicleParameters
+    from cosim.vehicle.parameters import VehicleParameters
     from solver.wheelset import WheelsetParameters
     lines = []
     for group, cls in (("wheelset", WheelsetParameters), ("vehicle", VehicleParameters)):
@@ -219,8 +219,8 @@ def run(args) -> int:
     if args.list_parameters:
         print(list_parameters())
         return 0
-    from cosim import stability as vstab
-    from cosim.vehicle import VehicleError, VehicleParameters
+    from cosim.vehicle import stability as vstab
+    from cosim.vehicle.parameters import VehicleError, VehicleParameters
     from solver import stability
     try:
         overrides = collect_overrides(args)
@@ -289,7 +289,7 @@ def run(args) -> int:
 
 
 def _nonlinear(args, params, vehicle) -> int:
-    from cosim import stability as vstab
+    from cosim.vehicle import stability as vstab
     from solver import stability
     if args.system == "bogie":
         print("nonlinear critical speed: not for --system bogie (the co-simulation carries the "

@@ -65,7 +65,9 @@ def run(args) -> int:
 def _run(args, fmu) -> int:
     import sys
 
-    from cosim.vehicle import GRAVITY, CurveLayout, VehicleCosim, VehicleError
+    from cosim.vehicle.curve_layout import CurveLayout
+    from cosim.vehicle.master import VehicleCosim
+    from cosim.vehicle.parameters import GRAVITY, VehicleError
     try:
         layout = CurveLayout(radius=args.radius, cant=args.cant, straight=args.straight,
                              transition=args.transition)

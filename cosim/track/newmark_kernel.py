@@ -1,4 +1,4 @@
-"""numba kernels of the assembled track engine (cosim.track_fe.AssembledTrack).
+"""numba kernels of the assembled track engine (cosim.track.engines.AssembledTrack).
 
 The two rails (each with its pads and half-sleepers) are the same system and
 are joined only through the vehicle, so the engine keeps ONE rail's matrices
@@ -66,7 +66,7 @@ def _solve(factor, x):
 
 @njit(cache=True)
 def bending_shape(xi, length, phi):
-    """The shape functions of cosim.track_fe.bending_shape (same formulas)."""
+    """The shape functions of cosim.track.fe_model.bending_shape (same formulas)."""
     x2 = xi * xi
     x3 = x2 * xi
     d = 1.0 + phi

@@ -2,7 +2,7 @@
 eigenvalues, the linear critical speed and hunting frequency, root loci, and
 the same study by bisection on nonlinear co-simulation runs through the FMU.
 
-It lives here, beside the vehicle model it analyses (cosim/vehicle.py): the
+It lives here, beside the vehicle model it analyses (cosim.vehicle.bodies): the
 bodies, the suspensions and their matrices are `VehicleModel`'s, used as they
 are; the wheelsets are the project's wheelset core (solver.wheelset), the same
 code the FMU runs, linearised numerically. Nothing is moved: solver/ keeps the
@@ -40,7 +40,7 @@ hunting frequency is that mode's. Every unstable real eigenvalue is reported
 too.
 
 Nonlinear study (`nonlinear_critical_speed`): runs of the full vehicle over
-four wheelset FMUs (cosim.vehicle.VehicleCosim) with a lateral push on the
+four wheelset FMUs (cosim.vehicle.master.VehicleCosim) with a lateral push on the
 leading wheelset; the vehicle hunts at a speed if the lateral amplitude of the
 leading wheelset at the end of the run is still above a tenth of its first
 amplitude and no longer decaying (`hunting_run`), or if the wheelset derails;
@@ -54,7 +54,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .vehicle import BOGIES, CARBODY, GRAVITY, N_DOF, WHEELSETS, VehicleModel, VehicleParameters
+from .bodies import N_DOF, WHEELSETS, VehicleModel
+from .parameters import GRAVITY, VehicleParameters
+
 
 LATERAL_BODY = (1, 3, 5)          # y, roll, yaw of a body (6 DOF)
 LATERAL_WHEELSET = (1, 3, 4)      # y, roll, yaw of a wheelset (x y z roll yaw)
@@ -357,7 +359,7 @@ def fmu_parameters(wheelset_params, fmu) -> dict:
     from fmpy import read_model_description
 
     from fmu_wheelset.sweeps.sweep import start_values
-    from .vehicle import extracted
+    from .fmu_wheelsets import extracted
     names = {v.name for v in read_model_description(extracted(fmu)).modelVariables}
     values, missing = start_values(wheelset_params, names)
     if missing:
@@ -395,7 +397,8 @@ def hunting_run(fmu, vehicle: VehicleParameters, speed: float, fmu_values: dict,
     `stopped`."""
     from solver.stability import dominant_frequency
 
-    from .vehicle import VehicleCosim, VehicleError
+    from .master import VehicleCosim
+    from .parameters import VehicleError
     if not duration >= push_time + 3 * window:
         raise VehicleStabilityError("duration must cover the push and three windows")
     with VehicleCosim(fmu, vehicle=vehicle, speed=speed, step=step, record_every=5,
