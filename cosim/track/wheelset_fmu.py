@@ -28,7 +28,7 @@ def _kept_alive_callbacks(messages):
     pythonfmu 0.7.0 can call the logger of an instance freed earlier in the
     process (docs/limits_and_failures.md); with FMPy's default callbacks, which
     go when their FMU2Slave goes, that corrupted the heap at exit. The native
-    front end (fmu_wheelset/native) calls only the live instance's logger, so
+    front end (fmu_wheelset/fmu/native) calls only the live instance's logger, so
     this is no longer needed for it; kept because it is harmless (the logger
     holds only its message deque) and the pythonfmu binary is still the
     build's no-compiler fallback."""

@@ -59,7 +59,7 @@ RECORD_NAMES = (["wheelset.y", "wheelset.yaw"]
                              "lateral_force", "lateral_creepage")])
 # The fmi2 callbacks of every instance, never freed. Needed with pythonfmu 0.7.0,
 # which could call the logger of an instance freed earlier; the native front end
-# (fmu_wheelset/native) copies the callbacks at fmi2Instantiate and calls them
+# (fmu_wheelset/fmu/native) copies the callbacks at fmi2Instantiate and calls them
 # only for that live instance, so this is no longer needed for it - kept because
 # it is harmless (a few hundred bytes per instance) and the pythonfmu binary is
 # still the build's no-compiler fallback (docs/limits_and_failures.md).
