@@ -19,8 +19,10 @@ import time
 import numpy as np
 from numba import njit
 
-from solver.creep import (FASTRIP, FASTSIM, POLACH, POLACH_2005_DRY, creep_forces_kernel,
-                          creep_forces_reference, kernel_parameters)
+from solver.contact.creep.models import (
+    FASTRIP, FASTSIM, POLACH, creep_forces_kernel, creep_forces_reference, kernel_parameters,
+)
+from solver.contact.creep.saturated import POLACH_2005_DRY
 
 A, B = 6.0e-3, 5.0e-3
 N = 100e3

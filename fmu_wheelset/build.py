@@ -486,7 +486,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     from pythonfmu import FmuBuilder
     from fmu_wheelset.slave import _tree_digest
     from fmu_wheelset.variables import VARIABLES
-    import solver.wheelset  # noqa: F401 - the slave reads the core's defaults (start values)
+    import solver.model  # noqa: F401 - the slave reads the core's defaults (start values)
 
     out = Path(out).resolve()
     if standalone:

@@ -240,15 +240,15 @@ class Instance:
             ints[fast.I_N_INPUTS] = len(INPUT_NAMES)
             _, _, c_slot, dc_slot, cross_rail_distance = slave._input_map
             ints[fast.I_C_SLOT], ints[fast.I_DC_SLOT] = c_slot, dc_slot
-            ints[fast.I_LIFT] = wheelset.R_LIFT
+            ints[fast.I_LIFT] = wheelset.REC_LIFT
             ints[fast.I_STATUS:fast.I_STATUS + 3] = slave_module._STATUS_SLOTS
             ints[fast.I_MAX_SUBSTEPS] = model.params.max_substeps
             reals = np.zeros(fast.N_REALS)
             # (StepData's own scalars: pack_block)
-            reals[fast.R_SPEED] = float(model.params.speed)
-            reals[fast.R_FRICTION] = model.model[wheelset.M_FRICTION]
-            reals[fast.R_FLANGE_PASSED] = model._flange_passed
-            reals[fast.R_CROSS_RAIL_DISTANCE] = cross_rail_distance
+            reals[fast.FR_SPEED] = float(model.params.speed)
+            reals[fast.FR_FRICTION] = model.model[wheelset.M_FRICTION]
+            reals[fast.FR_FLANGE_PASSED] = model._flange_passed
+            reals[fast.FR_CROSS_RAIL_DISTANCE] = cross_rail_distance
             arrays = {
                 "values": self.values, "input_lo": slave_module._IN_LO,
                 "input_hi": slave_module._IN_HI, "output_lo": slave_module._OUT_LO,

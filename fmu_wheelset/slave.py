@@ -761,7 +761,7 @@ class Wheelset(Fmi2Slave):
         fast = wheelset.fast_step
         code = {"derailment": fast.REASON_DERAILMENT,
                 "excessive_penetration": fast.REASON_PENETRATION}.get(reason, fast.REASON_NONE)
-        fast.fmu_outputs(self._model.record, self._record_index, wheelset.R_LIFT, _STATUS_SLOTS,
+        fast.fmu_outputs(self._model.record, self._record_index, wheelset.REC_LIFT, _STATUS_SLOTS,
                          code, self._y)
 
     # -- fast access to inputs and outputs -------------------------------------

@@ -22,12 +22,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import creep
-from solver.creep import (
-    FASTRIP, FASTSIM, KALKER, POLACH, SHE, POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET,
-    POLACH_2005_WET_MU0, creep_forces, creep_forces_kernel, creep_forces_reference,
-    fastrip, fastsim_ellipse, fastsim_flexibilities, fastsim_grid, kalker_coefficients,
-    kalker_coefficients_kernel, kernel_parameters, linear_creep_coefficients,
+from solver.contact.creep import models as creep
+from solver.contact.creep.models import (
+    FASTRIP, FASTSIM, KALKER, POLACH, SHE, creep_forces, creep_forces_kernel,
+    creep_forces_reference, kernel_parameters,
+)
+from solver.contact.creep.saturated import (
+    POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET, POLACH_2005_WET_MU0,
+)
+from solver.contact.creep.fastrip import fastrip
+from solver.contact.creep.fastsim import fastsim_ellipse, fastsim_grid
+from solver.contact.creep.kalker import (
+    fastsim_flexibilities, kalker_coefficients, kalker_coefficients_kernel,
+    linear_creep_coefficients,
 )
 
 # A wheel-rail contact of typical size.
@@ -605,7 +612,7 @@ def test_full_slip_moment_quadrature():
     with the smoothing, 66 without)."""
     from scipy.special import ellipe
 
-    from solver.creep import _full_slip_moment
+    from solver.contact.creep.saturated import _full_slip_moment
     for a, b in ((8e-3, 4e-3), (6.3e-3, 12.6e-3), (5e-3, 5e-3), (2e-3, 10e-3)):
         c, c2 = max(a, b), min(a, b)
         lubkin = 3.0 / 8.0 * c * ellipe(1.0 - (c2 / c) ** 2)

@@ -57,8 +57,9 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     evaluation of the law, not of the FMU's difference."""
     from fmu_wheelset import native_bridge
     from solver import dynamics
-    from solver import geometry as geo
-    from solver import normal as nm
+    from solver import layout as geo
+    from solver.contact.normal.hertz import hertz_stiffness
+    from solver.contact.normal.load_sharing import merged_patch_forces
     s = _started(md, wheelset_fmu_unzipped, "hertz")
     try:
         q = by["wheel.left.force_on_rail.z"]
@@ -83,13 +84,13 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
         wheel_q = 1.0 + row[geo.P_WHEEL_SLOPE] ** 2
         A = 0.5 / (math.sqrt(wheel_q) * row[geo.P_RADIUS])
         B = 0.5 * (-row[geo.P_WHEEL_F2] / wheel_q ** 1.5 - row[geo.P_RAIL_Z2] / rail_q ** 1.5)
-        stiffness.append(nm.hertz_stiffness(A, B, params.young, params.poisson) / rail_q ** 0.75)
+        stiffness.append(hertz_stiffness(A, B, params.young, params.poisson) / rail_q ** 0.75)
         depth.append(-row[geo.P_GAP])
         cosine.append(math.cos(contact[p, dynamics.C_ANGLE]))
     saddle = [-points[p, geo.P_SADDLE] for p in order[:-1]]
 
     def vertical(rise):
-        forces, _ = nm.merged_patch_forces(np.array(depth) + rise, np.array(saddle) + rise,
+        forces, _ = merged_patch_forces(np.array(depth) + rise, np.array(saddle) + rise,
                                            stiffness)
         return forces
 

@@ -9,9 +9,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-import solver.wheelset as wheelset
+import solver.model as wheelset
 from fmu_wheelset import variables as fmu_variables
-from solver.wheelset import WheelsetParameters
+from solver.model.parameters import WheelsetParameters
 
 # WheelsetParameters fields with no FMU parameter, and why
 NOT_IN_FMU = {

@@ -47,8 +47,8 @@ def register(subparsers) -> None:
 
 def hertz_at_principal_point(setup, y, wheel_load, young, poisson, side=0):
     """(static contact, HertzEllipse, normal force) at the principal point of wheel `side`."""
-    from solver.geometry import static_contact
-    from solver.normal import hertz_ellipse
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.normal.hertz import hertz_ellipse
 
     sc = static_contact(setup, y)
     pts = sc.points

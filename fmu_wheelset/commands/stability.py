@@ -128,7 +128,7 @@ def _defaults(cls):
 def collect_overrides(args):
     """{"wheelset": {...}, "vehicle": {...}} from --params and --set (--set last)."""
     from cosim.vehicle import VehicleParameters
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     classes = {"wheelset": WheelsetParameters, "vehicle": VehicleParameters}
     out = {"wheelset": {}, "vehicle": {}}
     raw = []
@@ -157,7 +157,7 @@ def collect_overrides(args):
 
 def list_parameters() -> str:
     from cosim.vehicle import VehicleParameters
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     lines = []
     for group, cls in (("wheelset", WheelsetParameters), ("vehicle", VehicleParameters)):
         for name, value in _defaults(cls).items():
@@ -166,7 +166,7 @@ def list_parameters() -> str:
 
 
 def wheelset_parameters(args, overrides):
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     values = dict(wheel_profile=args.wheel_profile, rail_profile=args.rail_profile,
                   creep_model=args.creep_model, roll_rate_creepage=not args.no_roll_rate_creepage,
                   gyroscopic=not args.no_gyroscopic)
