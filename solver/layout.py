@@ -24,17 +24,74 @@ imports them from here. One prefix per array:
     E_, SD_   the fast step's block of addresses;  I_  its ints;  FR_  its reals
 """
 
-from __future__ import annotations
+from typing import NamedTuple
 
 import numpy as np
 
+# The one count the layouts below derive from.
+MAX_POINTS = 3          # contact points per wheel
+MAX_MINIMA = 24         # local minima of the distance function examined per wheel
+
+# ===========================================================================
+# the state, the model's parameters, the inputs
+# ===========================================================================
+
+# State vector layout.
+S_X, S_Y, S_Z, S_ROLL, S_YAW, S_SPIN_ANGLE = 0, 1, 2, 3, 4, 5
+S_VX, S_VY, S_VZ, S_ROLL_RATE, S_YAW_RATE, S_SPIN_RATE = 6, 7, 8, 9, 10, 11
+N_STATE = 12
+
+# Model parameter vector (numba side).
+M_MASS, M_JX, M_JY, M_JZ = 0, 1, 2, 3
+M_YOUNG, M_POISSON, M_FRICTION = 4, 5, 6
+M_CREEP_MODEL, M_CP1, M_CP2, M_CP3, M_CP4, M_CP5 = 7, 8, 9, 10, 11, 12
+M_CONTACT_DAMPING = 13
+M_MULTIPOINT = 14
+M_BOX_SEMI_SPACING = 15
+M_BOGIE = 16            # 1: built-in spring-damper to a frame on the track centreline
+M_KX, M_KY, M_KZ, M_CX, M_CY, M_CZ = 17, 18, 19, 20, 21, 22
+M_SUSPENDED_MASS = 23   # mass carried by this wheelset's primary suspension (kg)
+M_BOX_Z_REF = 24        # rest height of the axle boxes for the built-in bogie (m)
+M_SPEED = 25
+M_GRAVITY = 26
+# linear-study controls: creep coefficient overrides of Kalker's linear theory
+# (N, N, N m, N m^2 per contact point; 0 = from Kalker's table), and switches
+# (1 on, 0 off) for the roll-rate term of the creepages and the gyroscopic moments
+M_F11, M_F22, M_F23, M_F33 = 27, 28, 29, 30
+M_ROLL_RATE_CREEPAGE = 31
+M_GYROSCOPIC = 32
+# adaptive integrators (solver.integrate, "rk23" / "rk45"): the local error
+# tolerance (relative, see integrate.ERROR_SCALE) and the most steps, accepted
+# or rejected, one host step may take
+M_TOLERANCE = 33
+M_MAX_STEPS = 34
+N_MODEL = 35
+
+# Input vector of `WheelsetModel.advance_vector` (what `WheelsetInputs` holds, flat):
+# per side (left, right) lateral, vertical, roll of the rail, then their rates,
+# then the axle-box force and moment (track frame), the axle torque, and the
+# track curvature and cant angle overriding the track's (NaN: from the track).
+U_RAIL_MOTION, U_RAIL_VELOCITY, U_BOX_FORCE, U_BOX_MOMENT = 0, 6, 12, 18   # (2, 3) each
+U_TORQUE, U_CURVATURE, U_CANT = 24, 25, 26
+N_INPUT = 27
+INPUT_VECTOR_NAMES = tuple(
+    [f"rail motion ({sd} {q})" for sd in ("left", "right") for q in ("lateral", "vertical", "roll")]
+    + [f"rail velocity ({sd} {q})" for sd in ("left", "right") for q in ("lateral", "vertical", "roll")]
+    + [f"axle-box force ({sd} {a})" for sd in ("left", "right") for a in "xyz"]
+    + [f"axle-box moment ({sd} {a})" for sd in ("left", "right") for a in "xyz"]
+    + ["axle torque", "curvature", "cant angle"])
+
+# ===========================================================================
+# the track
+# ===========================================================================
 
 # Rows of Track.segment_table(), read by the numba kernel track_state_kernel.
 TT_S0, TT_LENGTH, TT_K0, TT_KR, TT_E0, TT_ER = 0, 1, 2, 3, 4, 5
 
 
-MAX_POINTS = 3          # contact points per wheel
-MAX_MINIMA = 24         # local minima of the distance function examined per wheel
+# ===========================================================================
+# the contact geometry
+# ===========================================================================
 
 # Rows of the search's scratch array `work` (N_WORK_ROWS, n_wheel): the distance
 # function on the wheel grid (rows 0-4, see wheel_distance_function), then the
@@ -115,46 +172,14 @@ TP_LAT0, TP_DLAT, TP_ROLL0, TP_DROLL, TP_YAW0, TP_DYAW = 0, 1, 2, 3, 4, 5
 TP_ZETA_REF = 6           # height of the wheelset centre above the rail origin (rail frame) at build
 N_TABLE_PARAMS = 7
 
-
-# ---------------------------------------------------------------------------
-# Run time: one wheel, then both
-# ---------------------------------------------------------------------------
-
-# columns of the per-branch scratch rows
+# Columns of the table search's per-branch scratch rows.
 TROW_POS, TROW_GAP, TROW_U, TROW_X, TROW_Y, TROW_Z, TROW_HUMP = 0, 1, 2, 3, 4, 5, 6
 N_SCRATCH = 7
 
 
-# State vector layout.
-S_X, S_Y, S_Z, S_ROLL, S_YAW, S_SPIN_ANGLE = 0, 1, 2, 3, 4, 5
-S_VX, S_VY, S_VZ, S_ROLL_RATE, S_YAW_RATE, S_SPIN_RATE = 6, 7, 8, 9, 10, 11
-N_STATE = 12
-
-# Model parameter vector (numba side).
-M_MASS, M_JX, M_JY, M_JZ = 0, 1, 2, 3
-M_YOUNG, M_POISSON, M_FRICTION = 4, 5, 6
-M_CREEP_MODEL, M_CP1, M_CP2, M_CP3, M_CP4, M_CP5 = 7, 8, 9, 10, 11, 12
-M_CONTACT_DAMPING = 13
-M_MULTIPOINT = 14
-M_BOX_SEMI_SPACING = 15
-M_BOGIE = 16            # 1: built-in spring-damper to a frame on the track centreline
-M_KX, M_KY, M_KZ, M_CX, M_CY, M_CZ = 17, 18, 19, 20, 21, 22
-M_SUSPENDED_MASS = 23   # mass carried by this wheelset's primary suspension (kg)
-M_BOX_Z_REF = 24        # rest height of the axle boxes for the built-in bogie (m)
-M_SPEED = 25
-M_GRAVITY = 26
-# linear-study controls: creep coefficient overrides of Kalker's linear theory
-# (N, N, N m, N m^2 per contact point; 0 = from Kalker's table), and switches
-# (1 on, 0 off) for the roll-rate term of the creepages and the gyroscopic moments
-M_F11, M_F22, M_F23, M_F33 = 27, 28, 29, 30
-M_ROLL_RATE_CREEPAGE = 31
-M_GYROSCOPIC = 32
-# adaptive integrators (solver.integrate, "rk23" / "rk45"): the local error
-# tolerance (relative, see integrate.ERROR_SCALE) and the most steps, accepted
-# or rejected, one host step may take
-M_TOLERANCE = 33
-M_MAX_STEPS = 34
-N_MODEL = 35
+# ===========================================================================
+# the contact results, the derived outputs, the output record
+# ===========================================================================
 
 # Per-contact-point result fields (numba side): array (2, MAX_POINTS, N_CONTACT).
 C_ACTIVE = 0
@@ -196,24 +221,13 @@ N_SUMMARY = 7
 # Layout of the derived-output vector of `derived_outputs`.
 D_BOX_POS, D_BOX_VEL, D_WHEEL_RAIL = 0, 6, 12      # (2, 3) each
 D_Y, D_Q, D_YQ = 18, 20, 22                        # (2,) each
-D_PY, D_PQ, D_PYQ, D_WEAR = 24, 30, 36, 42         # (2, MAX_POINTS) each
-D_ENERGY = 48
-N_DERIVED = 49
+D_PY = 24                                          # (2, MAX_POINTS) each: Y, Q, Y/Q, wear
+D_PQ = D_PY + 2 * MAX_POINTS
+D_PYQ = D_PQ + 2 * MAX_POINTS
+D_WEAR = D_PYQ + 2 * MAX_POINTS
+D_ENERGY = D_WEAR + 2 * MAX_POINTS
+N_DERIVED = D_ENERGY + 1
 
-
-# Input vector of `WheelsetModel.advance_vector` (what `WheelsetInputs` holds, flat):
-# per side (left, right) lateral, vertical, roll of the rail, then their rates,
-# then the axle-box force and moment (track frame), the axle torque, and the
-# track curvature and cant angle overriding the track's (NaN: from the track).
-U_RAIL_MOTION, U_RAIL_VELOCITY, U_BOX_FORCE, U_BOX_MOMENT = 0, 6, 12, 18   # (2, 3) each
-U_TORQUE, U_CURVATURE, U_CANT = 24, 25, 26
-N_INPUT = 27
-INPUT_VECTOR_NAMES = tuple(
-    [f"rail motion ({sd} {q})" for sd in ("left", "right") for q in ("lateral", "vertical", "roll")]
-    + [f"rail velocity ({sd} {q})" for sd in ("left", "right") for q in ("lateral", "vertical", "roll")]
-    + [f"axle-box force ({sd} {a})" for sd in ("left", "right") for a in "xyz"]
-    + [f"axle-box moment ({sd} {a})" for sd in ("left", "right") for a in "xyz"]
-    + ["axle torque", "curvature", "cant angle"])
 
 # Output record (`WheelsetModel.record`, rebuilt by `fill_record` after every
 # accepted step): time and distance, the state, the derived outputs, the contact
@@ -243,6 +257,10 @@ REC_AIRBORNE = REC_WEINSTOCK + 1
 REC_CLIMB_WARNING = REC_AIRBORNE + 1
 N_RECORD = REC_CLIMB_WARNING + 1
 
+
+# ===========================================================================
+# the integrators
+# ===========================================================================
 
 # The search key (StepData.search_key): the pose and rail motion of the full
 # contact search whose points are in the contact buffers, so that the next full
@@ -319,6 +337,10 @@ ROS_MEMO_START_COUNTS = ROS_MEMO_START_KEY + N_SEARCH_KEY                    # a
 N_ROS_MEMO = ROS_MEMO_START_COUNTS + 2
 
 
+# ===========================================================================
+# the model's clock and running-safety memory
+# ===========================================================================
+
 # WheelsetModel._clock (float64): the model's scalars that both steps update
 CLK_TIME, CLK_DISTANCE, CLK_INTERNAL_STEP, CLK_BEFORE_VALID, CLK_BEFORE_TIME, CLK_BEFORE_DISTANCE = range(6)
 N_CLOCK = 6
@@ -333,12 +355,24 @@ SF_AIRBORNE_SINCE = 6   # time (s) since which both wheels have been off their r
 N_SAFETY = 7
 
 
-# ---------------------------------------------------------------------------
-# the block of addresses the cfunc works on
-# ---------------------------------------------------------------------------
-ENTRY = 6            # int64 per array: its address, then its shape (up to 5 axes)
+# ===========================================================================
+# the fast step's block of addresses
+# ===========================================================================
 
-# the FMU side and the model's own arrays, in block order
+# The compiled step of solver.model.fast_step works on a block of int64 rows, one
+# per array: its address, then its shape (up to 5 axes).
+ENTRY = 6
+
+# ints[]: the FMU's layout and StepData.integrator_id
+(I_N_PARAMETERS, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
+ I_MAX_SUBSTEPS) = (0, 1, 2, 3, 4, 5, 8, 9)
+N_INTS = 10
+# reals[]: StepData's floats, the model's constants, the input map's rail distance
+(FR_RAIL_DISTANCE, FR_TRACK_LENGTH, FR_MAX_PENETRATION, FR_TREAD_END, FR_FLANGE_TIP, FR_SPEED,
+ FR_FRICTION, FR_FLANGE_PASSED, FR_CROSS_RAIL_DISTANCE) = range(9)
+N_REALS = 9
+
+# The FMU side's and the model's own arrays, in block order.
 FMU_ARRAYS = (
     ("values", np.float64, 1),          # the FMU's value buffer (value reference order)
     ("input_lo", np.float64, 1), ("input_hi", np.float64, 1),     # declared input ranges
@@ -347,7 +381,7 @@ FMU_ARRAYS = (
     ("matrix", np.float64, 2), ("offset", np.float64, 1),         # the input map
     ("record_index", np.int64, 1),      # output slot -> record index
     ("ints", np.int64, 1),              # I_*
-    ("reals", np.float64, 1),           # R_*
+    ("reals", np.float64, 1),           # FR_*
     ("core_u", np.float64, 1),          # scratch: the core's input vector
     ("y_new", np.float64, 1),           # scratch: the outputs of the step
     ("state", np.float64, 1), ("clock", np.float64, 1), ("rhs_count", np.int64, 1),
@@ -364,39 +398,67 @@ FMU_ARRAYS = (
  E_SAFETY_BEFORE, E_SAFETY, E_U, E_U_BEFORE, E_KEEP_STATE, E_KEEP_CONTACT,
  E_KEEP_SUMMARY, E_KEEP_RECORD, E_KEEP_DERIVED, E_KEEP_CLOCK, E_KEEP_RHS_COUNT,
  E_KEEP_SAFETY) = range(len(FMU_ARRAYS))
-# then the fields of solver.integrate.StepData, in its order (scalars in `reals`/`ints`)
-E_STEP_DATA = len(FMU_ARRAYS)
-STEP_DATA_KINDS = (
-    ("track_table", np.float64, 2), ("rail_distance", float, 0), ("track_length", float, 0),
-    ("wheel_table", np.float64, 2), ("rail_table", np.float64, 2),
-    ("geometry_params", np.float64, 1), ("model", np.float64, 1), ("integrator_id", int, 0),
-    ("max_penetration", float, 0), ("tread_end", float, 0), ("flange_tip", float, 0),
-    ("work", np.float64, 2), ("points", np.float64, 3), ("counts", np.int64, 1),
-    ("contact", np.float64, 3), ("summary", np.float64, 1), ("stages", np.float64, 2),
-    ("saved_state", np.float64, 1), ("saved_contact", np.float64, 3),
-    ("saved_summary", np.float64, 1), ("derived", np.float64, 1), ("record", np.float64, 1),
-    ("table_params", np.float64, 1), ("table_flags", np.int8, 3), ("table_nodes", np.float64, 5),
-    ("table_rows", np.float64, 2), ("table_index", np.int64, 1), ("search_key", np.float64, 1),
-    ("jacobian", np.float64, 1), ("rosenbrock_memo", np.float64, 1),
-)
-N_ENTRIES = E_STEP_DATA + len(STEP_DATA_KINDS)
-# arrays the step only reads, which may be read-only (the contact table that the
-# models of one set-up share, solver.geometry_table.shared_contact_table)
-READ_ONLY = frozenset(("input_lo", "input_hi", "output_lo", "output_hi", "matrix", "offset",
-                       "record_index", "table_params", "table_flags", "table_nodes"))
-_SD = {name: E_STEP_DATA + i for i, (name, _, _) in enumerate(STEP_DATA_KINDS)}
-SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (_SD["contact"], _SD["summary"], _SD["derived"],
-                                                 _SD["record"])
-
-# ints[]: the FMU's layout and StepData.integrator_id
-(I_N_PARAMETERS, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
- I_MAX_SUBSTEPS) = (0, 1, 2, 3, 4, 5, 8, 9)
-N_INTS = 10
-# reals[]: StepData's floats, the model's constants, the input map's rail distance
-(FR_RAIL_DISTANCE, FR_TRACK_LENGTH, FR_MAX_PENETRATION, FR_TREAD_END, FR_FLANGE_TIP, FR_SPEED,
- FR_FRICTION, FR_FLANGE_PASSED, FR_CROSS_RAIL_DISTANCE) = range(9)
-N_REALS = 9
-
-
 # the entries of FMU_ARRAYS that the core's own step (core_step) uses
 CORE_ARRAYS = ("state", "clock", "rhs_count", "safety_before", "safety", "u", "u_before")
+
+
+class StepDataField(NamedTuple):
+    """One field of solver.dynamics.integrators.step.StepData."""
+
+    name: str
+    dtype: type      # an array's numpy dtype, or float / int for a scalar
+    ndim: int        # an array's number of axes; 0 for a scalar
+    slot: int        # a scalar's entry in the fast step's reals (float, FR_*) or ints (int, I_*)
+    meaning: str
+
+
+def _array(name, dtype, ndim, meaning):
+    return StepDataField(name, dtype, ndim, -1, meaning)
+
+
+# The one specification of what advance_kernel works on besides the state, the
+# step and the inputs: StepData (solver.dynamics.integrators.step), the fast
+# step's block entries after FMU_ARRAYS (E_STEP_DATA + i) and its unpacking of
+# them (solver.model.fast_step) are all made from it.
+STEP_DATA_FIELDS = (
+    _array("track_table", np.float64, 2, "Track.segment_table() (rows TT_*)"),
+    StepDataField("rail_distance", float, 0, FR_RAIL_DISTANCE, "m, between the rail centres"),
+    StepDataField("track_length", float, 0, FR_TRACK_LENGTH, "m (Track.length)"),
+    _array("wheel_table", np.float64, 2, "ContactTables: the wheel table (columns T_*)"),
+    _array("rail_table", np.float64, 2, "ContactTables: the rail table (columns T_*)"),
+    _array("geometry_params", np.float64, 1, "ContactTables: the geometry parameters (G_*)"),
+    _array("model", np.float64, 1, "the model's parameter vector (M_*)"),
+    StepDataField("integrator_id", int, 0, I_INTEGRATOR_ID, "the integrator's registry id"),
+    StepDataField("max_penetration", float, 0, FR_MAX_PENETRATION, "StepLimits: m"),
+    StepDataField("tread_end", float, 0, FR_TREAD_END, "StepLimits: m"),
+    StepDataField("flange_tip", float, 0, FR_FLANGE_TIP, "StepLimits: m"),
+    _array("work", np.float64, 2, "ContactBuffers: the search's scratch (rows W_*)"),
+    _array("points", np.float64, 3, "ContactBuffers: the points found (2, MAX_POINTS, P_*)"),
+    _array("counts", np.int64, 1, "ContactBuffers: points per wheel"),
+    _array("contact", np.float64, 3, "ContactResults: the contact rows (2, MAX_POINTS, C_*)"),
+    _array("summary", np.float64, 1, "ContactResults: the summary (O_*)"),
+    _array("stages", np.float64, 2, "(N_STAGE_ROWS, N_STATE): the stages k1.. and the stage state"),
+    _array("saved_state", np.float64, 1, "the state before the step"),
+    _array("saved_contact", np.float64, 3, "the contact rows before the step"),
+    _array("saved_summary", np.float64, 1, "the summary before the step"),
+    _array("derived", np.float64, 1, "(N_DERIVED,) scratch of fill_record"),
+    _array("record", np.float64, 1, "(N_RECORD,) the output record, rebuilt after an accepted step"),
+    _array("table_params", np.float64, 1, "TableArrays: grid parameters (TP_*; empty: online search)"),
+    _array("table_flags", np.int8, 3, "TableArrays: cell flags"),
+    _array("table_nodes", np.float64, 5, "TableArrays: node branches (B_*)"),
+    _array("table_rows", np.float64, 2, "TableScratch: rows (TROW_*)"),
+    _array("table_index", np.int64, 1, "TableScratch: index"),
+    _array("search_key", np.float64, 1, "(N_SEARCH_KEY,) KEY_*: pose and rail motion of `points`"),
+    _array("jacobian", np.float64, 1, "(N_JACOBIAN,) JAC_*: the Rosenbrock method's kept Jacobian"),
+    _array("rosenbrock_memo", np.float64, 1, "(N_ROS_MEMO,) ROS_MEMO_*: its kept W^-1 and end derivative"),
+)
+E_STEP_DATA = len(FMU_ARRAYS)
+STEP_DATA_ENTRY = {f.name: E_STEP_DATA + i for i, f in enumerate(STEP_DATA_FIELDS)}
+SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (STEP_DATA_ENTRY["contact"], STEP_DATA_ENTRY["summary"],
+                                                 STEP_DATA_ENTRY["derived"], STEP_DATA_ENTRY["record"])
+SD_MODEL, SD_WHEEL_TABLE = STEP_DATA_ENTRY["model"], STEP_DATA_ENTRY["wheel_table"]
+N_ENTRIES = E_STEP_DATA + len(STEP_DATA_FIELDS)
+# arrays the step only reads, which may be read-only (the contact table that the
+# models of one set-up share, solver.contact.geometry.table.shared_contact_table)
+READ_ONLY = frozenset(("input_lo", "input_hi", "output_lo", "output_hi", "matrix", "offset",
+                       "record_index", "table_params", "table_flags", "table_nodes"))

@@ -37,24 +37,24 @@ import numpy as np
 from numba import carray, njit, types
 from numba.extending import intrinsic
 
+from .. import codegen
 from ..dynamics.acceptance import PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT, PROBLEM_NONE
 from ..dynamics.derailment import flange_climb_ratios, weinstock
 from ..dynamics.integrators.step import StepData, advance_kernel, quantized_step
 from ..dynamics.rhs import GRAVITY
 from ..layout import (
-    CORE_ARRAYS, ENTRY, E_CLOCK, E_CORE_U, E_INPUT_HI, E_INPUT_LO, E_INTS, E_KEEP_CLOCK,
+    CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
+    CLK_TIME, CORE_ARRAYS, ENTRY, E_CLOCK, E_CORE_U, E_INPUT_HI, E_INPUT_LO, E_INTS, E_KEEP_CLOCK,
     E_KEEP_CONTACT, E_KEEP_DERIVED, E_KEEP_RECORD, E_KEEP_RHS_COUNT, E_KEEP_SAFETY, E_KEEP_STATE,
     E_KEEP_SUMMARY, E_MATRIX, E_OFFSET, E_OUTPUT_HI, E_OUTPUT_LO, E_REALS, E_RECORD_INDEX,
     E_RHS_COUNT, E_SAFETY, E_SAFETY_BEFORE, E_SLAVE_TIME, E_STATE, E_STEP_DATA, E_U, E_U_BEFORE,
-    E_VALUES, E_Y_NEW, FMU_ARRAYS, I_C_SLOT, I_DC_SLOT, I_INTEGRATOR_ID, I_LIFT, I_MAX_SUBSTEPS,
-    I_N_INPUTS, I_N_PARAMETERS, I_STATUS, CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID,
-    CLK_DISTANCE, CLK_INTERNAL_STEP, CLK_TIME, M_FRICTION, N_CLOCK, N_ENTRIES, N_INTS, N_REALS,
-    N_RHS_COUNT, N_SAFETY, O_GAP_LEFT, O_LIFT_LEFT, READ_ONLY, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB,
-    REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_CLIMB_WARNING, FR_CROSS_RAIL_DISTANCE, REC_DISTANCE,
-    FR_FLANGE_PASSED, FR_FLANGE_TIP, FR_FRICTION, FR_MAX_PENETRATION, FR_RAIL_DISTANCE, FR_SPEED,
-    REC_TIME, FR_TRACK_LENGTH, FR_TREAD_END, REC_WEINSTOCK, SD_CONTACT, SD_DERIVED, SD_RECORD,
-    SD_SUMMARY, SF_AIRBORNE_SINCE, SF_CLIMB_FROM, SF_CLIMB_SINCE, SF_RATIO, STEP_DATA_KINDS, S_Y,
-    T_H, _SD,
+    E_VALUES, E_Y_NEW, FMU_ARRAYS, FR_CROSS_RAIL_DISTANCE, FR_FLANGE_PASSED, FR_FRICTION,
+    FR_SPEED, I_C_SLOT, I_DC_SLOT, I_LIFT, I_MAX_SUBSTEPS, I_N_INPUTS, I_N_PARAMETERS, I_STATUS,
+    M_FRICTION, N_CLOCK, N_ENTRIES, N_INTS, N_REALS, N_RHS_COUNT, N_SAFETY, O_GAP_LEFT,
+    O_LIFT_LEFT, READ_ONLY, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB, REC_CLIMB_DISTANCE,
+    REC_CLIMB_TIME, REC_CLIMB_WARNING, REC_DISTANCE, REC_TIME, REC_WEINSTOCK, SD_CONTACT,
+    SD_DERIVED, SD_MODEL, SD_RECORD, SD_SUMMARY, SD_WHEEL_TABLE, SF_AIRBORNE_SINCE, SF_CLIMB_FROM,
+    SF_CLIMB_SINCE, SF_RATIO, STEP_DATA_FIELDS, S_Y, T_H,
 )
 from ..track.excitation import cross_level_roll_kernel
 
@@ -200,8 +200,6 @@ def fmu_outputs(record, record_index, lift, status_slots, reason, y):
     y[status_slots[0]] = 1.0 if reason == REASON_DERAILMENT else 0.0
     y[status_slots[1]] = 1.0 if (record[lift] > 0.5 or record[lift + 1] > 0.5) else 0.0
     y[status_slots[2]] = 1.0 if reason == REASON_PENETRATION else 0.0
-_SD_MODEL = _SD["model"]
-_SD_WHEEL_TABLE = _SD["wheel_table"]
 
 
 class BlockError(Exception):
@@ -224,22 +222,19 @@ def _put(block, kept, entry, name, array, dtype, ndim):
 
 
 def _put_step_data(block, kept, step_data, ints, reals):
-    """The entries E_STEP_DATA... of StepData's arrays, its scalars into ints / reals."""
-    if tuple(StepData._fields) != tuple(name for name, _, _ in STEP_DATA_KINDS):
-        raise BlockError("solver.integrate.StepData's fields differ from the fast step's "
-                         "layout (solver/fast_step.py STEP_DATA_KINDS)")
-    for i, ((name, kind, ndim), value) in enumerate(zip(STEP_DATA_KINDS, step_data)):
-        if ndim:
-            _put(block, kept, E_STEP_DATA + i, name, value, kind, ndim)
-        elif not isinstance(value, kind) or isinstance(value, bool):
-            raise BlockError(f"{name}: {value!r} is not a {kind.__name__}")
-    data = StepData(*step_data)
-    ints[I_INTEGRATOR_ID] = data.integrator_id
-    reals[FR_RAIL_DISTANCE] = data.rail_distance
-    reals[FR_TRACK_LENGTH] = data.track_length
-    reals[FR_MAX_PENETRATION] = data.max_penetration
-    reals[FR_TREAD_END] = data.tread_end
-    reals[FR_FLANGE_TIP] = data.flange_tip
+    """The entries E_STEP_DATA... of StepData's arrays, its scalars into their
+    slots of ints / reals (solver.layout.STEP_DATA_FIELDS)."""
+    if len(step_data) != len(STEP_DATA_FIELDS):
+        raise BlockError(f"a StepData has {len(STEP_DATA_FIELDS)} fields, got {len(step_data)}")
+    for i, (field, value) in enumerate(zip(STEP_DATA_FIELDS, step_data)):
+        if field.ndim:
+            _put(block, kept, E_STEP_DATA + i, field.name, value, field.dtype, field.ndim)
+        elif not isinstance(value, field.dtype) or isinstance(value, bool):
+            raise BlockError(f"{field.name}: {value!r} is not a {field.dtype.__name__}")
+        elif field.dtype is int:
+            ints[field.slot] = value
+        else:
+            reals[field.slot] = value
 
 
 def pack_core_block(model_arrays: dict, step_data: tuple):
@@ -343,17 +338,32 @@ def _b3(r):
     return carray(_pointer(r[0], np.int8), (r[1], r[2], r[3]))
 
 
-@njit(cache=True, error_model="numpy")
-def _step_data(b, ints, reals):
-    """The plain tuple of StepData that advance_kernel takes (STEP_DATA_KINDS)."""
-    s = E_STEP_DATA
-    return (_v2(b[s]), reals[FR_RAIL_DISTANCE], reals[FR_TRACK_LENGTH], _v2(b[s + 3]),
-            _v2(b[s + 4]), _v1(b[s + 5]), _v1(b[s + 6]), ints[I_INTEGRATOR_ID],
-            reals[FR_MAX_PENETRATION], reals[FR_TREAD_END], reals[FR_FLANGE_TIP],
-            _v2(b[s + 11]), _v3(b[s + 12]), _n1(b[s + 13]), _v3(b[s + 14]), _v1(b[s + 15]),
-            _v2(b[s + 16]), _v1(b[s + 17]), _v3(b[s + 18]), _v1(b[s + 19]), _v1(b[s + 20]),
-            _v1(b[s + 21]), _v1(b[s + 22]), _b3(b[s + 23]), _v5(b[s + 24]), _v2(b[s + 25]),
-            _n1(b[s + 26]), _v1(b[s + 27]), _v1(b[s + 28]), _v1(b[s + 29]))
+# the view of a block entry, by the dtype and number of axes of its array
+_VIEWS = {(np.float64, 1): "_v1", (np.float64, 2): "_v2", (np.float64, 3): "_v3",
+          (np.float64, 5): "_v5", (np.int64, 1): "_n1", (np.int8, 3): "_b3"}
+
+
+def step_data_source() -> str:
+    """The source of `_step_data(b, ints, reals)`, the plain tuple of StepData
+    that advance_kernel takes, from the block: each field of STEP_DATA_FIELDS
+    in its order, an array as the view of its entry, a scalar from its slot."""
+    items = []
+    for i, field in enumerate(STEP_DATA_FIELDS):
+        if field.ndim:
+            view = _VIEWS.get((field.dtype, field.ndim))
+            if view is None:
+                raise BlockError(f"no view of a {np.dtype(field.dtype).name} array with "
+                                 f"{field.ndim} axes for the StepData field {field.name!r}")
+            items.append(f"{view}(b[{E_STEP_DATA + i}])")
+        else:
+            items.append(f"{'ints' if field.dtype is int else 'reals'}[{int(field.slot)}]")
+        codegen.check_identifier(field.name)
+    lines = ",\n            ".join(items)
+    return f"def _step_data(b, ints, reals):\n    return ({lines},)\n"
+
+
+_step_data = njit(cache=True, error_model="numpy")(
+    codegen.define(step_data_source(), "_step_data", globals()))
 
 
 @njit(cache=True, error_model="numpy")
@@ -369,7 +379,7 @@ def _airborne_in_block(h, b):
     """airborne_too_long at the end of a step of h on the arrays of block b."""
     clock = _v1(b[E_CLOCK])
     return airborne_too_long(_v1(b[SD_SUMMARY]), _v1(b[E_SAFETY]), clock[CLK_TIME],
-                             clock[CLK_TIME] + h, _v2(b[_SD_WHEEL_TABLE]))
+                             clock[CLK_TIME] + h, _v2(b[SD_WHEEL_TABLE]))
 
 
 @njit(cache=True, error_model="numpy")
@@ -396,7 +406,7 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     if code == PROBLEM_NONE and not abs(state[S_Y]) > flange_passed:
         if _airborne_in_block(h, b):
             return PROBLEM_AIRBORNE, -1, n_rhs
-        _accept_in_block(h, n_rhs, speed, _v1(b[_SD_MODEL])[M_FRICTION], b)
+        _accept_in_block(h, n_rhs, speed, _v1(b[SD_MODEL])[M_FRICTION], b)
     return code, where, n_rhs
 
 

@@ -69,8 +69,8 @@ from numba import njit
 from ...contact.geometry.setup import ContactBuffers, ContactTables
 from ...contact.geometry.table import TableArrays, TableScratch, TableSearch
 from ...layout import (
-    KEY_VALID, M_BOX_SEMI_SPACING, M_SPEED, O_MAX_PENETRATION, U_BOX_FORCE, U_BOX_MOMENT, U_CANT,
-    U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
+    KEY_VALID, M_BOX_SEMI_SPACING, M_SPEED, O_MAX_PENETRATION, STEP_DATA_FIELDS, U_BOX_FORCE,
+    U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
 )
 from ..acceptance import (
     PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_PENETRATION, StepLimits, step_problem,
@@ -83,6 +83,8 @@ from .rosenbrock import integrate_rosenbrock
 from .stages import _full_rhs, _key_matches, _track_at
 
 
+
+
 # rows of StepData.stages: the fixed-step kernels use 5, the adaptive one s + 1
 N_STAGE_ROWS = RK45.b.shape[0] + 1
 
@@ -91,42 +93,13 @@ INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1, "rk23": 2, "rk45": 3, "rosenbroc
 ADAPTIVE_INTEGRATORS = ("rk23", "rk45", "rosenbrock")
 
 
-class StepData(NamedTuple):
-    """Everything `advance_kernel` works on besides the state, the step and the
-    inputs: the track table, the contact tables, the model, and the scratch and
-    result arrays it fills. All fields are arrays or numbers (no nested tuples),
-    so that the plain tuple of a StepData is what `advance_kernel` takes."""
-
-    track_table: np.ndarray       # Track.segment_table()
-    rail_distance: float          # m, between the rail centres (Track.rail_distance)
-    track_length: float           # m (Track.length)
-    wheel_table: np.ndarray       # geometry.ContactTables fields
-    rail_table: np.ndarray
-    geometry_params: np.ndarray
-    model: np.ndarray             # M_* parameter vector
-    integrator_id: int            # INTEGRATOR_IDS
-    max_penetration: float        # dynamics.StepLimits fields
-    tread_end: float
-    flange_tip: float
-    work: np.ndarray              # geometry.ContactBuffers fields
-    points: np.ndarray
-    counts: np.ndarray
-    contact: np.ndarray           # dynamics.ContactResults fields
-    summary: np.ndarray
-    stages: np.ndarray            # (N_STAGE_ROWS, N_STATE): the stages k1.. and the stage state
-    saved_state: np.ndarray       # the state, contact rows and summary before the step
-    saved_contact: np.ndarray
-    saved_summary: np.ndarray
-    derived: np.ndarray           # (N_DERIVED,) scratch of fill_record
-    record: np.ndarray            # (N_RECORD,) the output record, rebuilt after an accepted step
-    table_params: np.ndarray      # geometry_table.TableArrays fields (tparams empty: online search)
-    table_flags: np.ndarray
-    table_nodes: np.ndarray
-    table_rows: np.ndarray        # geometry_table.TableScratch fields
-    table_index: np.ndarray
-    search_key: np.ndarray        # (N_SEARCH_KEY,) K_*: pose and rail motion of the points in `points`
-    jacobian: np.ndarray          # (N_JACOBIAN,) JAC_*: the Rosenbrock integrator's kept Jacobian
-    rosenbrock_memo: np.ndarray   # (N_ROS_MEMO,) ROS_MEMO_*: its kept W^-1 and end derivative
+# Everything `advance_kernel` works on besides the state, the step and the
+# inputs: the track table, the contact tables, the model, and the scratch and
+# result arrays it fills, as the fields of solver.layout.STEP_DATA_FIELDS say.
+# All fields are arrays or numbers (no nested tuples), so that the plain tuple
+# of a StepData is what `advance_kernel` takes.
+StepData = NamedTuple("StepData", [(f.name, np.ndarray if f.ndim else f.dtype)
+                                   for f in STEP_DATA_FIELDS])
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
