@@ -44,8 +44,10 @@ N_STATE = 12
 # Model parameter vector (numba side).
 M_MASS, M_JX, M_JY, M_JZ = 0, 1, 2, 3
 M_YOUNG, M_POISSON, M_FRICTION = 4, 5, 6
-M_CREEP_MODEL, M_CP1, M_CP2, M_CP3, M_CP4, M_CP5 = 7, 8, 9, 10, 11, 12
-M_CONTACT_DAMPING = 13
+M_CREEP_MODEL = 7       # the creep model's registry id (solver.contact.creep.models)
+M_CREEP_OPTIONS = 8     # (N_CREEP_OPTIONS,) its options, in its entry's order (unused: 0)
+N_CREEP_OPTIONS = 5
+M_CONTACT_DAMPING = M_CREEP_OPTIONS + N_CREEP_OPTIONS
 M_MULTIPOINT = 14
 M_BOX_SEMI_SPACING = 15
 M_BOGIE = 16            # 1: built-in spring-damper to a frame on the track centreline

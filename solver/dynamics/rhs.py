@@ -47,8 +47,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ..contact.creep.forces import creep_forces_kernel
+from ..contact.creep.inputs import CreepPatch
 from ..contact.creep.kalker import kalker_coefficients_kernel
-from ..contact.creep.models import creep_forces_kernel
+from ..contact.creep.models import KALKER
 from ..contact.geometry.setup import WheelsetPose
 from ..contact.geometry.table import wheelset_table_kernel
 from ..contact.geometry.tracked import wheelset_contact_tracked
@@ -60,18 +62,20 @@ from ..layout import (
     C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT,
     C_S_WHEEL, C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_TAPING_AXIAL, HZ_A, HZ_A_SUM,
     HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_STIFFNESS, MAX_POINTS, M_BOGIE,
-    M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CP1, M_CP2, M_CP3, M_CP4, M_CP5,
-    M_CREEP_MODEL, M_CX, M_CY, M_CZ, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY,
-    M_GYROSCOPIC, M_JX, M_JY, M_JZ, M_KX, M_KY, M_KZ, M_MASS, M_MULTIPOINT, M_POISSON,
-    M_ROLL_RATE_CREEPAGE, M_SPEED, M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, O_GAP_LEFT,
-    O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_SADDLE,
-    PATCH_SHARED, PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE, P_S_WHEEL,
-    P_TAN_CONTACT, P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_ROLL, S_ROLL_RATE,
-    S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, W_PATCH,
+    M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX,
+    M_CY, M_CZ, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ,
+    M_KX, M_KY, M_KZ, M_MASS, M_MULTIPOINT, M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED,
+    M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, N_CREEP_OPTIONS, O_GAP_LEFT, O_MAX_PENETRATION,
+    O_RAIL_ON_WHEEL_LEFT, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_SADDLE, PATCH_SHARED,
+    PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE, P_S_WHEEL, P_TAN_CONTACT,
+    P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
+    S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, W_PATCH,
 )
 
 
 GRAVITY = 9.81
+# the creep model whose linear coefficients may be overridden (M_F11 .. M_F33)
+KALKER_ID = KALKER.id
 
 
 class TrackPoint(NamedTuple):
@@ -370,15 +374,15 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
             ms = 0.0
             if normal > 0.0:
                 any_force = True
-                if creep_model == 0 and overrides:
+                if creep_model == KALKER_ID and overrides:
                     share = min(patch[PATCH_FORCE * n_max + rank] / wheel_load, 1.0)
                     fl, ft, ms = kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu,
                                                        share)
                 else:
-                    fl, ft, ms = creep_forces_kernel(creep_model, xi, eta, spin, a, b, normal,
-                                                     model[M_FRICTION], shear, nu, V,
-                                                     model[M_CP1], model[M_CP2], model[M_CP3],
-                                                     model[M_CP4], model[M_CP5])
+                    fl, ft, ms = creep_forces_kernel(
+                        creep_model, CreepPatch(xi, eta, spin, a, b, normal, model[M_FRICTION],
+                                                shear, nu, V),
+                        model[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS])
             fxp = normal * nx + fl * t1x + ft * t2x
             fyp = normal * ny + fl * t1y + ft * t2y
             fzp = normal * nz + fl * t1z + ft * t2z

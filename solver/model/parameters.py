@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..contact.creep.models import MODEL_IDS
-from ..dynamics.integrators.step import INTEGRATOR_IDS
+from ..contact.creep.models import CREEP_MODELS
+from ..dynamics.integrators.methods import INTEGRATORS
 from ..errors import WheelsetError
 from ..profiles.builtins import builtin_profile, is_builtin_profile
 from ..profiles.files import load_profile
@@ -18,8 +18,8 @@ from ..track.builtins import BUILTIN_TRACKS, builtin_track
 
 # Model names, in id order: the one list of each (the FMU's enumerations derive
 # from these: fmu_wheelset/variables.py).
-INTEGRATOR_NAMES = tuple(INTEGRATOR_IDS)
-CREEP_MODEL_NAMES = tuple(sorted(MODEL_IDS, key=MODEL_IDS.get))   # solver.creep ids
+INTEGRATOR_NAMES = INTEGRATORS.names()
+CREEP_MODEL_NAMES = CREEP_MODELS.names()                           # in id order
 CONTACT_MODEL_NAMES = ("single", "multipoint")                    # M_MULTIPOINT 0 / 1
 CONTACT_GEOMETRY_NAMES = ("online", "table")                       # solver.geometry / geometry_table
 MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
@@ -129,8 +129,9 @@ class WheelsetParameters:
             raise WheelsetError(f"speed must be >= 0 (m/s), got {self.speed}")
         if self.suspended_mass < 0 or self.contact_damping < 0:
             raise WheelsetError("suspended_mass and contact_damping must be >= 0")
-        if not isinstance(self.creep_model, str) or self.creep_model not in MODEL_IDS:
-            raise WheelsetError(f"creep_model must be one of {sorted(MODEL_IDS)}, got {self.creep_model!r}")
+        if not isinstance(self.creep_model, str) or self.creep_model not in CREEP_MODELS.names():
+            raise WheelsetError(f"creep_model must be one of {list(CREEP_MODELS.names())}, "
+                                f"got {self.creep_model!r}")
         if self.contact_geometry not in CONTACT_GEOMETRY_NAMES:
             raise WheelsetError(f"contact_geometry must be one of {CONTACT_GEOMETRY_NAMES}, "
                                 f"got {self.contact_geometry!r}")

@@ -17,39 +17,37 @@ import operator
 
 import numpy as np
 
+from ..contact.creep.forces import kernel_parameters
 from ..contact.creep.kalker import linear_creep_coefficients
-from ..contact.creep.models import kernel_parameters
 from ..contact.geometry.points import static_contact
-from ..contact.geometry.setup import ContactSetup, GeometryError
+from ..contact.geometry.setup import ContactSetup, GeometryError, forget_tracked_minima
 from ..contact.geometry.table import (
     TableSearch, empty_table_arrays, shared_contact_table, table_scratch,
 )
-from ..contact.geometry.setup import forget_tracked_minima
 from ..dynamics.acceptance import (
     PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_OFF_RAIL,
     PROBLEM_PENETRATION, PROBLEM_STEP_SIZE,
 )
 from ..dynamics.derailment import JUMP_FACTOR, airborne_limit, flange_height, flange_passed_lateral
-from ..dynamics.integrators.step import N_STAGE_ROWS
-from ..dynamics.integrators.step import (
-    ADAPTIVE_INTEGRATORS, INTEGRATOR_IDS, StepData, quantized_step,
-)
+from ..dynamics.integrators.methods import INTEGRATORS
+from ..dynamics.integrators.step import N_STAGE_ROWS, StepData, quantized_step
 from ..dynamics.outputs import derived_outputs, fill_record
 from ..dynamics.rhs import ContactResults, GRAVITY, StepInputs, TrackPoint, wheelset_rhs
 from ..errors import WheelsetError
 from ..layout import (
-    CORE_ARRAYS, C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA,
-    C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL, C_U_RAIL, C_X, C_XI, C_Z,
-    D_BOX_POS, D_BOX_VEL, D_ENERGY, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR, D_WHEEL_RAIL, D_Y, D_YQ,
-    JAC_AGE, CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
-    CLK_TIME, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CP1, M_CP5,
-    M_CREEP_MODEL, M_CX, M_CZ, M_F11, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY,
-    M_JZ, M_KX, M_KZ, M_MASS, M_MAX_STEPS, M_MULTIPOINT, M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED,
-    M_SUSPENDED_MASS, M_TOLERANCE, M_YOUNG, N_CLOCK, N_CONTACT, N_DERIVED, N_INPUT, N_JACOBIAN,
-    N_MODEL, N_RECORD, N_RHS_COUNT, N_ROS_MEMO, N_SAFETY, N_SEARCH_KEY, N_STATE, N_SUMMARY,
-    O_GAP_LEFT, O_GAP_RIGHT, O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, ROS_MEMO_END_VALID,
-    ROS_MEMO_W_DT, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB, REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_DISTANCE,
-    REC_LIFT_HEIGHT, REC_TIME, REC_WEINSTOCK, SF_AIRBORNE_SINCE, SF_CLIMB_SINCE, S_ROLL, S_ROLL_RATE,
+    CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
+    CLK_TIME, CORE_ARRAYS, C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG,
+    C_ELASTIC_ENERGY, C_ETA, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
+    C_U_RAIL, C_X, C_XI, C_Z, D_BOX_POS, D_BOX_VEL, D_ENERGY, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR,
+    D_WHEEL_RAIL, D_Y, D_YQ, JAC_AGE, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF,
+    M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX, M_CZ, M_F11, M_F33, M_FRICTION,
+    M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MAX_STEPS, M_MULTIPOINT,
+    M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED, M_SUSPENDED_MASS, M_TOLERANCE, M_YOUNG, N_CLOCK,
+    N_CONTACT, N_CREEP_OPTIONS, N_DERIVED, N_INPUT, N_JACOBIAN, N_MODEL, N_RECORD, N_RHS_COUNT,
+    N_ROS_MEMO, N_SAFETY, N_SEARCH_KEY, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT,
+    O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB,
+    REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_DISTANCE, REC_LIFT_HEIGHT, REC_TIME, REC_WEINSTOCK,
+    ROS_MEMO_END_VALID, ROS_MEMO_W_DT, SF_AIRBORNE_SINCE, SF_CLIMB_SINCE, S_ROLL, S_ROLL_RATE,
     S_SPIN_RATE, S_VX, S_VY, S_VZ, S_Y, S_YAW, S_YAW_RATE, S_Z, T_LAT, U_BOX_FORCE, U_BOX_MOMENT,
     U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
 )
@@ -76,7 +74,7 @@ class WheelsetModel:
         except GeometryError as exc:
             raise WheelsetError(str(exc)) from exc
         self.track = _resolve_track(params.track)
-        model_id, p1, p2, p3, p4, p5 = kernel_parameters(params.creep_model, dict(params.creep_options))
+        model_id, creep_options = kernel_parameters(params.creep_model, dict(params.creep_options))
         m = np.zeros(N_MODEL)
         m[M_MASS] = params.mass
         m[M_JX] = params.inertia_roll
@@ -86,7 +84,7 @@ class WheelsetModel:
         m[M_POISSON] = params.poisson
         m[M_FRICTION] = params.friction
         m[M_CREEP_MODEL] = model_id
-        m[M_CP1:M_CP5 + 1] = (p1, p2, p3, p4, p5)
+        m[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS] = creep_options
         m[M_CONTACT_DAMPING] = params.contact_damping
         m[M_MULTIPOINT] = 1.0 if params.contact_model == "multipoint" else 0.0
         m[M_BOX_SEMI_SPACING] = params.axle_box_semi_spacing
@@ -136,7 +134,7 @@ class WheelsetModel:
             track_table=self._track_table, rail_distance=self.track.rail_distance,
             track_length=self.track.length, wheel_table=self.setup.wheel_table,
             rail_table=self.setup.rail_table, geometry_params=self.setup.params, model=self.model,
-            integrator_id=INTEGRATOR_IDS[params.integrator],
+            integrator_id=INTEGRATORS.get(params.integrator).id,
             max_penetration=params.max_penetration,
             tread_end=float(self.setup.wheel_table[-1, T_LAT]),
             flange_tip=float(self.setup.wheel_table[0, T_LAT]),
@@ -519,10 +517,6 @@ class WheelsetModel:
         clock[CLK_BEFORE_VALID] = 0.0
         self._update_record()
 
-    # Stability limit of the explicit integrators for a decaying mode x' = -x / tau:
-    # RK4 on the negative real axis to h = 2.785 tau, semi-implicit Euler to h = 2 tau.
-    STABILITY_LIMIT = {"rk4": 2.785, "semi-implicit": 2.0}
-
     def creep_time_constant(self) -> float:
         """Time constant (s) of the longitudinal slip mode at the current contact
         patches. A longitudinal slip velocity dv = vx - r Omega decays under the
@@ -549,23 +543,26 @@ class WheelsetModel:
     def stable_internal_step(self) -> float:
         """The internal step used by `advance`: params.internal_step, or less where
         the explicit stability limit of the creep damping at the initial contact
-        (STABILITY_LIMIT[integrator] * creep_time_constant(), e.g. 0.986 ms for
+        (the integrator's stability_limit fact, solver.dynamics.integrators.methods,
+        times creep_time_constant(), e.g. 0.986 ms for
         the S1002/UIC60 wheelset at 5 m/s with RK4) times STABILITY_SAFETY is
         smaller (low speeds: the time constant is proportional to V). With an
         adaptive integrator ("rk23", "rk45", "rosenbrock") params.internal_step, their largest
         step: the error test keeps every step within the stability limit."""
-        if self.params.integrator in ADAPTIVE_INTEGRATORS:
+        method = INTEGRATORS.get(self.params.integrator)
+        if method.facts["adaptive"]:
             return self.params.internal_step     # the largest step; the error test does the rest
-        limit = self.STABILITY_LIMIT[self.params.integrator] * self.creep_time_constant()
+        limit = method.facts["stability_limit"] * self.creep_time_constant()
         return min(self.params.internal_step, self.STABILITY_SAFETY * limit)
 
     def _stability_hint(self, dt: float) -> str:
         """A sentence for a discarded step when the internal step is above the
         explicit stability limit of the creep damping (else empty)."""
-        if self.params.integrator in ADAPTIVE_INTEGRATORS:
+        method = INTEGRATORS.get(self.params.integrator)
+        if method.facts["adaptive"]:
             return ""
         tau = self.creep_time_constant()
-        limit = self.STABILITY_LIMIT[self.params.integrator] * tau
+        limit = method.facts["stability_limit"] * tau
         if not dt > limit:
             return ""
         return (f"; probable cause: the internal step {dt * 1e3:.3g} ms is above the "

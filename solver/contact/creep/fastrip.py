@@ -217,3 +217,28 @@ def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
     return FastsimResult(float(fx), float(fy), float(mz), np.repeat(xs[None, :], ny, axis=0),
                          ys, np.full((ny, nx), dx * dy), p0 * shape, px, py, state,
                          float(adh), float(sl))
+
+
+@njit(cache=True, error_model="numpy", _nrt=True)
+def fastrip_creep(patch, options):
+    """FaStrip on a CreepPatch, options (nx, ny; below 1: FASTRIP_DEFAULT_N): (Fx, Fy, Mz)."""
+    nx = int(options[0]) if options[0] >= 1.0 else 20
+    ny = int(options[1]) if options[1] >= 1.0 else 20
+    dummy = np.zeros((1, 1))
+    dummy_state = np.zeros((1, 1), dtype=np.int8)
+    fx, fy, mz, adh, sl = _fastrip_nb(patch.xi, patch.eta, patch.phi, patch.a, patch.b,
+                                      patch.normal_force, patch.friction, patch.shear_modulus,
+                                      patch.poisson, nx, ny, False, dummy, dummy, dummy_state)
+    return fx, fy, mz
+
+
+def fastrip_creep_reference(patch, options):
+    """fastrip_creep as its kernel's plain Python."""
+    nx = int(options[0]) if options[0] >= 1.0 else FASTRIP_DEFAULT_N
+    ny = int(options[1]) if options[1] >= 1.0 else FASTRIP_DEFAULT_N
+    dummy = np.zeros((1, 1))
+    dummy_state = np.zeros((1, 1), dtype=np.int8)
+    fx, fy, mz, *_ = _fastrip_nb.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b,
+                                         patch.normal_force, patch.friction, patch.shear_modulus,
+                                         patch.poisson, nx, ny, False, dummy, dummy, dummy_state)
+    return fx, fy, mz

@@ -10,7 +10,7 @@ from numba import njit
 
 from ...errors import CreepError
 from .inputs import _check_finite, _check_poisson
-from .kalker import fastsim_flexibilities
+from .kalker import _KALKER_TABLE, _kalker_coefficients, fastsim_flexibilities
 
 
 # FASTSIM options: elements per strip nx, strips ny, traction bound.
@@ -437,3 +437,51 @@ def _uniform_grid_nb(a, b, normal_force, nx, ny, bound_kind):
             for i in range(nx):
                 pressure[j, i] *= scale
     return pressure, x, y, x_leading
+
+
+@njit(cache=True, error_model="numpy", _nrt=True)
+def fastsim_creep(patch, options):
+    """FASTSIM on a CreepPatch, options (nx, ny, bound, grid): (Fx, Fy, Mz).
+    nx, ny below 1 select FASTSIM_DEFAULT_N; bound 0 parabolic, 1 elliptic;
+    grid 0 uniform (CONTACT's cells over [-a, a] x [-b, b]), 1 strips."""
+    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
+    normal_force, friction, shear_modulus = patch.normal_force, patch.friction, patch.shear_modulus
+    nx = int(options[0]) if options[0] >= 1.0 else 20
+    ny = int(options[1]) if options[1] >= 1.0 else 20
+    kind = 1 if options[2] == 1.0 else 0
+    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, patch.poisson)
+    l1 = 8.0 * a / (3.0 * c11 * shear_modulus)
+    l2 = 8.0 * a / (3.0 * c22 * shear_modulus)
+    l3 = math.pi * a * math.sqrt(a / b) / (4.0 * shear_modulus * c23)
+    if options[3] == 1.0:
+        dummy = np.zeros((1, 1))
+        dummy_state = np.zeros((1, 1), dtype=np.int8)
+        fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, normal_force, friction,
+                                                  l1, l2, l3, nx, ny, kind, False,
+                                                  dummy, dummy, dummy, dummy, dummy_state)
+        return fx, fy, mz
+    pressure, x, y, x_leading = _uniform_grid_nb(a, b, normal_force, nx, ny, kind)
+    px = np.zeros((ny, nx))
+    py = np.zeros((ny, nx))
+    state = np.zeros((ny, nx), dtype=np.int8)
+    fx, fy, mz, adh, sl = _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, friction,
+                                           l1, l2, l3, px, py, state)
+    return fx, fy, mz
+
+
+def fastsim_creep_reference(patch, options):
+    """fastsim_creep by the independent NumPy formulation of FASTSIM."""
+    nx = int(options[0]) if options[0] >= 1.0 else FASTSIM_DEFAULT_N
+    ny = int(options[1]) if options[1] >= 1.0 else FASTSIM_DEFAULT_N
+    kind = 1 if options[2] == 1.0 else 0
+    l1, l2, l3 = fastsim_flexibilities(patch.a, patch.b, patch.shear_modulus, patch.poisson)
+    if options[3] == 1.0:
+        fx, fy, mz, *_ = _fastsim_ellipse_reference(patch.xi, patch.eta, patch.phi, patch.a, patch.b,
+                                                    patch.normal_force, patch.friction,
+                                                    l1, l2, l3, nx, ny, kind)
+        return fx, fy, mz
+    pressure, x, y, x_leading = _uniform_grid_nb.py_func(patch.a, patch.b, patch.normal_force,
+                                                         nx, ny, kind)
+    fx, fy, mz, *_ = _fastsim_grid_reference(pressure, x, y, x_leading, patch.xi, patch.eta,
+                                             patch.phi, patch.friction, l1, l2, l3)
+    return fx, fy, mz

@@ -232,3 +232,16 @@ def _kalker(xi, eta, phi, a, b, g, nu):
     f23 = g * ab ** 1.5 * c23
     f33 = g * ab * ab * c33
     return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def kalker_creep(patch, options):
+    """Kalker's linear theory on a CreepPatch (no options): (Fx, Fy, Mz)."""
+    return _kalker(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.shear_modulus,
+                   patch.poisson)
+
+
+def kalker_creep_reference(patch, options):
+    """kalker_creep in plain Python."""
+    return _kalker.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.shear_modulus,
+                           patch.poisson)

@@ -235,3 +235,31 @@ def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
         k3 = 0.0
     mz = _saturated_spin_moment(xi, eta, phi, a, b, n_mu, g * ab * root_ab * c23, g * ab * ab * c33, k3, True)
     return fx, fy, mz
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def she_creep(patch, options):
+    """Shen-Hedrick-Elkins on a CreepPatch (no options): (Fx, Fy, Mz)."""
+    return _she(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
+                patch.friction, patch.shear_modulus, patch.poisson)
+
+
+def she_creep_reference(patch, options):
+    """she_creep in plain Python."""
+    return _she.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
+                        patch.friction, patch.shear_modulus, patch.poisson)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def polach_creep(patch, options):
+    """Polach on a CreepPatch, options (kA, kS, A, B): (Fx, Fy, Mz)."""
+    return _polach(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
+                   patch.friction, patch.shear_modulus, patch.poisson, patch.speed,
+                   options[0], options[1], options[2], options[3])
+
+
+def polach_creep_reference(patch, options):
+    """polach_creep in plain Python."""
+    return _polach.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
+                           patch.friction, patch.shear_modulus, patch.poisson, patch.speed,
+                           options[0], options[1], options[2], options[3])

@@ -12,7 +12,7 @@ from ...layout import (
     ROS_MEMO_START_POINTS,
 )
 from ..acceptance import N_RHS_STEP_SIZE
-from .stages import _copy_points, _full_rhs, _track_at, _update_rhs
+from .stages import copy_points, full_rhs, track_at, update_rhs
 
 
 # Embedded explicit Runge-Kutta pairs, coefficients as data: a (s, s) stage
@@ -106,8 +106,7 @@ def _step_factor(err, exponent):
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
-def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables, step_inputs,
-                       search, results, table_search, key):
+def integrate_embedded(state, step, tableau, data, inputs, step_inputs, contact):
     """Adaptive steps of an embedded first-same-as-last pair (`tableau`, a
     Tableau) over the host step h, none longer than dt_max (see the module
     docstring). The track is evaluated at each stage's distance; data the
@@ -117,6 +116,9 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
     step of the shortest length (MIN_STEP_FRACTION * dt_max) gave a non-finite
     state, or N_RHS_STEP_SIZE if more than model[M_MAX_STEPS] steps were
     needed; the state is then partly advanced (the caller restores it)."""
+    h, dt_max, distance = step.h, step.dt, step.distance
+    search = contact.search
+    key = data.search_key
     model = data.model
     a = tableau.a
     weights_error = tableau.error
@@ -131,14 +133,14 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
     counts = search.counts
     # the contact points of the full search at the current step's start, put back
     # after a rejected step (its stages moved them)
-    _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
-              results, k[0], table_search, key, bool(True))
+    full_rhs(state, track_at(data, distance, inputs), model, step_inputs, contact, k[0], key,
+             bool(True))
     n_rhs = 1
     memo = data.rosenbrock_memo     # (its scratch rows, ROS_MEMO_START_*, serve here too)
     start_points = memo[ROS_MEMO_START_POINTS:ROS_MEMO_START_KEY].reshape(points.shape)
     start_key = memo[ROS_MEMO_START_KEY:ROS_MEMO_START_COUNTS]
     start_counts = memo[ROS_MEMO_START_COUNTS:ROS_MEMO_START_COUNTS + 2]     # (as floats)
-    _copy_points(points, counts, key, start_points, start_counts, start_key)
+    copy_points(points, counts, key, start_points, start_counts, start_key)
     t = 0.0
     dt = dt_max
     dt_min = dt_max * MIN_STEP_FRACTION
@@ -156,12 +158,11 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
                 for m in range(i):
                     acc += a[i, m] * k[m, j]
                 y_new[j] = state[j] + dt * acc
-            track = _track_at(data, distance + speed * (t + c[i] * dt), inputs)
+            track = track_at(data, distance + speed * (t + c[i] * dt), inputs)
             if i < n_stage - 1:
-                _update_rhs(y_new, track, tables, model, step_inputs, search, results, k[i], key)
+                update_rhs(y_new, track, model, step_inputs, contact, k[i], key)
             else:       # the new state: the full search (a point born in the step enters here)
-                _full_rhs(y_new, track, tables, model, step_inputs, search, results, k[i],
-                          table_search, key, bool(True))
+                full_rhs(y_new, track, model, step_inputs, contact, k[i], key, bool(True))
         n_rhs += n_stage - 1
         err = 0.0
         for j in range(N_STATE):
@@ -180,9 +181,21 @@ def integrate_embedded(state, h, dt_max, tableau, distance, data, inputs, tables
             if last:
                 return n_rhs
             t += dt
-            _copy_points(points, counts, key, start_points, start_counts, start_key)
+            copy_points(points, counts, key, start_points, start_counts, start_key)
             factor = _step_factor(err, tableau.exponent)
         else:
-            _copy_points(start_points, start_counts, start_key, points, counts, key)
+            copy_points(start_points, start_counts, start_key, points, counts, key)
             factor = _step_factor(err, tableau.exponent)
         dt = min(max(dt * factor, dt_min), dt_max)
+
+
+@njit(cache=True, error_model="numpy", _nrt=True)
+def integrate_rk23(state, step, data, inputs, step_inputs, contact):
+    """Adaptive RK23 (Bogacki & Shampine 1989) steps over the host step."""
+    return integrate_embedded(state, step, RK23, data, inputs, step_inputs, contact)
+
+
+@njit(cache=True, error_model="numpy", _nrt=True)
+def integrate_rk45(state, step, data, inputs, step_inputs, contact):
+    """Adaptive RK45 (Dormand & Prince 1980) steps over the host step."""
+    return integrate_embedded(state, step, RK45, data, inputs, step_inputs, contact)

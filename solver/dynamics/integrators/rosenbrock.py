@@ -15,7 +15,7 @@ from ...layout import (
 )
 from ..acceptance import N_RHS_STEP_SIZE
 from .embedded import MIN_STEP_FRACTION, _scaled_error, _step_factor
-from .stages import _copy_points, _full_rhs, _key_matches, _track_at, _update_rhs
+from .stages import copy_points, full_rhs, key_matches, track_at, update_rhs
 
 
 # The linearly implicit W-method of Wolfbrandt in the form of Shampine &
@@ -102,13 +102,14 @@ def _contact_moved(jac_state, loads):
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
-def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, results, jac_state,
-                  y_work, f_work, key):
+def _new_jacobian(state, f0, loads, track, model, step_inputs, contact, jac_state, y_work, f_work,
+                  key):
     """Compute the kept Jacobian at `state` (f0 = f(state), the points of its full
     search in `search`, put back after each column): each column by a forward
     difference with the update RHS (the points re-located at the perturbed
     state; loads: the contact points' N and angle at `state`); the caller
     restarts its age. Returns the number of RHS evaluations."""
+    search = contact.search
     jac_state[JAC_COUNTS] = search.counts[0]
     jac_state[JAC_COUNTS + 1] = search.counts[1]
     jac_state[JAC_CONTACT:JAC_MATRIX] = loads.reshape(2 * MAX_POINTS * N_LOAD)
@@ -118,7 +119,7 @@ def _new_jacobian(state, f0, loads, track, tables, model, step_inputs, search, r
     for j in range(N_STATE):
         y_work[:] = state
         y_work[j] += JACOBIAN_STEP[j]
-        _update_rhs(y_work, track, tables, model, step_inputs, search, results, f_work, key)
+        update_rhs(y_work, track, model, step_inputs, contact, f_work, key)
         for i in range(N_STATE):
             jac[i, j] = (f_work[i] - f0[i]) / JACOBIAN_STEP[j]
         points[:] = saved
@@ -217,7 +218,7 @@ def _end_rhs_holds(memo, state, track, inputs, model, key, rail_motion):
     f(state) now: the same state, track point, inputs and model, and the contact
     points in the buffers still those of its full search (the key: any other
     evaluation since has changed or cleared it)."""
-    if memo[ROS_MEMO_END_VALID] != 1.0 or not _key_matches(key, state, rail_motion):
+    if memo[ROS_MEMO_END_VALID] != 1.0 or not key_matches(key, state, rail_motion):
         return False
     for j in range(N_STATE):
         if memo[ROS_MEMO_END_STATE + j] != state[j]:
@@ -252,8 +253,7 @@ def _keep_end_rhs(memo, state, f, track, inputs, model):
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
-def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_inputs, search,
-                         results, table_search, key):
+def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
     """Adaptive steps of the W-method ROS_* over the host step h, none longer than
     dt_max, under the error test of integrate_embedded (ERROR_SCALE, tolerance;
     the shortest step ROS_MIN_STEP). The stages: f(y0) with the full contact search (the
@@ -262,6 +262,9 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     the step enters the error estimate). The Jacobian and the step size are
     kept from step to step and from host step to host step (JAC_*:
     data.jacobian). Returns as integrate_embedded."""
+    h, dt_max, distance = step.h, step.dt, step.distance
+    search, results = contact.search, contact.results
+    key = data.search_key
     model = data.model
     memo = data.rosenbrock_memo
     st = data.stages
@@ -280,13 +283,12 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     max_steps = int(model[M_MAX_STEPS])
     points = search.points
     counts = search.counts
-    track = _track_at(data, distance, inputs)
+    track = track_at(data, distance, inputs)
     n_rhs = 0
     if _end_rhs_holds(memo, state, track, inputs, model, key, step_inputs.rail_motion):
         f0[:] = memo[ROS_MEMO_END_F:ROS_MEMO_END_F + N_STATE]
     else:
-        _full_rhs(state, track, tables, model, step_inputs, search, results, f0, table_search,
-                  key, bool(True))
+        full_rhs(state, track, model, step_inputs, contact, f0, key, bool(True))
         n_rhs = 1
     memo[ROS_MEMO_END_VALID] = 0.0
     # the contact points of the full search at the current step's start, put back
@@ -294,7 +296,7 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     start_points = memo[ROS_MEMO_START_POINTS:ROS_MEMO_START_KEY].reshape(points.shape)
     start_key = memo[ROS_MEMO_START_KEY:ROS_MEMO_START_COUNTS]
     start_counts = memo[ROS_MEMO_START_COUNTS:ROS_MEMO_START_COUNTS + 2]     # (as floats)
-    _copy_points(points, counts, key, start_points, start_counts, start_key)
+    copy_points(points, counts, key, start_points, start_counts, start_key)
     w = memo[ROS_MEMO_W:ROS_MEMO_W_INV].reshape((N_STATE, N_STATE))
     w_inv = memo[ROS_MEMO_W_INV:ROS_MEMO_W_JACOBIAN].reshape((N_STATE, N_STATE))
     w_jacobian = memo[ROS_MEMO_W_JACOBIAN:ROS_MEMO_END_VALID].reshape((N_STATE, N_STATE))
@@ -323,11 +325,10 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
     n_steps = 0
     while True:
         if refresh:
-            n_rhs += _new_jacobian(state, f0, loads, _track_at(data, distance + speed * t, inputs),
-                                   tables, model, step_inputs, search, results, jac_state, y_stage,
-                                   f1, key)
+            n_rhs += _new_jacobian(state, f0, loads, track_at(data, distance + speed * t, inputs),
+                                   model, step_inputs, contact, jac_state, y_stage, f1, key)
             age = 0.0
-            _copy_points(start_points, start_counts, start_key, points, counts, key)
+            copy_points(start_points, start_counts, start_key, points, counts, key)
             dt_inverted = -1.0
             fresh = True
             refresh = False
@@ -349,8 +350,8 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
             _multiply(w_inv, f0, k1)                                # k1 = W^-1 f0
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
-            _update_rhs(y_stage, _track_at(data, distance + speed * (t + 0.5 * dt), inputs),
-                        tables, model, step_inputs, search, results, f1, key)
+            update_rhs(y_stage, track_at(data, distance + speed * (t + 0.5 * dt), inputs),
+                       model, step_inputs, contact, f1, key)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
             _multiply(w_inv, rhs, k2)                               # k2 = W^-1 (f1 - k1) + k1
@@ -358,9 +359,8 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
                 k2[j] += k1[j]
                 y_new[j] = state[j] + dt * k2[j]
             # (the last step's end at distance + speed * h, where the next host step begins)
-            track = _track_at(data, distance + speed * (h if last else t + dt), inputs)
-            _full_rhs(y_new, track, tables, model, step_inputs, search, results, f2,
-                      table_search, key, bool(True))
+            track = track_at(data, distance + speed * (h if last else t + dt), inputs)
+            full_rhs(y_new, track, model, step_inputs, contact, f2, key, bool(True))
             for j in range(N_STATE):
                 rhs[j] = f2[j] - ROS_E32 * (k2[j] - f1[j]) - 2.0 * (k1[j] - f0[j])
             _multiply(w_inv, rhs, k3)                               # k3, for the estimate
@@ -395,10 +395,10 @@ def integrate_rosenbrock(state, h, dt_max, distance, data, inputs, tables, step_
                 _keep_end_rhs(memo, state, f2, track, inputs, model)
                 return n_rhs
             t += dt
-            _copy_points(points, counts, key, start_points, start_counts, start_key)
+            copy_points(points, counts, key, start_points, start_counts, start_key)
             fresh = False
         else:
-            _copy_points(start_points, start_counts, start_key, points, counts, key)
+            copy_points(start_points, start_counts, start_key, points, counts, key)
             factor = _step_factor(err, ROS_EXPONENT)
             refresh = not fresh
         dt = min(max(dt * factor, dt_min), dt_max)

@@ -1,7 +1,20 @@
 """What every integrator's stages share: the right-hand side with the full
-contact search or the update, the search key, the track point of a stage."""
+contact search or the update, the search key, the track point of a stage, and
+the arguments every integrator takes (HostStep, StepContact).
+
+An integrator's kernel (solver.dynamics.integrators.methods) is
+    integrate(state, step, data, inputs, step_inputs, contact) -> RHS evaluations
+state the N_STATE vector (advanced in place), step a HostStep, data the
+StepData, inputs the flat input vector (U_*), step_inputs its StepInputs,
+contact a StepContact. It returns the number of RHS evaluations, -1 if the
+state became non-finite or N_RHS_STEP_SIZE if it needed more than
+model[M_MAX_STEPS] steps (the caller restores the state and reports it). Its
+last RHS is a full one (full_rhs with record True) at the step's end: the
+outputs are that evaluation's contact rows.
+"""
 
 import math
+from typing import NamedTuple
 
 from numba import njit
 
@@ -10,8 +23,26 @@ from ...track.alignment import track_state_kernel
 from ..rhs import TrackPoint, wheelset_rhs
 
 
+class HostStep(NamedTuple):
+    """One communication step as an integrator takes it."""
+
+    h: float          # the step (s), as integrated (integrate.quantized_step)
+    n_sub: int        # the number of substeps of a fixed-step integrator
+    dt: float         # h / n_sub: the fixed step, or an adaptive integrator's largest step
+    distance: float   # distance travelled at the step's start (m)
+
+
+class StepContact(NamedTuple):
+    """The contact arrays a stage's right-hand side works on."""
+
+    tables: object          # geometry ContactTables
+    search: object          # geometry ContactBuffers
+    results: object         # dynamics ContactResults
+    table_search: object    # geometry table TableSearch (an empty table: the online search)
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _key_matches(key, state, rail_motion):
+def key_matches(key, state, rail_motion):
     """True if the contact points in the buffers are those of a full search at
     this state's pose and this rail motion (bit for bit)."""
     if key[KEY_VALID] != 1.0:
@@ -27,7 +58,7 @@ def _key_matches(key, state, rail_motion):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _set_key(key, state, rail_motion):
+def set_key(key, state, rail_motion):
     key[KEY_VALID] = 1.0
     key[KEY_POSE] = state[S_Y]
     key[KEY_POSE + 1] = state[S_Z]
@@ -46,30 +77,30 @@ def _set_key(key, state, rail_motion):
 # and the update of the inner stages, whose constant flags let numba leave the
 # search and the contact rows out of that version.
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _full_rhs(state, track, tables, model, inputs, search, results, deriv, table_search, key,
-              record):
+def full_rhs(state, track, model, inputs, contact, deriv, key, record):
     """wheelset_rhs with the full contact search, or with the points already in the
     buffers when `key` says they belong to this pose and rail motion (the same
     points bit for bit: the search is a function of them only).
-    record: wheelset_rhs's (False: the contact rows are not filled), a plain bool."""
-    reuse = _key_matches(key, state, inputs.rail_motion)
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, False, table_search,
-                 reuse, record)
+    contact: a StepContact; record: wheelset_rhs's (False: the contact rows are
+    not filled), a plain bool."""
+    reuse = key_matches(key, state, inputs.rail_motion)
+    wheelset_rhs(state, track, contact.tables, model, inputs, contact.search, contact.results,
+                 deriv, False, contact.table_search, reuse, record)
     if not reuse:
-        _set_key(key, state, inputs.rail_motion)
+        set_key(key, state, inputs.rail_motion)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _update_rhs(state, track, tables, model, inputs, search, results, deriv, key):
+def update_rhs(state, track, model, inputs, contact, deriv, key):
     """wheelset_rhs with the contact update (the points re-located: the key no longer holds),
     at an inner stage: its contact rows are not filled (no caller reads them)."""
     key[KEY_VALID] = 0.0
-    wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, True, None, False,
-                 False)
+    wheelset_rhs(state, track, contact.tables, model, inputs, contact.search, contact.results,
+                 deriv, True, None, False, False)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _track_at(data, s, inputs):
+def track_at(data, s, inputs):
     """The TrackPoint at travelled distance s: the track's layout, or the host's
     curvature and cant where the inputs give them (finite)."""
     curvature, curvature_rate, cant = track_state_kernel(data.track_table, data.rail_distance,
@@ -83,7 +114,7 @@ def _track_at(data, s, inputs):
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
-def _copy_points(points, counts, key, to_points, to_counts, to_key):
+def copy_points(points, counts, key, to_points, to_counts, to_key):
     """Copy the contact points of a search, their counts and their search key
     (counts between integer and float arrays: small whole numbers, exact)."""
     to_points[:] = points

@@ -69,28 +69,31 @@ from numba import njit
 from ...contact.geometry.setup import ContactBuffers, ContactTables
 from ...contact.geometry.table import TableArrays, TableScratch, TableSearch
 from ...layout import (
-    KEY_VALID, M_BOX_SEMI_SPACING, M_SPEED, O_MAX_PENETRATION, STEP_DATA_FIELDS, U_BOX_FORCE,
-    U_BOX_MOMENT, U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
+    KEY_VALID, M_BOX_SEMI_SPACING, O_MAX_PENETRATION, STEP_DATA_FIELDS, U_BOX_FORCE, U_BOX_MOMENT,
+    U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
 )
+from ...registry import define_dispatch
 from ..acceptance import (
     PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_PENETRATION, StepLimits, step_problem,
 )
 from ..outputs import fill_record
 from ..rhs import ContactResults, StepInputs
-from .embedded import RK23, RK45, integrate_embedded
-from .fixed import TrackSamples, integrate_rk4, integrate_semi_implicit
-from .rosenbrock import integrate_rosenbrock
-from .stages import _full_rhs, _key_matches, _track_at
-
-
+from .embedded import RK45
+from .methods import INTEGRATORS
+from .stages import HostStep, StepContact, full_rhs, key_matches, track_at
 
 
 # rows of StepData.stages: the fixed-step kernels use 5, the adaptive one s + 1
 N_STAGE_ROWS = RK45.b.shape[0] + 1
 
 
-INTEGRATOR_IDS = {"rk4": 0, "semi-implicit": 1, "rk23": 2, "rk45": 3, "rosenbrock": 4}
-ADAPTIVE_INTEGRATORS = ("rk23", "rk45", "rosenbrock")
+# integrate_host_step(integrator_id, state, step, data, inputs, step_inputs, contact):
+# the kernel of the INTEGRATORS entry with that id (solver.dynamics.integrators.
+# methods); -1 for an id no entry has (the step is then discarded as non-finite).
+# Written out from the registry (solver.registry.define_dispatch).
+integrate_host_step = define_dispatch(
+    INTEGRATORS, "integrate_host_step", "state, step, data, inputs, step_inputs, contact",
+    globals(), fallback="-1", jit=njit(cache=True, error_model="numpy", _nrt=True))
 
 
 # Everything `advance_kernel` works on besides the state, the step and the
@@ -159,41 +162,24 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     results = ContactResults(data.contact, data.summary)
     table_search = TableSearch(TableArrays(data.table_params, data.table_flags, data.table_nodes),
                                TableScratch(data.table_rows, data.table_index))
+    contact = StepContact(tables, search, results, table_search)
     model = data.model
     dt = h / n_sub
-    speed = model[M_SPEED]
     data.saved_state[:] = state
     data.saved_contact[:] = data.contact
     data.saved_summary[:] = data.summary
-    if not _key_matches(data.search_key, state, step_inputs.rail_motion):
+    if not key_matches(data.search_key, state, step_inputs.rail_motion):
         # the rails moved (or the pose was set) since the last contact search: the
         # penetration at the step's start, with the rails where the inputs put them
         # (a rail jumped into the wheel beyond max_penetration is refused here, not
         # integrated through: Hertz's half-space no longer holds)
-        _full_rhs(state, _track_at(data, distance, inputs), tables, model, step_inputs, search,
-                  results, data.stages[0], table_search, data.search_key, bool(False))
+        full_rhs(state, track_at(data, distance, inputs), model, step_inputs, contact,
+                 data.stages[0], data.search_key, bool(False))
         if data.summary[O_MAX_PENETRATION] > data.max_penetration:
             data.search_key[KEY_VALID] = 0.0      # a retry of this step checks again
             return PROBLEM_PENETRATION, -1, 1
-    if data.integrator_id == 4:
-        n_rhs = integrate_rosenbrock(state, h, dt, distance, data, inputs, tables, step_inputs,
-                                     search, results, table_search, data.search_key)
-    elif data.integrator_id >= 2:         # adaptive: dt is the largest step
-        tableau = RK23 if data.integrator_id == 2 else RK45
-        n_rhs = integrate_embedded(state, h, dt, tableau, distance, data, inputs, tables,
-                                   step_inputs, search, results, table_search, data.search_key)
-    else:
-        samples = TrackSamples(np.empty(n_sub), np.empty(n_sub), np.empty(n_sub))
-        for i in range(n_sub):
-            samples.curvature[i], samples.curvature_rate[i], samples.cant[i] = _track_at(
-                data, distance + speed * dt * i, inputs)
-        if data.integrator_id == 0:
-            n_rhs = integrate_rk4(state, n_sub, dt, samples, tables, model, step_inputs, search,
-                                  results, data.stages, table_search, data.search_key)
-        else:
-            n_rhs = integrate_semi_implicit(state, n_sub, dt, samples, tables, model, step_inputs,
-                                            search, results, data.stages, table_search,
-                                            data.search_key)
+    n_rhs = integrate_host_step(data.integrator_id, state, HostStep(h, n_sub, dt, distance), data,
+                                inputs, step_inputs, contact)
     limits = StepLimits(data.max_penetration, data.tread_end, data.flange_tip)
     code, side = step_problem(state, n_rhs, results, limits)
     if code != PROBLEM_NONE:
