@@ -16,7 +16,7 @@ import sys
 import time
 
 import numpy as np
-from numba import njit
+from numba import njit, typed
 
 from solver.contact.geometry.search import wheelset_contact_kernel
 from solver.contact.geometry.setup import WheelsetPose
@@ -24,9 +24,10 @@ from solver.contact.geometry.tracked import wheelset_contact_tracked
 from solver.contact.geometry.update import wheelset_contact_update
 from solver.layout import P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_WHEEL_F2, P_WHEEL_SLOPE
 from solver.contact.geometry import table as geometry_table
-from solver.contact.creep.models import creep_forces_kernel
+from solver.contact.creep.forces import creep_forces_kernel
+from solver.contact.creep.inputs import CreepPatch
 from solver.layout import (
-    C_A, C_B, C_ETA, C_NORMAL, C_PENETRATION, C_SPIN, C_XI, M_CP1, M_CP2, M_CP3, M_CP4, M_CP5,
+    C_A, C_B, C_ETA, C_NORMAL, C_PENETRATION, C_SPIN, C_XI, M_CREEP_OPTIONS, N_CREEP_OPTIONS,
     M_CREEP_MODEL, M_FRICTION, M_POISSON, M_SPEED, M_YOUNG, S_ROLL, S_Y, S_YAW, S_Z,
 )
 from solver.dynamics.rhs import StepInputs, TrackPoint, wheelset_rhs
@@ -84,12 +85,11 @@ def _hertz_fit_loop(n, pens, A, B, young, nu):
 
 
 @njit
-def _creep_loop(n, model_id, xi, eta, spin, a, b, normal, mu, shear, nu, speed, p1, p2, p3, p4, p5):
+def _creep_loop(n, model_id, points, options):
     acc = 0.0
     for _ in range(n):
-        for i in range(xi.size):
-            fx, fy, mz = creep_forces_kernel(model_id, xi[i], eta[i], spin[i], a[i], b[i], normal[i],
-                                             mu, shear, nu, speed, p1, p2, p3, p4, p5)
+        for i in range(len(points)):
+            fx, fy, mz = creep_forces_kernel(model_id, points[i], options)
             acc += fx
     return acc
 
@@ -162,9 +162,11 @@ def main():
     t_upd = _cpu(_update_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
     t_hertz = _cpu(_hertz_loop, pens, A, B, young, nu, n=n, repeats=repeats)
     t_fit = _cpu(_hertz_fit_loop, pens, A, B, young, nu, n=n, repeats=repeats)
-    t_creep = _cpu(_creep_loop, int(m[M_CREEP_MODEL]), arr(C_XI), arr(C_ETA), arr(C_SPIN), arr(C_A),
-                   arr(C_B), arr(C_NORMAL), m[M_FRICTION], shear, nu, m[M_SPEED], m[M_CP1], m[M_CP2],
-                   m[M_CP3], m[M_CP4], m[M_CP5], n=n, repeats=repeats)
+    points = typed.List([CreepPatch(*row, m[M_FRICTION], shear, nu, m[M_SPEED])
+                         for row in zip(arr(C_XI), arr(C_ETA), arr(C_SPIN), arr(C_A), arr(C_B),
+                                        arr(C_NORMAL))])
+    t_creep = _cpu(_creep_loop, int(m[M_CREEP_MODEL]), points,
+                   m[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS].copy(), n=n, repeats=repeats)
     t_rhs_full = _cpu(_rhs_loop, *full_args, False, None, n=n, repeats=repeats)
     t_rhs_table = _cpu(_rhs_loop, *full_args, False, model._table_search, n=n, repeats=repeats)
     model.rhs(st)

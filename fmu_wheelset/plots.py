@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from solver.contact.creep.models import creep_forces
+from solver.contact.creep.forces import creep_forces
 from solver.errors import CreepError
 from solver.contact.normal.boundary_element import ExactNormalResult, label_patches
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from solver.contact.creep.models import creep_forces
+from solver.contact.creep.forces import creep_forces
 from solver.contact.creep.kalker import linear_creep_coefficients
 from solver.contact.creep.exact_rolling import exact_rolling
 

@@ -26,8 +26,9 @@ PACKAGES = ("solver", "fmu_wheelset", "cosim")
 # may import (at module level or inside a function) only modules listed before
 # it, in its own layer or an earlier one. "__init__" is the package itself.
 SOLVER_LAYERS = (
-    ("support: errors, the numba cache check, the packaged data files, the array layout",
-     ("errors", "numba_cache", "__init__", "data_files", "layout")),
+    ("support: errors, the numba cache check, the packaged data files, the array layout, "
+     "the registries and the code they generate",
+     ("errors", "numba_cache", "__init__", "data_files", "layout", "codegen", "registry")),
     ("inputs: wheel and rail profiles, track layout, track excitation",
      ("profiles", "profiles.profile", "profiles.simpack", "profiles.files", "profiles.definitions",
       "profiles.builtins", "track", "track.sections", "track.files", "track.alignment",
@@ -42,12 +43,13 @@ SOLVER_LAYERS = (
       "contact.normal.boundary_element", "contact.normal.kik_piotrowski",
       "contact.normal.contact_plane", "contact.creep", "contact.creep.inputs",
       "contact.creep.kalker", "contact.creep.saturated", "contact.creep.fastsim",
-      "contact.creep.fastrip", "contact.creep.models", "contact.creep.exact_rolling")),
+      "contact.creep.fastrip", "contact.creep.models", "contact.creep.forces",
+      "contact.creep.exact_rolling")),
     ("wheelset dynamics: right-hand side, step checks, outputs, running safety, integrators",
      ("dynamics", "dynamics.rhs", "dynamics.acceptance", "dynamics.outputs", "dynamics.derailment",
       "dynamics.integrators", "dynamics.integrators.stages", "dynamics.integrators.fixed",
       "dynamics.integrators.embedded", "dynamics.integrators.rosenbrock",
-      "dynamics.integrators.step")),
+      "dynamics.integrators.methods", "dynamics.integrators.step")),
     ("the wheelset model: parameters, outputs, the compiled communication step, the Python object",
      ("model.parameters", "model.outputs", "model.fast_step", "model.wheelset", "model")),
     ("uses of the model: scenarios, linear and nonlinear stability",

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.contact.creep.models import creep_forces
+from solver.contact.creep.forces import creep_forces
 from solver.contact.geometry.setup import ContactSetup
 from solver.contact.geometry.points import contact_points, static_contact
 from solver.errors import ProfileError

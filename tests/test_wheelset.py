@@ -337,8 +337,8 @@ def test_rhs_without_the_contact_rows_gives_the_same_derivative():
 
 
 def test_full_search_rhs_is_called_with_a_plain_bool_record():
-    """In the solver's numba code every call of the integrators' _full_rhs passes `record`
-    as bool(...), never as a bare True / False: numba would compile _full_rhs and
+    """In the solver's numba code every call of the integrators' full_rhs passes `record`
+    as bool(...), never as a bare True / False: numba would compile full_rhs and
     the RHS it inlines (the whole contact model, 3-4 s a compile) once more per
     constant (docs/CONVENTIONS.md: three versions of wheelset_rhs, not six)."""
     import ast
@@ -351,13 +351,13 @@ def test_full_search_rhs_is_called_with_a_plain_bool_record():
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id == "_full_rhs"):
+                    and node.func.id == "full_rhs"):
                 calls += 1
-                record = node.args[10] if len(node.args) > 10 else None
+                record = node.args[7] if len(node.args) > 7 else None
                 if not (isinstance(record, ast.Call) and ast.unparse(record.func) == "bool"):
                     constants.append(f"{name}:{node.lineno}")
     assert calls >= 8, calls          # RK4 (2), semi-implicit (2), the pairs (2), Rosenbrock (2)
-    assert not constants, f"_full_rhs without a bool(...) record at {constants}"
+    assert not constants, f"full_rhs without a bool(...) record at {constants}"
 
 
 def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):

@@ -73,21 +73,21 @@ def _normal_rows(rows):
 
 
 def _moment_error(model, case):
-    from solver.contact.creep.models import creep_forces
+    from solver.contact.creep.forces import creep_forces
     mz = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"], case["normal_force"],
                       case["friction"], SHEAR, POISSON, 0.0)[2]
     return (mz - case["mz"]) / (case["friction"] * case["normal_force"] * math.sqrt(case["a"] * case["b"]))
 
 
 def _force_error(model, case):
-    from solver.contact.creep.models import creep_forces
+    from solver.contact.creep.forces import creep_forces
     fx, fy, _ = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"],
                              case["normal_force"], case["friction"], SHEAR, POISSON, 0.0)
     return math.hypot(fx - case["fx"], fy - case["fy"]) / (case["friction"] * case["normal_force"])
 
 
 def _spin_rows(rows):
-    from solver.contact.creep.models import creep_forces
+    from solver.contact.creep.forces import creep_forces
     cases = load_reference("spin_moment.json")["cases"]
     full = [c for c in cases if c["label"] in FULL_SLIDING]
     for model, label in (("she", "Shen-Hedrick-Elkins"), ("polach", "Polach")):

@@ -49,7 +49,7 @@ CURVE = ((4e-4, -0.2588), (8e-4, -0.4742), (1.2e-3, -0.6482), (1.6e-3, -0.7831),
 
 
 def _ratio(model, creep, case, options=None, component=1):
-    from solver.contact.creep.models import creep_forces
+    from solver.contact.creep.forces import creep_forces
     xi, eta, phi = creep
     f = creep_forces(model, xi, eta, phi, case["a"], case["b"], case["normal_force"],
                      case["friction"], case["shear_modulus"], case["poisson"], 0.0, options)
