@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 
-from solver.contact.geometry.points import _rail_motion_array, contact_points, static_contact
+from solver.contact.geometry.points import rail_motion_array, contact_points, static_contact
 from solver.contact.geometry.search import wheelset_contact_kernel
 from solver.contact.geometry.setup import ContactSetup, WheelsetPose
 from solver.contact.geometry import table as gt
@@ -42,7 +42,7 @@ def setup_and_table(request):
 def _compare(setup, table, poses, rail_motion=None, epsilon=-1.0):
     """Worst differences (count mismatches, max |field difference|) and the share of
     wheels the table answered itself."""
-    motion = _rail_motion_array(rail_motion)
+    motion = rail_motion_array(rail_motion)
     online_buffers = setup.buffers()
     table_buffers = setup.buffers()
     scratch = gt.table_scratch()

@@ -193,7 +193,7 @@ def resolve_source(spec: str, is_builtin, search_dirs=(), working_directory: boo
     return None
 
 
-def _resolve_profile(spec, kind, step):
+def resolve_profile(spec, kind, step):
     if hasattr(spec, "lateral") and hasattr(spec, "kind"):   # a Profile (or one built alike)
         if spec.kind != kind:
             raise WheelsetError(f"a {kind} profile is needed, got a {spec.kind} profile")
@@ -208,7 +208,7 @@ def _resolve_profile(spec, kind, step):
     return load_profile(source, kind, step=step)
 
 
-def _resolve_track(spec):
+def resolve_track(spec):
     if isinstance(spec, Track):
         return spec
     if isinstance(spec, str):

@@ -54,7 +54,7 @@ from ..layout import (
 from ..track.alignment import track_state_kernel
 from .fast_step import NEVER, core_step, pack_core_block, update_safety
 from .outputs import StepResult, WheelsetInputs, WheelsetOutputs, bad_input_error
-from .parameters import WheelsetParameters, _resolve_profile, _resolve_track
+from .parameters import WheelsetParameters, resolve_profile, resolve_track
 
 
 class WheelsetModel:
@@ -64,8 +64,8 @@ class WheelsetModel:
         self.params = params = params or WheelsetParameters()
         params.validate()
         try:
-            wheel = _resolve_profile(params.wheel_profile, "wheel", params.profile_step)
-            rail = _resolve_profile(params.rail_profile, "rail", params.profile_step)
+            wheel = resolve_profile(params.wheel_profile, "wheel", params.profile_step)
+            rail = resolve_profile(params.rail_profile, "rail", params.profile_step)
             self.setup = ContactSetup(
                 wheel, rail, gauge=params.gauge, inclination=params.rail_inclination,
                 back_to_back=params.back_to_back, nominal_radius=params.nominal_radius,
@@ -73,7 +73,7 @@ class WheelsetModel:
                 slope_difference_min=params.slope_difference_min)
         except GeometryError as exc:
             raise WheelsetError(str(exc)) from exc
-        self.track = _resolve_track(params.track)
+        self.track = resolve_track(params.track)
         model_id, creep_options = kernel_parameters(params.creep_model, dict(params.creep_options))
         m = np.zeros(N_MODEL)
         m[M_MASS] = params.mass

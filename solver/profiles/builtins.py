@@ -15,7 +15,7 @@ from .definitions import (
     lma_curve, lma_worn_curve, s1002_curve, uic60_curve,
 )
 from .files import load_simpack_profile
-from .profile import DEFAULT_STEP, Profile, RAIL, WHEEL, _grid, profile_from_points
+from .profile import DEFAULT_STEP, Profile, RAIL, WHEEL, uniform_grid, profile_from_points
 
 
 # ---------------------------------------------------------------------------
@@ -130,7 +130,7 @@ def _profile_from_curve(curve, name: str, kind: str, source: str, step: float,
     lo, hi = curve.lateral_min * 1e-3, curve.lateral_max * 1e-3
     if not (np.isfinite(step) and 0.0 < step <= (hi - lo) / 10.0):
         raise ProfileError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
-    grid = _grid(lo, hi, step)
+    grid = uniform_grid(lo, hi, step)
     grid[-1] = min(grid[-1], hi)
     # Published corners (slope jumps, LMA): the samples include them and the
     # cubic spline breaks there; elsewhere the curves are tangent-continuous.
@@ -196,7 +196,7 @@ def _cone_cached(conicity: float, step: float) -> Profile:
     lo, hi = -CONE_HALF_WIDTH, CONE_HALF_WIDTH
     if not (math.isfinite(step) and 0.0 < step <= (hi - lo) / 10.0):
         raise ProfileError(f"step must be a positive length in metres below {(hi - lo) / 10:.4g}, got {step!r}")
-    grid = _grid(lo, hi, step)
+    grid = uniform_grid(lo, hi, step)
     grid[-1] = min(grid[-1], hi)
     source = (f"synthetic straight cone tread F(s) = -{conicity:g} s (radius r0 + F) for "
               f"s = -60 .. +60 mm, no flange: every contact point of a lateral displacement "

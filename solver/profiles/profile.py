@@ -211,7 +211,7 @@ def find_corners(lateral, height) -> np.ndarray:
     return np.flatnonzero(is_corner) + 1
 
 
-def _grid(lo: float, hi: float, step: float) -> np.ndarray:
+def uniform_grid(lo: float, hi: float, step: float) -> np.ndarray:
     n = int(math.floor((hi - lo) / step + 1e-6)) + 1
     return lo + step * np.arange(n)
 
@@ -268,7 +268,7 @@ def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: st
         spline = Akima1DInterpolator(x, y)
     else:
         spline = PchipInterpolator(x, y)
-    grid = _grid(float(x[0]), float(x[-1]), step)
+    grid = uniform_grid(float(x[0]), float(x[-1]), step)
     grid[-1] = min(grid[-1], float(x[-1]))
     height = np.asarray(spline(grid, 0, extrapolate=True))
     slope = np.asarray(spline(grid, 1, extrapolate=True))

@@ -100,10 +100,10 @@ from scipy import integrate
 from scipy.special import roots_legendre
 
 from ..layout import TT_E0, TT_ER, TT_K0, TT_KR, TT_LENGTH, TT_S0
-from .files import _csv_num, _toml_num, _toml_str, check_columns, read_csv
+from .files import csv_number, toml_number, toml_string, check_columns, read_csv
 from .sections import (
-    DEFAULT_RAIL_DISTANCE, MAX_CURVATURE, TrackError, TrackSection, _direction, _float_or_inf,
-    _normalise_section, _section_from_mapping, _state_of, as_distance, finite_float,
+    DEFAULT_RAIL_DISTANCE, MAX_CURVATURE, TrackError, TrackSection, check_direction, float_or_inf,
+    normalise_section, section_from_mapping, section_state, as_distance, finite_float,
     scalar_or_array,
 )
 
@@ -207,10 +207,10 @@ class Track:
         rail_distance = finite_float(rail_distance, "rail_distance")
         if rail_distance <= 0.0:
             raise TrackError(f"rail_distance must be positive, got {rail_distance} m")
-        default_direction = _direction(direction, "direction")
+        default_direction = check_direction(direction, "direction")
         if isinstance(sections, (str, bytes, Mapping)):
             raise TrackError("sections must be a list of sections")
-        secs = [_normalise_section(sec, i, default_direction, rail_distance)
+        secs = [normalise_section(sec, i, default_direction, rail_distance)
                 for i, sec in enumerate(list(sections))]
         if not secs:
             raise TrackError("a track needs at least one section")
@@ -218,7 +218,7 @@ class Track:
         prev_end = (0.0, 0.0)
         for i, sec in enumerate(secs):
             if sec.type != "transition":
-                st = _state_of((sec.radius, sec.cant, sec.direction))
+                st = section_state((sec.radius, sec.cant, sec.direction))
                 starts.append(st)
                 ends.append(st)
                 prev_end = st
@@ -226,9 +226,9 @@ class Track:
             start = prev_end
             nxt = secs[i + 1] if i + 1 < len(secs) else None
             if sec.radius is not None:
-                end = _state_of((sec.radius, sec.cant, sec.direction))
+                end = section_state((sec.radius, sec.cant, sec.direction))
                 if nxt is not None and nxt.type != "transition":
-                    nstart = _state_of((nxt.radius, nxt.cant, nxt.direction))
+                    nstart = section_state((nxt.radius, nxt.cant, nxt.direction))
                     if (abs(nstart[0] - end[0]) > 1e-12 or abs(nstart[1] - end[1]) > 1e-9):
                         raise TrackError(
                             f"section {i} (transition): its explicit end (radius "
@@ -241,7 +241,7 @@ class Track:
                 raise TrackError(f"section {i} (transition): followed by another transition, "
                                  "so it needs an explicit end radius, cant and direction")
             else:
-                end = _state_of((nxt.radius, nxt.cant, nxt.direction))
+                end = section_state((nxt.radius, nxt.cant, nxt.direction))
             starts.append(start)
             ends.append(end)
             prev_end = end
@@ -271,7 +271,7 @@ class Track:
         n = len(st)
         if n < 2:
             raise TrackError("the stations form needs at least two stations")
-        rad = [_float_or_inf(x, f"station {i}: radius") for i, x in enumerate(radii)]
+        rad = [float_or_inf(x, f"station {i}: radius") for i, x in enumerate(radii)]
         if len(rad) != n:
             raise TrackError(f"{n} stations but {len(rad)} radii")
         can = [0.0] * n if cants is None else [
@@ -279,9 +279,9 @@ class Track:
         if len(can) != n:
             raise TrackError(f"{n} stations but {len(can)} cant values")
         if isinstance(direction, str):
-            dirs = [_direction(direction, "direction")] * n
+            dirs = [check_direction(direction, "direction")] * n
         else:
-            dirs = [_direction(d, f"station {i}: direction") for i, d in enumerate(direction)]
+            dirs = [check_direction(d, f"station {i}: direction") for i, d in enumerate(direction)]
             if len(dirs) != n:
                 raise TrackError(f"{n} stations but {len(dirs)} directions")
         if st[0] != 0.0:
@@ -299,7 +299,7 @@ class Track:
             if can[i] >= rail_distance:
                 raise TrackError(f"station {i}: cant {can[i]} m is not below the rail "
                                  f"distance {rail_distance} m")
-        states = [_state_of((rad[i], can[i], dirs[i])) for i in range(n)]
+        states = [section_state((rad[i], can[i], dirs[i])) for i in range(n)]
         ks, kk, ke = [], [], []
         for i in range(n - 1):
             ks += [st[i], st[i + 1]]
@@ -403,8 +403,8 @@ class Track:
                     if "cant_m" in d:
                         d["cant_m"] = finite_float(d["cant_m"], f"line {lineno}: cant_m")
                     if "radius_m" in d:
-                        d["radius_m"] = _float_or_inf(d["radius_m"], f"line {lineno}: radius_m")
-                    secs.append(_section_from_mapping(d, f"line {lineno}"))
+                        d["radius_m"] = float_or_inf(d["radius_m"], f"line {lineno}: radius_m")
+                    secs.append(section_from_mapping(d, f"line {lineno}"))
                 return cls.from_sections(secs, rail_distance=rail_distance, direction=direction,
                                          name=name)
             if "s_m" in header:
@@ -416,7 +416,7 @@ class Track:
                 s, r, c, d = [], [], [], []
                 for lineno, row in rows:
                     s.append(finite_float(row[col["s_m"]], f"line {lineno}: s_m"))
-                    r.append(_float_or_inf(row[col["radius_m"]], f"line {lineno}: radius_m"))
+                    r.append(float_or_inf(row[col["radius_m"]], f"line {lineno}: radius_m"))
                     if "cant_mm" in col:
                         c.append(1e-3 * finite_float(row[col["cant_mm"]], f"line {lineno}: cant_mm"))
                     elif "cant_m" in col:
@@ -436,25 +436,25 @@ class Track:
         """Write the track as a TOML file that ``load_track`` reads back."""
         lines = []
         if self.name:
-            lines.append(f"name = {_toml_str(self.name)}")
+            lines.append(f"name = {toml_string(self.name)}")
         if self.description:
-            lines.append(f"description = {_toml_str(self.description)}")
-        lines.append(f"rail_distance_m = {_toml_num(self.rail_distance)}")
+            lines.append(f"description = {toml_string(self.description)}")
+        lines.append(f"rail_distance_m = {toml_number(self.rail_distance)}")
         if self._stations is not None:
             st = self._stations
             lines += ["", "[stations]",
-                      "s_m = [" + ", ".join(_toml_num(x) for x in st["s"]) + "]",
-                      "radius_m = [" + ", ".join(_toml_num(x) for x in st["radius"]) + "]",
-                      "cant_mm = [" + ", ".join(_toml_num(1e3 * x) for x in st["cant"]) + "]",
-                      "direction = [" + ", ".join(_toml_str(x) for x in st["direction"]) + "]"]
+                      "s_m = [" + ", ".join(toml_number(x) for x in st["s"]) + "]",
+                      "radius_m = [" + ", ".join(toml_number(x) for x in st["radius"]) + "]",
+                      "cant_mm = [" + ", ".join(toml_number(1e3 * x) for x in st["cant"]) + "]",
+                      "direction = [" + ", ".join(toml_string(x) for x in st["direction"]) + "]"]
         elif self._sections is not None:
             for sec in self._sections:
-                lines += ["", "[[section]]", f"type = {_toml_str(sec.type)}",
-                          f"length_m = {_toml_num(sec.length)}"]
+                lines += ["", "[[section]]", f"type = {toml_string(sec.type)}",
+                          f"length_m = {toml_number(sec.length)}"]
                 if sec.type == "curve" or (sec.type == "transition" and sec.radius is not None):
-                    lines += [f"radius_m = {_toml_num(sec.radius)}",
-                              f"cant_mm = {_toml_num(1e3 * sec.cant)}",
-                              f"direction = {_toml_str(sec.direction)}"]
+                    lines += [f"radius_m = {toml_number(sec.radius)}",
+                              f"cant_mm = {toml_number(1e3 * sec.cant)}",
+                              f"direction = {toml_string(sec.direction)}"]
         else:
             raise TrackError("this track was built from knots; it has no section or station form")
         with open(os.fspath(path), "w", encoding="utf-8") as fh:
@@ -467,14 +467,14 @@ class Track:
             st = self._stations
             out.append("s_m,radius_m,cant_mm,direction")
             for s, r, c, d in zip(st["s"], st["radius"], st["cant"], st["direction"]):
-                out.append(f"{s!r},{_csv_num(r)},{1e3 * c!r},{d}")
+                out.append(f"{s!r},{csv_number(r)},{1e3 * c!r},{d}")
         elif self._sections is not None:
             out.append("type,length_m,radius_m,cant_mm,direction")
             for sec in self._sections:
                 explicit = sec.type == "curve" or (sec.type == "transition"
                                                    and sec.radius is not None)
                 if explicit:
-                    out.append(f"{sec.type},{sec.length!r},{_csv_num(sec.radius)},"
+                    out.append(f"{sec.type},{sec.length!r},{csv_number(sec.radius)},"
                                f"{1e3 * sec.cant!r},{sec.direction}")
                 else:
                     out.append(f"{sec.type},{sec.length!r},,,")

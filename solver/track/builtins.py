@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from .alignment import Track
-from .sections import DEFAULT_RAIL_DISTANCE, TrackError, TrackSection, _direction
+from .sections import DEFAULT_RAIL_DISTANCE, TrackError, TrackSection, check_direction
 
 
 # --------------------------------------------------------------------------
@@ -61,4 +61,4 @@ def builtin_track(name: str, *, direction: str = "left",
     ``direction`` 'left' (default) or 'right' chooses the side of the curve."""
     if name not in BUILTIN_TRACKS:
         raise TrackError(f"unknown built-in track {name!r} (known: {sorted(BUILTIN_TRACKS)})")
-    return BUILTIN_TRACKS[name](_direction(direction, "direction"), rail_distance)
+    return BUILTIN_TRACKS[name](check_direction(direction, "direction"), rail_distance)

@@ -8,17 +8,17 @@ import math
 from .sections import TrackError, finite_float
 
 
-def _toml_str(x: str) -> str:
+def toml_string(x: str) -> str:
     return '"' + str(x).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _toml_num(x: float) -> str:
+def toml_number(x: float) -> str:
     if x == math.inf:
         return "inf"
     return repr(float(x))
 
 
-def _csv_num(x: float) -> str:
+def csv_number(x: float) -> str:
     return "inf" if x == math.inf else repr(float(x))
 
 

@@ -40,7 +40,7 @@ def finite_float(value, what: str) -> float:
     return x
 
 
-def _float_or_inf(value, what: str) -> float:
+def float_or_inf(value, what: str) -> float:
     if isinstance(value, str) and value.strip().lower() in ("inf", "+inf", "infinity"):
         return math.inf
     try:
@@ -52,7 +52,7 @@ def _float_or_inf(value, what: str) -> float:
     return x
 
 
-def _direction(value, what: str) -> str:
+def check_direction(value, what: str) -> str:
     if not isinstance(value, str) or value.strip().lower() not in DIRECTIONS:
         raise TrackError(f"{what} must be 'left' or 'right'")
     return value.strip().lower()
@@ -103,7 +103,7 @@ _SECTION_KEYS = {
 }
 
 
-def _section_from_mapping(d: Mapping, where: str) -> TrackSection:
+def section_from_mapping(d: Mapping, where: str) -> TrackSection:
     out: dict = {}
     for key, value in d.items():
         canon = _SECTION_KEYS.get(str(key))
@@ -131,11 +131,11 @@ def _section_from_mapping(d: Mapping, where: str) -> TrackSection:
                         cant=out.get("cant"), direction=out.get("direction"))
 
 
-def _normalise_section(sec, index: int, default_direction: str,
+def normalise_section(sec, index: int, default_direction: str,
                        rail_distance: float) -> TrackSection:
     where = f"section {index}"
     if isinstance(sec, Mapping):
-        sec = _section_from_mapping(sec, where)
+        sec = section_from_mapping(sec, where)
     elif not isinstance(sec, TrackSection):
         raise TrackError(f"{where}: expected a TrackSection or a dict, got {type(sec).__name__}")
     kind = sec.type.strip().lower() if isinstance(sec.type, str) else sec.type
@@ -146,9 +146,9 @@ def _normalise_section(sec, index: int, default_direction: str,
     length = finite_float(sec.length, f"{where}: length")
     if length <= 0.0:
         raise TrackError(f"{where}: length must be positive, got {length} m")
-    direction = default_direction if sec.direction is None else _direction(
+    direction = default_direction if sec.direction is None else check_direction(
         sec.direction, f"{where}: direction")
-    radius = None if sec.radius is None else _float_or_inf(sec.radius, f"{where}: radius")
+    radius = None if sec.radius is None else float_or_inf(sec.radius, f"{where}: radius")
     cant = None if sec.cant is None else finite_float(sec.cant, f"{where}: cant")
     if radius is not None and radius <= 0.0:
         raise TrackError(f"{where}: radius must be positive (use 'direction' for the side), "
@@ -181,7 +181,7 @@ def _normalise_section(sec, index: int, default_direction: str,
     return TrackSection("transition", length, radius, cant, direction)
 
 
-def _state_of(radius_cant_direction: tuple) -> tuple:
+def section_state(radius_cant_direction: tuple) -> tuple:
     """(radius, outer-rail cant, direction) -> (curvature, signed superelevation)."""
     radius, cant, direction = radius_cant_direction
     sign = _sign(direction)

@@ -8,9 +8,9 @@ import numpy as np
 from numba import njit
 
 from ...errors import CreepError
-from .fastsim import FastsimResult, _fastsim_grid_nb, _uniform_grid_nb
-from .inputs import _check_finite, _check_poisson
-from .kalker import _KALKER_TABLE, _kalker_coefficients
+from .fastsim import FastsimResult, fastsim_grid_kernel, uniform_grid_kernel
+from .inputs import check_finite, check_poisson
+from .kalker import KALKER_TABLE, kalker_coefficients_from_table
 
 
 # ----------------------------------------------------------------------------
@@ -69,11 +69,11 @@ FASTRIP_DEFAULT_N = 20
 def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out, state_out):
     """FaStrip forces (Fx, Fy, Mz, adhesion area, slip area); see the block comment.
     store: write tractions/state into the (ny, nx) output arrays."""
-    c11, c22, c23, _ = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
+    c11, c22, c23, _ = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
     l1 = 8.0 * a / (3.0 * c11 * g)
     l2 = 8.0 * a / (3.0 * c22 * g)
     l3 = math.pi * a * math.sqrt(a / b) / (4.0 * g * c23)
-    pressure, x, y, x_leading = _uniform_grid_nb(a, b, n, nx, ny, 1)
+    pressure, x, y, x_leading = uniform_grid_kernel(a, b, n, nx, ny, 1)
     dx = 2.0 * a / nx
     dy = 2.0 * b / ny
     da = dx * dy
@@ -92,7 +92,7 @@ def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out,
     fs_y = np.zeros((ny, nx))
     fs_state = np.zeros((ny, nx), dtype=np.int8)
     # FASTSIM pass (elliptic bound): the traction direction in the slip zone
-    _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
+    fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
                      fs_x, fs_y, fs_state)
     pi2 = math.pi * math.pi
     xi_s = -4.0 * (1.0 - nu) * c11 * g * xi / (2.0 * pi2 * mu_p0)
@@ -190,13 +190,13 @@ def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
     theory's division into adhesion (1) and slip (2)."""
     vals = [float(v) for v in (xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson)]
     xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson = vals
-    _check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
+    check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
                   friction=friction, shear_modulus=shear_modulus, poisson=poisson)
     if not (a > 0.0 and b > 0.0):
         raise CreepError(f"semi-axes must be > 0, got a={a!r}, b={b!r}")
     if not shear_modulus > 0.0:
         raise CreepError(f"shear_modulus must be > 0, got {shear_modulus!r}")
-    _check_poisson(poisson)
+    check_poisson(poisson)
     nx, ny = int(nx), int(ny)
     if nx < 1 or ny < 1:
         raise CreepError("nx and ny must be >= 1")

@@ -9,8 +9,8 @@ import numpy as np
 from numba import njit
 
 from ...errors import CreepError
-from .inputs import _check_finite, _check_poisson
-from .kalker import _KALKER_TABLE, _kalker_coefficients, fastsim_flexibilities
+from .inputs import check_finite, check_poisson
+from .kalker import KALKER_TABLE, kalker_coefficients_from_table, fastsim_flexibilities
 
 
 # FASTSIM options: elements per strip nx, strips ny, traction bound.
@@ -160,7 +160,7 @@ def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bo
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
+def fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
                      px_out, py_out, state_out):
     ny, nx = pressure.shape
     dx = x[1] - x[0] if nx > 1 else 1.0
@@ -218,7 +218,7 @@ def _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
 
 
 def _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3):
-    """NumPy reference of `_fastsim_grid_nb`, vectorised over the strips."""
+    """NumPy reference of `fastsim_grid_kernel`, vectorised over the strips."""
     ny, nx = pressure.shape
     dx = x[1] - x[0] if nx > 1 else 1.0
     dy = y[1] - y[0] if ny > 1 else 1.0
@@ -306,7 +306,7 @@ def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, p
     """
     xi, eta, phi, a, b = float(xi), float(eta), float(phi), float(a), float(b)
     normal_force, friction = float(normal_force), float(friction)
-    _check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
+    check_finite(xi=xi, eta=eta, phi=phi, a=a, b=b, normal_force=normal_force,
                   friction=friction, shear_modulus=float(shear_modulus))
     if not (a > 0.0 and b > 0.0):
         raise CreepError(f"semi-axes must be > 0, got a={a!r}, b={b!r}")
@@ -317,7 +317,7 @@ def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, p
     if flexibilities is None:
         if not shear_modulus > 0.0:
             raise CreepError("shear_modulus must be > 0")
-        _check_poisson(float(poisson))
+        check_poisson(float(poisson))
         flexibilities = fastsim_flexibilities(a, b, shear_modulus, poisson)
     l1, l2, l3 = (float(v) for v in flexibilities)
     n_eff = max(normal_force, 0.0)
@@ -374,7 +374,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
             if not (d[0] > 0.0 and np.allclose(d, d[0], rtol=1e-9, atol=0.0)):
                 raise CreepError(f"{name} must be increasing with a uniform step")
     xi, eta, phi, friction = float(xi), float(eta), float(phi), float(friction)
-    _check_finite(xi=xi, eta=eta, phi=phi, friction=friction)
+    check_finite(xi=xi, eta=eta, phi=phi, friction=friction)
     l1, l2, l3 = (float(v) for v in flexibilities)
     if not (l1 > 0.0 and l2 > 0.0 and l3 > 0.0):
         raise CreepError("flexibilities must be > 0")
@@ -394,7 +394,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
         px = np.zeros((ny, nx))
         py = np.zeros((ny, nx))
         state = np.zeros((ny, nx), dtype=np.int8)
-        fx, fy, mz, adh, sl = _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi,
+        fx, fy, mz, adh, sl = fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi,
                                                mu_eff, l1, l2, l3, px, py, state)
     elif backend == "numpy":
         fx, fy, mz, adh, sl, px, py, state = _fastsim_grid_reference(
@@ -408,7 +408,7 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
-def _uniform_grid_nb(a, b, normal_force, nx, ny, bound_kind):
+def uniform_grid_kernel(a, b, normal_force, nx, ny, bound_kind):
     """CONTACT-style FASTSIM grid: nx x ny equal cells over [-a, a] x [-b, b];
     parabolic (0) or elliptic (1) pressure at the cell centres, scaled so that
     sum(p dA) = N exactly; the leading edge of each strip at the ellipse,
@@ -449,7 +449,7 @@ def fastsim_creep(patch, options):
     nx = int(options[0]) if options[0] >= 1.0 else 20
     ny = int(options[1]) if options[1] >= 1.0 else 20
     kind = 1 if options[2] == 1.0 else 0
-    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, patch.poisson)
+    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, patch.poisson)
     l1 = 8.0 * a / (3.0 * c11 * shear_modulus)
     l2 = 8.0 * a / (3.0 * c22 * shear_modulus)
     l3 = math.pi * a * math.sqrt(a / b) / (4.0 * shear_modulus * c23)
@@ -460,11 +460,11 @@ def fastsim_creep(patch, options):
                                                   l1, l2, l3, nx, ny, kind, False,
                                                   dummy, dummy, dummy, dummy, dummy_state)
         return fx, fy, mz
-    pressure, x, y, x_leading = _uniform_grid_nb(a, b, normal_force, nx, ny, kind)
+    pressure, x, y, x_leading = uniform_grid_kernel(a, b, normal_force, nx, ny, kind)
     px = np.zeros((ny, nx))
     py = np.zeros((ny, nx))
     state = np.zeros((ny, nx), dtype=np.int8)
-    fx, fy, mz, adh, sl = _fastsim_grid_nb(pressure, x, y, x_leading, xi, eta, phi, friction,
+    fx, fy, mz, adh, sl = fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi, friction,
                                            l1, l2, l3, px, py, state)
     return fx, fy, mz
 
@@ -480,7 +480,7 @@ def fastsim_creep_reference(patch, options):
                                                     patch.normal_force, patch.friction,
                                                     l1, l2, l3, nx, ny, kind)
         return fx, fy, mz
-    pressure, x, y, x_leading = _uniform_grid_nb.py_func(patch.a, patch.b, patch.normal_force,
+    pressure, x, y, x_leading = uniform_grid_kernel.py_func(patch.a, patch.b, patch.normal_force,
                                                          nx, ny, kind)
     fx, fy, mz, *_ = _fastsim_grid_reference(pressure, x, y, x_leading, patch.xi, patch.eta,
                                              patch.phi, patch.friction, l1, l2, l3)

@@ -69,7 +69,7 @@ from numba import njit
 
 from ...errors import CreepError
 from ...registry import define_dispatch
-from .inputs import CreepPatch, _check_poisson
+from .inputs import CreepPatch, check_poisson
 from .models import CREEP_MODELS
 
 
@@ -158,7 +158,7 @@ def creep_forces(model, xi, eta, phi, a, b, normal_force, friction, shear_modulu
             raise CreepError(f"semi-axes must be > 0 under load, got a={a_!r}, b={b_!r}")
         if not g_ > 0.0:
             raise CreepError(f"shear_modulus must be > 0, got {g_!r}")
-        _check_poisson(nu_)
+        check_poisson(nu_)
         out[(slice(None),) + idx] = func(model_id, CreepPatch(xi_, eta_, phi_, a_, b_, n_, mu_, g_, nu_, v_),
                                          option_vector)
     if shape == ():

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from ...errors import CreepError
-from .inputs import _check_poisson
+from .inputs import check_poisson
 
 
 # ----------------------------------------------------------------------------
@@ -23,11 +23,11 @@ from .inputs import _check_poisson
 # (e.g. Iwnicki (ed.), Handbook of Railway Vehicle Dynamics); CONTACT does not
 # carry it.
 #
-# _KALKER_TABLE[branch, row, coefficient, nu]:
+# KALKER_TABLE[branch, row, coefficient, nu]:
 #   branch 0: g = a/b <= 1, branch 1: g = b/a < 1 (a/b > 1);
 #   row k: g = 0.1*(k+1), k = 0..9 (g = 1.0 in both branches);
 #   coefficient: C11, C22, C23, C33; nu = 0, 0.25, 0.5.
-_KALKER_TABLE = np.array([
+KALKER_TABLE = np.array([
     [  # a/b = g
         [[2.51, 3.31, 4.85], [2.51, 2.52, 2.53], [0.334, 0.473, 0.731], [6.42, 8.28, 11.7]],
         [[2.59, 3.37, 4.81], [2.59, 2.63, 2.66], [0.483, 0.603, 0.809], [3.46, 4.27, 5.66]],
@@ -145,7 +145,7 @@ def _coefficient_below_table(table, branch, coef, g, nu):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _kalker_coefficients(table, a_over_b, poisson):
+def kalker_coefficients_from_table(table, a_over_b, poisson):
     if a_over_b <= 1.0:
         branch = 0
         g = a_over_b
@@ -168,7 +168,7 @@ def _kalker_coefficients(table, a_over_b, poisson):
 def kalker_coefficients_kernel(a_over_b, poisson):
     """numba kernel of `kalker_coefficients` (no argument checks; g = min(a/b, b/a)
     is clamped to 1e-12)."""
-    return _kalker_coefficients(_KALKER_TABLE, a_over_b, poisson)
+    return kalker_coefficients_from_table(KALKER_TABLE, a_over_b, poisson)
 
 
 def kalker_coefficients(a_over_b: float, poisson: float) -> tuple[float, float, float, float]:
@@ -194,7 +194,7 @@ def kalker_coefficients(a_over_b: float, poisson: float) -> tuple[float, float, 
     poisson = float(poisson)
     if not (math.isfinite(a_over_b) and a_over_b > 0.0):
         raise CreepError(f"a_over_b must be finite and > 0, got {a_over_b!r}")
-    _check_poisson(poisson)
+    check_poisson(poisson)
     return tuple(float(c) for c in kalker_coefficients_kernel(a_over_b, poisson))
 
 
@@ -225,7 +225,7 @@ def fastsim_flexibilities(a, b, shear_modulus, poisson):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _kalker(xi, eta, phi, a, b, g, nu):
     """Kalker's linear theory: Fx = -f11 xi, Fy = -f22 eta - f23 phi, Mz = f23 eta - f33 phi."""
-    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
+    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
     ab = a * b
     f11 = g * ab * c11
     f22 = g * ab * c22

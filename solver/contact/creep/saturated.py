@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kalker import _KALKER_TABLE, _kalker_coefficients
+from .kalker import KALKER_TABLE, kalker_coefficients_from_table
 
 
 # Polach options (kA, kS, A, B [s/m]). kA = kS = 1, A = 1 (constant friction)
@@ -144,7 +144,7 @@ def _she(xi, eta, phi, a, b, n, mu, g, nu):
     """Shen, Hedrick & Elkins (1983): Kalker's linear forces scaled by F'/F =
     1 - u/3 + u^2/27 (u < 3), 1/u beyond, u = F/(mu N); the spin moment of the
     block comment above with k = 1 - u/3 (Vermeulen & Johnson's adhesion ellipse)."""
-    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a / b, nu)
+    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
     ab = a * b
     f11 = g * ab * c11
     f22 = g * ab * c22
@@ -189,7 +189,7 @@ def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     Polach's law for the spin part.
     """
     a_over_b = a / b
-    c11, c22, c23, c33 = _kalker_coefficients(_KALKER_TABLE, a_over_b, nu)
+    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a_over_b, nu)
     sy_c = eta + phi * a
     if not abs(sy_c) > abs(eta):
         sy_c = eta

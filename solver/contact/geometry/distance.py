@@ -18,7 +18,7 @@ from .setup import RailPose, WheelsetPose
 
 
 class _AxleFrame(NamedTuple):
-    """Axle direction e and the trace-line basis (u1, u2) of `_axle_frame`."""
+    """Axle direction e and the trace-line basis (u1, u2) of `axle_frame`."""
 
     ex: float
     ey: float
@@ -47,7 +47,7 @@ class _RailFrame(NamedTuple):
 # ---------------------------------------------------------------------------
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _interp_column(table, x0, dx, x, col):
+def interp_column(table, x0, dx, x, col):
     """Linear interpolation of a column of a uniform-grid table at x (clamped)."""
     n = table.shape[0]
     f = (x - x0) / dx
@@ -61,7 +61,7 @@ def _interp_column(table, x0, dx, x, col):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _axle_frame(roll, yaw):
+def axle_frame(roll, yaw):
     """Axle direction e = Rz(yaw) Rx(roll) (0,1,0) and the basis (u1, u2) of the
     trace-line construction: u1 along the part of x perpendicular to e, u2 = e x u1
     pointing down."""
@@ -69,8 +69,8 @@ def _axle_frame(roll, yaw):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _axle_frames(pose):
-    """_axle_frame of both wheels: of `pose` and of its mirror (_mirrored: roll
+def axle_frames(pose):
+    """axle_frame of both wheels: of `pose` and of its mirror (mirrored_pose: roll
     and yaw negated), from one cos and sin of each angle (cos(-x) = cos(x),
     sin(-x) = -sin(x), also to the bit in the C library's functions)."""
     cphi = np.cos(pose.roll)
@@ -82,7 +82,7 @@ def _axle_frames(pose):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _axle_frame_of(cphi, sphi, cpsi, spsi):
-    """_axle_frame from the cos and sin of roll (phi) and yaw (psi)."""
+    """axle_frame from the cos and sin of roll (phi) and yaw (psi)."""
     ex = -spsi * cphi
     ey = cpsi * cphi
     ez = sphi
@@ -99,7 +99,7 @@ def _axle_frame_of(cphi, sphi, cpsi, spsi):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _rail_frame(params, rail):
+def rail_frame_of(params, rail):
     """The rail of one wheel (RailPose `rail`, side-local) placed on the track."""
     if rail.roll == 0.0:
         # inclination + 0 is the inclination: its cos, sin, tan of the set-up
@@ -112,13 +112,13 @@ def _rail_frame(params, rail):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _mirrored(pose):
+def mirrored_pose(pose):
     """The pose of the mirrored wheelset (y -> -y): its left wheel is the right wheel."""
     return WheelsetPose(-pose.y, pose.z, -pose.roll, -pose.yaw)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _rail_pose(rail_motion, side):
+def side_rail_pose(rail_motion, side):
     """RailPose of rail `side` (0 left, 1 right) from the (2, 3) track-frame rail motion,
     in the side-local frame of its wheel (the right rail mirrored)."""
     if side == 0:
@@ -127,7 +127,7 @@ def _rail_pose(rail_motion, side):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _wheel_range(tables, y, rail_lateral):
+def wheel_range(tables, y, rail_lateral):
     """Wheel grid indices [k0, k1) that can lie over the rail head (+-10 mm margin)."""
     params = tables.params
     n_w = tables.wheel.shape[0]
@@ -142,7 +142,7 @@ def _wheel_range(tables, y, rail_lateral):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _distance_at(k, tables, pose, rail_frame, axle, work):
+def distance_at(k, tables, pose, rail_frame, axle, work):
     """Trace-line point and wheel-rail distance at wheel grid index k (into work[:, k]).
 
     The trace-line point P (Wang 1984) is the point of the wheel section at
@@ -192,19 +192,19 @@ def wheel_distance_function(tables, pose, rail, work, stride=1):
     can be over the rail. Returns (k0, k1), the index range examined; entries
     outside it are left as they were (not meaningful).
     """
-    rail_frame = _rail_frame(tables.params, rail)
-    axle = _axle_frame(pose.roll, pose.yaw)
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    rail_frame = rail_frame_of(tables.params, rail)
+    axle = axle_frame(pose.roll, pose.yaw)
+    k0, k1 = wheel_range(tables, pose.y, rail.lateral)
     # only [k0, k1) is ever read: reset it (the rest of the wheel is off the rail);
     # a slice fill, which numba vectorises (a scalar loop costs 0.3 us more per wheel)
     work[1, k0:k1] = np.inf
     for k in range(k0, k1, stride):
-        _distance_at(k, tables, pose, rail_frame, axle, work)
+        distance_at(k, tables, pose, rail_frame, axle, work)
     return k0, k1
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
+def fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slope):
     """One contact point's output row, at the fractional wheel grid index k + t."""
     wheel = tables.wheel
     rail = tables.rail
@@ -219,11 +219,11 @@ def _fill_point_row(row, tables, gx, gz, k, t, u, py, gap, tan_contact, rail_slo
     row[P_Z] = gz[k] * (1.0 - t) + gz[k + 1] * t
     row[P_GAP] = gap
     row[P_TAN_CONTACT] = tan_contact
-    row[P_WHEEL_SLOPE] = _interp_column(wheel, s0, ds, s, T_SLOPE)
-    row[P_WHEEL_F2] = _interp_column(wheel, s0, ds, s, T_D2)
+    row[P_WHEEL_SLOPE] = interp_column(wheel, s0, ds, s, T_SLOPE)
+    row[P_WHEEL_F2] = interp_column(wheel, s0, ds, s, T_D2)
     row[P_RAIL_SLOPE] = rail_slope
-    row[P_RAIL_Z2] = _interp_column(rail, params[G_RAIL_U0], params[G_RAIL_DU], u, T_D2)
-    row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(wheel, s0, ds, s, T_H)
+    row[P_RAIL_Z2] = interp_column(rail, params[G_RAIL_U0], params[G_RAIL_DU], u, T_D2)
+    row[P_RADIUS] = params[G_NOMINAL_RADIUS] + interp_column(wheel, s0, ds, s, T_H)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -75,17 +75,17 @@ def points_from_kernel(out: np.ndarray, counts: np.ndarray) -> ContactPoints:
     )
 
 
-def _check_pose(**values):
+def check_pose(**values):
     for name, value in values.items():
         if not np.all(np.isfinite(value)):
             raise GeometryError(f"{name} must be finite, got {value!r}")
 
 
-def _rail_motion_array(rail_motion) -> np.ndarray:
+def rail_motion_array(rail_motion) -> np.ndarray:
     if rail_motion is None:
         return np.zeros((2, 3))
     arr = np.asarray(rail_motion, dtype=float).reshape(2, 3)
-    _check_pose(rail_motion=arr)
+    check_pose(rail_motion=arr)
     return np.ascontiguousarray(arr)
 
 
@@ -97,10 +97,10 @@ def contact_points(setup: ContactSetup, y: float, z: float, roll: float, yaw: fl
     (rad); rail_motion (2, 3): lateral, vertical (m) and roll (rad) of the left
     and right rail. epsilon: multipoint tolerance on the distance (m).
     """
-    _check_pose(y=y, z=z, roll=roll, yaw=yaw, epsilon=epsilon)
+    check_pose(y=y, z=z, roll=roll, yaw=yaw, epsilon=epsilon)
     if abs(yaw) > 0.2 or abs(roll) > 0.2:
         raise GeometryError(f"pose out of range: roll {roll!r} rad, yaw {yaw!r} rad (|.| <= 0.2)")
-    motion = _rail_motion_array(rail_motion)
+    motion = rail_motion_array(rail_motion)
     buffers = setup.buffers()
     wheelset_contact_kernel(setup.tables, WheelsetPose(float(y), float(z), float(roll), float(yaw)),
                             motion, float(epsilon), buffers)
@@ -149,8 +149,8 @@ def static_contact(setup: ContactSetup, y: float, yaw: float = 0.0, rail_motion=
     analysis: minima within it of the deepest count as contact (an estimate of
     the difference of elastic compressions, Ren & Jin 2010).
     """
-    _check_pose(y=y, yaw=yaw)
-    motion = _rail_motion_array(rail_motion)
+    check_pose(y=y, yaw=yaw)
+    motion = rail_motion_array(rail_motion)
     buffers = setup.buffers()
     z = setup.nominal_radius
     roll = 0.0

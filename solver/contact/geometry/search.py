@@ -14,8 +14,8 @@ from ...layout import (
     W_MINIMA_GAP, W_MINIMA_POS, W_WINDOWS,
 )
 from .distance import (
-    _axle_frame, _distance_at, _fill_point_row, _interp_column, _mirrored, _rail_frame,
-    _rail_pose, _wheel_range, parabola_minimum, wheel_distance_function,
+    axle_frame, distance_at, fill_point_row, interp_column, mirrored_pose, rail_frame_of,
+    side_rail_pose, wheel_range, parabola_minimum, wheel_distance_function,
 )
 
 
@@ -37,7 +37,7 @@ COARSE_STRIDE = 10      # first pass of the distance function every 10th profile
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _known_minimum(min_pos, n_min, k):
+def known_minimum(min_pos, n_min, k):
     """True if grid index k is the grid point of one of the first n_min minima
     (fractional grid indices): the one test of the scan and the tracked minima."""
     for m in range(n_min):
@@ -47,7 +47,7 @@ def _known_minimum(min_pos, n_min, k):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
+def window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     """The local minima of the distance samples `gg` on the full grid inside the
     search windows (a window: `stride` samples either side of windows[w], within
     k0..k1), each refined by the parabola through its three samples: the
@@ -68,7 +68,7 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
             g2 = gg[k + 1]
             if not (g1 < g0 and g1 <= g2 and g0 != np.inf and g2 != np.inf):
                 continue
-            if _known_minimum(min_pos, n_min, k):
+            if known_minimum(min_pos, n_min, k):
                 continue
             t, gmin = parabola_minimum(g0, g1, g2)
             if n_min < MAX_MINIMA:
@@ -78,14 +78,14 @@ def _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     return n_min
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
+def hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
     """From the minimum at grid index k, walk in `direction` over the hump to the
     other side (every sample computed at this pose: the tracked search keeps
     samples of other poses in work). True if the hump rises less than SHALLOW_HUMP
     above gg[k] and beyond it the function falls below gg[k] within SHALLOW_WALK
     points: the minimum lies in a deeper one's basin."""
     gg = work[1]
-    _distance_at(k, tables, pose, rail_frame, axle, work)
+    distance_at(k, tables, pose, rail_frame, axle, work)
     floor = gg[k]
     top = floor
     passed = False          # over the top of the hump
@@ -94,7 +94,7 @@ def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
         q += direction
         if q < k0 or q >= k1:
             return False
-        _distance_at(q, tables, pose, rail_frame, axle, work)
+        distance_at(q, tables, pose, rail_frame, axle, work)
         g = gg[q]
         if g == np.inf:
             return False
@@ -116,11 +116,11 @@ def _hump_side(tables, pose, rail_frame, axle, work, k, direction, k0, k1):
 def drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min):
     """Remove from min_pos / min_gap (in place, order kept) every minimum but the
     deepest that a hump lower than SHALLOW_HUMP separates from a deeper part of the
-    distance function (_hump_side). Returns the number left."""
+    distance function (hump_side). Returns the number left."""
     if n_min < 2:
         return n_min
-    rail_frame = _rail_frame(tables.params, rail)
-    axle = _axle_frame(pose.roll, pose.yaw)
+    rail_frame = rail_frame_of(tables.params, rail)
+    axle = axle_frame(pose.roll, pose.yaw)
     deepest = 0
     for m in range(1, n_min):
         if min_gap[m] < min_gap[deepest]:
@@ -129,8 +129,8 @@ def drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_mi
     for m in range(n_min):
         k = int(min_pos[m] + 0.5)
         shallow = m != deepest and (
-            _hump_side(tables, pose, rail_frame, axle, work, k, -1, k0, k1)
-            or _hump_side(tables, pose, rail_frame, axle, work, k, 1, k0, k1))
+            hump_side(tables, pose, rail_frame, axle, work, k, -1, k0, k1)
+            or hump_side(tables, pose, rail_frame, axle, work, k, 1, k0, k1))
         if not shallow:
             min_pos[n_keep] = min_pos[m]
             min_gap[n_keep] = min_gap[m]
@@ -163,7 +163,7 @@ def scan_minima(tables, pose, rail, work, windows, min_pos, min_gap):
     fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1)
     # 1. Local minima on the full grid inside the windows, refined by a parabola,
     # without those in a deeper one's basin.
-    n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
+    n_min = window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
     n_min = drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_min)
     # No interior minimum (e.g. the wheel far off the rail): the smallest sample.
     fallback = False
@@ -218,15 +218,15 @@ def fill_windows(tables, pose, rail, work, windows, n_windows, k0, k1):
     within k0..k1, where not sampled yet (+inf)."""
     stride = COARSE_STRIDE
     gg = work[1]
-    rail_frame = _rail_frame(tables.params, rail)
-    axle = _axle_frame(pose.roll, pose.yaw)
+    rail_frame = rail_frame_of(tables.params, rail)
+    axle = axle_frame(pose.roll, pose.yaw)
     for w in range(n_windows):
         centre = int(windows[w])
         lo = max(centre - stride - 1, k0)
         hi = min(centre + stride + 2, k1)
         for k in range(lo, hi):
             if gg[k] == np.inf:
-                _distance_at(k, tables, pose, rail_frame, axle, work)
+                distance_at(k, tables, pose, rail_frame, axle, work)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -277,7 +277,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
     e_k = params[G_E_K]
     u0 = params[G_RAIL_U0]
     du = params[G_RAIL_DU]
-    tan_theta = _rail_frame(params, rail).tan_theta
+    tan_theta = rail_frame_of(params, rail).tan_theta
     n_acc = 0
     # the accepted points: their rows of `out` (y, z, gap, tangent) and their
     # grid positions (work row W_ACCEPTED_POS)
@@ -295,7 +295,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
             t = 1.0
         u = gu[k] * (1.0 - t) + gu[k + 1] * t
         py = gy[k] * (1.0 - t) + gy[k + 1] * t
-        zp = _interp_column(tables.rail, u0, du, u, T_SLOPE)
+        zp = interp_column(tables.rail, u0, du, u, T_SLOPE)
         # Tangent of the contact angle in the track frame: rail slope plus inclination.
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         independent = True
@@ -323,7 +323,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
         if not independent:
             continue
         acc_pos[n_acc] = pos
-        _fill_point_row(out[n_acc], tables, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
+        fill_point_row(out[n_acc], tables, gx, gz, k, t, u, py, min_gap[i], tan_c, zp)
         n_acc += 1
     return n_acc
 
@@ -335,14 +335,14 @@ def _walk_to_maximum(k, lo, hi, tables, pose, rail_frame, axle, work):
     its neighbours are evaluated (into work) where they lie in [lo - 1, hi + 1]."""
     gg = work[1]
     for q in range(k - 1, k + 2):
-        _distance_at(q, tables, pose, rail_frame, axle, work)
+        distance_at(q, tables, pose, rail_frame, axle, work)
     for _ in range(hi - lo + 1):
         if k > lo and gg[k - 1] > gg[k]:
             k -= 1
-            _distance_at(k - 1, tables, pose, rail_frame, axle, work)
+            distance_at(k - 1, tables, pose, rail_frame, axle, work)
         elif k < hi and gg[k + 1] > gg[k]:
             k += 1
-            _distance_at(k + 1, tables, pose, rail_frame, axle, work)
+            distance_at(k + 1, tables, pose, rail_frame, axle, work)
         else:
             break
     return k
@@ -376,14 +376,14 @@ def _saddle_between(tables, pose, rail_frame, axle, work, pos_a, pos_b, gap_a, g
         best = -1
         first = k0 + ((max(lo, k0) - k0 + stride - 1) // stride) * stride
         for q in range(first, hi + 1, stride):
-            _distance_at(q, tables, pose, rail_frame, axle, work)
+            distance_at(q, tables, pose, rail_frame, axle, work)
             if gg[q] >= 0.0:
                 return gg[q], float(q)
             if best < 0 or gg[q] > gg[best]:
                 best = q
         if best < 0:
             for q in range(lo, hi + 1):
-                _distance_at(q, tables, pose, rail_frame, axle, work)
+                distance_at(q, tables, pose, rail_frame, axle, work)
                 if best < 0 or gg[q] > gg[best]:
                     best = q
     k = _walk_to_maximum(best, lo, hi, tables, pose, rail_frame, axle, work)
@@ -421,8 +421,8 @@ def fill_saddles(tables, pose, rail, work, out, n, axle, use_hints):
     params = tables.params
     s0 = params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
-    rail_frame = _rail_frame(params, rail)
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    rail_frame = rail_frame_of(params, rail)
+    k0, k1 = wheel_range(tables, pose.y, rail.lateral)
     for i in range(n):
         hint = -1.0
         if use_hints and out[i, P_SADDLE_POS] == out[i, P_SADDLE_POS]:
@@ -459,7 +459,7 @@ def wheel_distance_minima(tables, pose, rail, epsilon, work, out):
     if n_min < 0:
         return 0
     n_acc = select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out)
-    fill_saddles(tables, pose, rail, work, out, n_acc, _axle_frame(pose.roll, pose.yaw), False)
+    fill_saddles(tables, pose, rail, work, out, n_acc, axle_frame(pose.roll, pose.yaw), False)
     return n_acc
 
 
@@ -471,10 +471,10 @@ def wheelset_contact_kernel(tables, pose, rail_motion, epsilon, buffers):
     (the right wheel's Y mirrored back), `buffers.counts` (2,)."""
     out = buffers.points
     counts = buffers.counts
-    counts[0] = wheel_distance_minima(tables, pose, _rail_pose(rail_motion, 0), epsilon,
+    counts[0] = wheel_distance_minima(tables, pose, side_rail_pose(rail_motion, 0), epsilon,
                                       buffers.work, out[0])
     # Right wheel: the left wheel of the mirrored wheelset.
-    counts[1] = wheel_distance_minima(tables, _mirrored(pose), _rail_pose(rail_motion, 1), epsilon,
+    counts[1] = wheel_distance_minima(tables, mirrored_pose(pose), side_rail_pose(rail_motion, 1), epsilon,
                                       buffers.work, out[1])
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]

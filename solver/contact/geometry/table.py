@@ -74,12 +74,12 @@ from ...layout import (
     TP_ROLL0, TP_YAW0, TP_ZETA_REF, T_D2, T_H, T_SLOPE,
 )
 from .distance import (
-    _axle_frames, _distance_at, _interp_column, _mirrored, _rail_frame, _rail_pose, _wheel_range,
+    axle_frames, distance_at, interp_column, mirrored_pose, rail_frame_of, side_rail_pose, wheel_range,
     parabola_minimum, wheel_distance_function,
 )
-from .points import ContactPoints, _check_pose, _rail_motion_array, points_from_kernel
+from .points import ContactPoints, check_pose, rail_motion_array, points_from_kernel
 from .search import (
-    COARSE_STRIDE, HUMP_MIN, _hump_side, _window_minima, coarse_minima, fill_saddles,
+    COARSE_STRIDE, HUMP_MIN, hump_side, window_minima, coarse_minima, fill_saddles,
     fill_windows, wheel_distance_minima,
 )
 from .setup import ContactSetup, GeometryError, RailPose, WheelsetPose
@@ -159,7 +159,7 @@ def _node_minima(tables, pose, work, branches):
     min_gap = np.empty(MAX_MINIMA)
     # (every minimum, those in a deeper one's basin too: whether one is depends on
     # the pose, and table_wheel_points decides it at the pose, as the online search)
-    n_min = _window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
+    n_min = window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap)
     if n_min == 0:
         return -1
     deepest = min_gap[0]
@@ -284,14 +284,14 @@ def _refine_branch(k, tables, pose, rail_frame, axle, work, result, max_walk):
 def _hump_online(tables, pose, rail, rail_frame, axle, pos_a, pos_b, work):
     """Intermediate maximum of the distance function between two minima (fractional
     grid indices), over the coarse samples the online search would take there."""
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    k0, k1 = wheel_range(tables, pose.y, rail.lateral)
     stride = COARSE_STRIDE
     lo = int(min(pos_a, pos_b))
     hi = int(max(pos_a, pos_b)) + 1
     first = k0 + ((max(lo, k0) - k0 + stride - 1) // stride) * stride
     hump = -np.inf
     for k in range(first, min(hi + 1, k1), stride):
-        _distance_at(k, tables, pose, rail_frame, axle, work)
+        distance_at(k, tables, pose, rail_frame, axle, work)
         if work[1, k] != np.inf and work[1, k] > hump:
             hump = work[1, k]
     return hump
@@ -331,7 +331,7 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
 
     As solver.geometry.wheel_distance_minima (same arguments, plus the table and
     the scratch arrays of TableScratch, and the axle frame of the pose,
-    geometry._axle_frame; same output rows); returns the number
+    geometry.axle_frame; same output rows); returns the number
     of points, or -1 when the pose is outside the table or a branch cannot be
     re-located (the caller then runs the online search).
 
@@ -364,7 +364,7 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
     nodes = table.nodes
     s0 = params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
-    rail_frame = _rail_frame(params, rail)
+    rail_frame = rail_frame_of(params, rail)
     # 3. the branches, re-located exactly
     n_b = 0
     agree = table.flags[i, j, k] == 1
@@ -451,7 +451,7 @@ def _drop_shallow_branches(tables, pose, rail, rail_frame, axle, work, scratch, 
     deeper one's basin is removed. Returns the number left."""
     if n_b < 2:
         return n_b
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    k0, k1 = wheel_range(tables, pose.y, rail.lateral)
     deepest = 0
     for b in range(1, n_b):
         if scratch[b, TROW_GAP] < scratch[deepest, TROW_GAP]:
@@ -460,8 +460,8 @@ def _drop_shallow_branches(tables, pose, rail, rail_frame, axle, work, scratch, 
     for b in range(n_b):
         k = int(scratch[b, TROW_POS] + 0.5)
         shallow = b != deepest and (
-            _hump_side(tables, pose, rail_frame, axle, work, k, -1, k0, k1)
-            or _hump_side(tables, pose, rail_frame, axle, work, k, 1, k0, k1))
+            hump_side(tables, pose, rail_frame, axle, work, k, -1, k0, k1)
+            or hump_side(tables, pose, rail_frame, axle, work, k, 1, k0, k1))
         if not shallow:
             if n_keep != b:
                 for f in range(scratch.shape[1]):
@@ -508,7 +508,7 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
         u = scratch[b, TROW_U]
         py = scratch[b, TROW_Y]
         pz = scratch[b, TROW_Z]
-        zp = _interp_column(rail_t, u0, du, u, T_SLOPE)
+        zp = interp_column(rail_t, u0, du, u, T_SLOPE)
         tan_c = (zp + tan_theta) / (1.0 - zp * tan_theta)
         independent = True
         for m in range(n_acc if epsilon >= 0.0 else 0):
@@ -546,11 +546,11 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
         row[P_Z] = pz
         row[P_GAP] = gap
         row[P_TAN_CONTACT] = tan_c
-        row[P_WHEEL_SLOPE] = _interp_column(wheel_t, s0, ds, s, T_SLOPE)
-        row[P_WHEEL_F2] = _interp_column(wheel_t, s0, ds, s, T_D2)
+        row[P_WHEEL_SLOPE] = interp_column(wheel_t, s0, ds, s, T_SLOPE)
+        row[P_WHEEL_F2] = interp_column(wheel_t, s0, ds, s, T_D2)
         row[P_RAIL_SLOPE] = zp
-        row[P_RAIL_Z2] = _interp_column(rail_t, u0, du, u, T_D2)
-        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + _interp_column(wheel_t, s0, ds, s, T_H)
+        row[P_RAIL_Z2] = interp_column(rail_t, u0, du, u, T_D2)
+        row[P_RADIUS] = params[G_NOMINAL_RADIUS] + interp_column(wheel_t, s0, ds, s, T_H)
         n_acc += 1
     return n_acc
 
@@ -566,16 +566,16 @@ def wheelset_table_kernel(tables, table, pose, rail_motion, epsilon, buffers, ta
     scratch = table_scratch.rows
     index_scratch = table_scratch.index
     online = 0
-    axle_left, axle_right = _axle_frames(pose)
-    rail = _rail_pose(rail_motion, 0)
+    axle_left, axle_right = axle_frames(pose)
+    rail = side_rail_pose(rail_motion, 0)
     n = table_wheel_points(tables, table, pose, rail, epsilon, buffers.work, scratch, index_scratch, out[0],
                            axle_left)
     if n < 0:
         n = wheel_distance_minima(tables, pose, rail, epsilon, buffers.work, out[0])
         online += 1
     counts[0] = n
-    mirrored = _mirrored(pose)
-    rail = _rail_pose(rail_motion, 1)
+    mirrored = mirrored_pose(pose)
+    rail = side_rail_pose(rail_motion, 1)
     n = table_wheel_points(tables, table, mirrored, rail, epsilon, buffers.work, scratch, index_scratch, out[1],
                            axle_right)
     if n < 0:
@@ -697,10 +697,10 @@ def table_contact_points(setup: ContactSetup, table: ContactTable, y: float, z: 
                          roll: float, yaw: float = 0.0, rail_motion=None,
                          epsilon: float = 0.0) -> ContactPoints:
     """As solver.geometry.contact_points, from the table."""
-    _check_pose(y=y, z=z, roll=roll, yaw=yaw, epsilon=epsilon)
+    check_pose(y=y, z=z, roll=roll, yaw=yaw, epsilon=epsilon)
     if abs(yaw) > 0.2 or abs(roll) > 0.2:
         raise GeometryError(f"pose out of range: roll {roll!r} rad, yaw {yaw!r} rad (|.| <= 0.2)")
-    motion = _rail_motion_array(rail_motion)
+    motion = rail_motion_array(rail_motion)
     buffers = setup.buffers()
     wheelset_table_kernel(setup.tables, table.arrays,
                           WheelsetPose(float(y), float(z), float(roll), float(yaw)),

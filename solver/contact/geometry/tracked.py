@@ -12,10 +12,10 @@ from ...layout import (
     T_SLOPE, W_MINIMA_GAP, W_MINIMA_POS, W_TRACK_HEAD, W_TRACK_POS, W_WINDOWS,
 )
 from .distance import (
-    _axle_frames, _mirrored, _rail_frame, _rail_pose, _wheel_range, parabola_minimum,
+    axle_frames, mirrored_pose, rail_frame_of, side_rail_pose, wheel_range, parabola_minimum,
 )
 from .search import (
-    COARSE_STRIDE, _known_minimum, drop_shallow_minima, fill_saddles, scan_minima, select_minima,
+    COARSE_STRIDE, known_minimum, drop_shallow_minima, fill_saddles, scan_minima, select_minima,
     sort_minima,
 )
 from .update import walk_to_minimum
@@ -194,7 +194,7 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axl
     if epsilon >= 0.0:
         return -1
     n_tr = int(head[TR_COUNT])
-    rail_frame = _rail_frame(tables.params, rail)
+    rail_frame = rail_frame_of(tables.params, rail)
     gg = work[1]
     min_pos = work[W_MINIMA_POS]
     min_gap = work[W_MINIMA_GAP]
@@ -202,12 +202,12 @@ def _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axl
         start = int(track_pos[m] + 0.5)
         k = walk_to_minimum(start, tables, pose, rail_frame, axle, work, TRACK_MAX_WALK)
         # the scan takes k only if strictly below its left neighbour
-        if k < 0 or not gg[k] < gg[k - 1] or _known_minimum(min_pos, m, k):
+        if k < 0 or not gg[k] < gg[k - 1] or known_minimum(min_pos, m, k):
             return -1
         t, gmin = parabola_minimum(gg[k - 1], gg[k], gg[k + 1])
         min_pos[m] = k + t
         min_gap[m] = gmin
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    k0, k1 = wheel_range(tables, pose.y, rail.lateral)
     n_kept = drop_shallow_minima(tables, pose, rail, work, k0, k1, min_pos, min_gap, n_tr)
     if n_kept < n_tr:
         return -1           # a tracked minimum merged into a deeper one's basin: scan
@@ -238,7 +238,7 @@ def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, ou
     pose and the rail stay within TRACK_MOVE_* of that scan; else, or when the
     tracked minima cannot answer for sure, the full scan, whose minima are kept
     (head: the row W_TRACK_HEAD + side of `work`, track_pos: W_TRACK_POS + side;
-    axle: the _axle_frame of pose)."""
+    axle: the axle_frame of pose)."""
     n_tr = head[TR_COUNT]
     if n_tr >= 1.0 and n_tr <= MAX_MINIMA and _near_last_scan(head, pose, rail):
         n = _tracked_points(tables, pose, rail, epsilon, work, head, track_pos, out, axle)
@@ -272,7 +272,7 @@ def wheel_contact_tracked(tables, pose, rail, epsilon, work, head, track_pos, ou
     # a minimum 0.15 um above its rail at the scan penetrated within the next
     # substeps, on a plateau where a second minimum was born 1 mm away and became
     # the deepest)
-    k0, k1 = _wheel_range(tables, pose.y, rail.lateral)
+    k0, k1 = wheel_range(tables, pose.y, rail.lateral)
     if (not fallback and n_min < MAX_MINIMA and n_cand <= n_acc and convex
             and not _penetrating_shoulder(work[1], k0, k1)):
         _record_scan(tables, pose, rail, work, min_pos, n_min, k0, k1, head, track_pos)
@@ -288,10 +288,10 @@ def wheelset_contact_tracked(tables, pose, rail_motion, epsilon, buffers):
     out = buffers.points
     counts = buffers.counts
     work = buffers.work
-    axle_left, axle_right = _axle_frames(pose)
-    counts[0] = wheel_contact_tracked(tables, pose, _rail_pose(rail_motion, 0), epsilon, work,
+    axle_left, axle_right = axle_frames(pose)
+    counts[0] = wheel_contact_tracked(tables, pose, side_rail_pose(rail_motion, 0), epsilon, work,
                                       work[W_TRACK_HEAD], work[W_TRACK_POS], out[0], axle_left)
-    counts[1] = wheel_contact_tracked(tables, _mirrored(pose), _rail_pose(rail_motion, 1), epsilon,
+    counts[1] = wheel_contact_tracked(tables, mirrored_pose(pose), side_rail_pose(rail_motion, 1), epsilon,
                                       work, work[W_TRACK_HEAD + 1], work[W_TRACK_POS + 1], out[1],
                                       axle_right)
     for i in range(counts[1]):

@@ -7,8 +7,8 @@ from numba import njit
 
 from ...layout import G_RAIL_DU, G_RAIL_U0, G_WHEEL_DS, G_WHEEL_S0, P_GAP, P_S_WHEEL, P_Y, T_SLOPE
 from .distance import (
-    _axle_frames, _distance_at, _fill_point_row, _interp_column, _mirrored, _rail_frame,
-    _rail_pose, parabola_minimum,
+    axle_frames, distance_at, fill_point_row, interp_column, mirrored_pose, rail_frame_of,
+    side_rail_pose, parabola_minimum,
 )
 from .search import fill_saddles
 
@@ -29,7 +29,7 @@ def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
     if k < 1 or k > n_w - 2:
         return -1
     for q in range(k - 1, k + 2):
-        _distance_at(q, tables, pose, rail_frame, axle, work)
+        distance_at(q, tables, pose, rail_frame, axle, work)
     for _ in range(max_steps + 1):
         if gg[k - 1] == np.inf or gg[k] == np.inf or gg[k + 1] == np.inf:
             return -1
@@ -37,12 +37,12 @@ def walk_to_minimum(k, tables, pose, rail_frame, axle, work, max_steps):
             k -= 1
             if k < 1:
                 return -1
-            _distance_at(k - 1, tables, pose, rail_frame, axle, work)
+            distance_at(k - 1, tables, pose, rail_frame, axle, work)
         elif gg[k + 1] < gg[k]:
             k += 1
             if k > n_w - 2:
                 return -1
-            _distance_at(k + 1, tables, pose, rail_frame, axle, work)
+            distance_at(k + 1, tables, pose, rail_frame, axle, work)
         else:
             return k
     return -1
@@ -59,11 +59,11 @@ def wheel_contact_update(tables, pose, rail, count, work, out, axle):
     the saddles between them are re-located from their places (fill_saddles). The set of
     contact points is kept: the integrator uses this for the intermediate
     stages of one step, the full search (`wheel_distance_minima`) at its start.
-    axle: the _axle_frame of pose.
+    axle: the axle_frame of pose.
     """
     params = tables.params
     n_w = tables.wheel.shape[0]
-    rail_frame = _rail_frame(params, rail)
+    rail_frame = rail_frame_of(params, rail)
     s0 = params[G_WHEEL_S0]
     ds = params[G_WHEEL_DS]
     u0 = params[G_RAIL_U0]
@@ -84,7 +84,7 @@ def wheel_contact_update(tables, pose, rail, count, work, out, axle):
             lo = max(kc - UPDATE_HALF_WINDOW, 1)
             hi = min(kc + UPDATE_HALF_WINDOW + 1, n_w - 1)
             for k in range(lo - 1, hi + 1):
-                _distance_at(k, tables, pose, rail_frame, axle, work)
+                distance_at(k, tables, pose, rail_frame, axle, work)
             for k in range(lo, hi):
                 if gg[k] != np.inf and (best < 0 or gg[k] < gg[best]):
                     best = k
@@ -103,8 +103,8 @@ def wheel_contact_update(tables, pose, rail, count, work, out, axle):
             k -= 1
             t += 1.0
         u = gu[k] * (1.0 - t) + gu[k + 1] * t
-        zp = _interp_column(tables.rail, u0, du, u, T_SLOPE)
-        _fill_point_row(row, tables, gx, gz, k, t, u, gy[k] * (1.0 - t) + gy[k + 1] * t,
+        zp = interp_column(tables.rail, u0, du, u, T_SLOPE)
+        fill_point_row(row, tables, gx, gz, k, t, u, gy[k] * (1.0 - t) + gy[k + 1] * t,
                         gmin, (zp + tan_theta) / (1.0 - zp * tan_theta), zp)
     fill_saddles(tables, pose, rail, work, out, count, axle, True)
 
@@ -115,12 +115,12 @@ def wheelset_contact_update(tables, pose, rail_motion, buffers):
     as left by `wheelset_contact_kernel`)."""
     out = buffers.points
     counts = buffers.counts
-    axle_left, axle_right = _axle_frames(pose)
-    wheel_contact_update(tables, pose, _rail_pose(rail_motion, 0), counts[0], buffers.work, out[0],
+    axle_left, axle_right = axle_frames(pose)
+    wheel_contact_update(tables, pose, side_rail_pose(rail_motion, 0), counts[0], buffers.work, out[0],
                          axle_left)
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]
-    wheel_contact_update(tables, _mirrored(pose), _rail_pose(rail_motion, 1), counts[1],
+    wheel_contact_update(tables, mirrored_pose(pose), side_rail_pose(rail_motion, 1), counts[1],
                          buffers.work, out[1], axle_right)
     for i in range(counts[1]):
         out[1, i, P_Y] = -out[1, i, P_Y]

@@ -48,7 +48,7 @@ from .hertz import NormalContactError, check_material
 # Influence coefficients of uniformly loaded rectangles (Love 1929)
 # ---------------------------------------------------------------------------
 
-def _rectangle_primitive(u, v):
+def rectangle_primitive(u, v):
     """Signed integral over [0,u] x [0,v] of 1/sqrt(x^2+y^2) (NumPy, vectorised)."""
     au = np.abs(u)
     av = np.abs(v)
@@ -61,8 +61,8 @@ def _rectangle_primitive(u, v):
 
 def _rectangle_integral(x, y, half_x, half_y):
     """Integral of 1/r over the rectangle |xi| <= half_x, |eta| <= half_y seen from (x, y)."""
-    return (_rectangle_primitive(x + half_x, y + half_y) - _rectangle_primitive(x - half_x, y + half_y)
-            - _rectangle_primitive(x + half_x, y - half_y) + _rectangle_primitive(x - half_x, y - half_y))
+    return (rectangle_primitive(x + half_x, y + half_y) - rectangle_primitive(x - half_x, y + half_y)
+            - rectangle_primitive(x + half_x, y - half_y) + rectangle_primitive(x - half_x, y - half_y))
 
 
 def influence_coefficients(nx, ny, dx, dy, young, poisson):
@@ -80,7 +80,7 @@ def influence_coefficients(nx, ny, dx, dy, young, poisson):
 
 
 @njit(cache=True)
-def _rectangle_primitive_kernel(u, v):
+def rectangle_primitive_kernel(u, v):
     au = abs(u)
     av = abs(v)
     value = 0.0
@@ -104,9 +104,9 @@ def influence_coefficients_kernel(nx, ny, dx, dy, young, poisson):
         x = i * dx
         for j in range(ny):
             y = j * dy
-            out[i, j] = (_rectangle_primitive_kernel(x + hx, y + hy) - _rectangle_primitive_kernel(x - hx, y + hy)
-                         - _rectangle_primitive_kernel(x + hx, y - hy)
-                         + _rectangle_primitive_kernel(x - hx, y - hy)) / (math.pi * e_star)
+            out[i, j] = (rectangle_primitive_kernel(x + hx, y + hy) - rectangle_primitive_kernel(x - hx, y + hy)
+                         - rectangle_primitive_kernel(x + hx, y - hy)
+                         + rectangle_primitive_kernel(x - hx, y - hy)) / (math.pi * e_star)
     return out
 
 

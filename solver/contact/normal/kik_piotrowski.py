@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from ..geometry.search import VIRTUAL_PENETRATION
-from .boundary_element import _rectangle_primitive, _rectangle_primitive_kernel
+from .boundary_element import rectangle_primitive, rectangle_primitive_kernel
 from .hertz import NormalContactError, check_material, material_ok_kernel
 
 
@@ -148,8 +148,8 @@ def kik_piotrowski(lateral, gap, rolling_radius, penetration, young, poisson, *,
     average = np.diff(primitive, axis=1) / widths
     v_low = (y[strips] - 0.5 * dy - y0)[:, None]
     v_high = (y[strips] + 0.5 * dy - y0)[:, None]
-    corner_high = _rectangle_primitive(edges, v_high)
-    corner_low = _rectangle_primitive(edges, v_low)
+    corner_high = rectangle_primitive(edges, v_high)
+    corner_low = rectangle_primitive(edges, v_low)
     influence = np.diff(corner_high, axis=1) - np.diff(corner_low, axis=1)
     displacement_integral = float(np.sum(average * influence))
     coefficient = math.pi * e_star * float(penetration) / displacement_integral
@@ -217,13 +217,13 @@ def kik_piotrowski_force_kernel(lateral, gap, rolling_radius, penetration, young
             x_half = L / cells_per_strip
             average = (0.5 * (x_half * math.sqrt(max(L * L - x_half * x_half, 0.0)) + L * L * math.asin(
                 x_half / L))) / x_half
-            displacement_integral += average * 2.0 * (_rectangle_primitive_kernel(x_half, v_high)
-                                                      - _rectangle_primitive_kernel(x_half, v_low))
+            displacement_integral += average * 2.0 * (rectangle_primitive_kernel(x_half, v_high)
+                                                      - rectangle_primitive_kernel(x_half, v_low))
         x_prev = L * (-1.0 + 2.0 * first / cells_per_strip)
         root = L * L - x_prev * x_prev
         prim_prev = 0.5 * (x_prev * math.sqrt(root if root > 0.0 else 0.0) + L * L * math.asin(x_prev / L))
-        high_prev = _rectangle_primitive_kernel(x_prev, v_high)
-        low_prev = _rectangle_primitive_kernel(x_prev, v_low)
+        high_prev = rectangle_primitive_kernel(x_prev, v_high)
+        low_prev = rectangle_primitive_kernel(x_prev, v_low)
         for k in range(first + 1, cells_per_strip + 1):
             x_next = L * (-1.0 + 2.0 * k / cells_per_strip)
             r = x_next / L
@@ -231,8 +231,8 @@ def kik_piotrowski_force_kernel(lateral, gap, rolling_radius, penetration, young
                 r = 1.0
             root = L * L - x_next * x_next
             prim_next = 0.5 * (x_next * math.sqrt(root if root > 0.0 else 0.0) + L * L * math.asin(r))
-            high_next = _rectangle_primitive_kernel(x_next, v_high)
-            low_next = _rectangle_primitive_kernel(x_next, v_low)
+            high_next = rectangle_primitive_kernel(x_next, v_high)
+            low_next = rectangle_primitive_kernel(x_next, v_low)
             average = (prim_next - prim_prev) / (x_next - x_prev)
             displacement_integral += 2.0 * average * ((high_next - high_prev) - (low_next - low_prev))
             x_prev = x_next

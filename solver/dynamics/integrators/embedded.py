@@ -87,14 +87,14 @@ STEP_SAFETY = 0.9
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _scaled_error(e, j, state, y_new, tolerance):
+def scaled_error(e, j, state, y_new, tolerance):
     """The local error estimate e of state entry j over what the error test allows
     it: tolerance * (ERROR_SCALE[j] + the entry's size before or after the step)."""
     return e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _step_factor(err, exponent):
+def step_factor(err, exponent):
     """The next step over this one, from the error `err` of this one (relative
     to the tolerance; accepted or not): dt * min(5, max(0.2, 0.9 err^(-exponent))),
     the largest growth for no error, the largest cut for a non-finite one."""
@@ -169,7 +169,7 @@ def integrate_embedded(state, step, tableau, data, inputs, step_inputs, contact)
             e = 0.0
             for m in range(n_stage):
                 e += weights_error[m] * k[m, j]
-            r = _scaled_error(dt * e, j, state, y_new, tolerance)
+            r = scaled_error(dt * e, j, state, y_new, tolerance)
             err += r * r
         err = math.sqrt(err / N_STATE)
         shortest = dt <= dt_min * (1.0 + 1e-9)
@@ -182,10 +182,10 @@ def integrate_embedded(state, step, tableau, data, inputs, step_inputs, contact)
                 return n_rhs
             t += dt
             copy_points(points, counts, key, start_points, start_counts, start_key)
-            factor = _step_factor(err, tableau.exponent)
+            factor = step_factor(err, tableau.exponent)
         else:
             copy_points(start_points, start_counts, start_key, points, counts, key)
-            factor = _step_factor(err, tableau.exponent)
+            factor = step_factor(err, tableau.exponent)
         dt = min(max(dt * factor, dt_min), dt_max)
 
 

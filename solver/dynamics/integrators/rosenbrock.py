@@ -14,7 +14,7 @@ from ...layout import (
     ROS_MEMO_START_POINTS, ROS_MEMO_W, ROS_MEMO_W_DT, ROS_MEMO_W_INV, ROS_MEMO_W_JACOBIAN,
 )
 from ..acceptance import N_RHS_STEP_SIZE
-from .embedded import MIN_STEP_FRACTION, _scaled_error, _step_factor
+from .embedded import MIN_STEP_FRACTION, scaled_error, step_factor
 from .stages import copy_points, full_rhs, key_matches, track_at, update_rhs
 
 
@@ -367,7 +367,7 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
             n_rhs += 2
             err = 0.0
             for j in range(N_STATE):
-                r = _scaled_error(dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j]), j, state, y_new,
+                r = scaled_error(dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j]), j, state, y_new,
                                   tolerance)
                 err += r * r
             err = math.sqrt(err / N_STATE)
@@ -378,7 +378,7 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
             state[:] = y_new
             f0[:] = f2
             age += dt
-            factor = _step_factor(err, ROS_EXPONENT)
+            factor = step_factor(err, ROS_EXPONENT)
             _copy_contact_loads(results.contact, loads)     # of f2: the new state's
             refresh = (age >= JACOBIAN_MAX_AGE or factor < 1.0
                        or jac_state[JAC_COUNTS] != counts[0]
@@ -399,6 +399,6 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
             fresh = False
         else:
             copy_points(start_points, start_counts, start_key, points, counts, key)
-            factor = _step_factor(err, ROS_EXPONENT)
+            factor = step_factor(err, ROS_EXPONENT)
             refresh = not fresh
         dt = min(max(dt * factor, dt_min), dt_max)
