@@ -35,9 +35,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from solver import fast_step  # noqa: E402
+from solver.model import fast_step  # noqa: E402
 from solver.scenarios import load_scenario  # noqa: E402
-from solver.wheelset import WheelsetModel  # noqa: E402
+from solver.model.wheelset import WheelsetModel  # noqa: E402
 from fmu_wheelset.validation.convergence import case, run  # noqa: E402
 
 DATA = ROOT / "fmu_wheelset" / "validation" / "reference_data" / "convergence"

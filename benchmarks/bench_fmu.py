@@ -127,7 +127,8 @@ def simulate(fmu: str, duration: float, extra=None, output=None):
 
 def core_run(duration: float):
     """The FMU's per-step core call: advance_vector (outputs in model.record)."""
-    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
     params = _core_parameters()
     warm = WheelsetModel(params)            # compiles (or loads) the kernels untimed
     warm.initialize()
@@ -233,7 +234,7 @@ def c_host_section(fmu: str, duration: float, core_wall: float, core_cpu: float,
 
 
 def _core_parameters():
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     p = REN_JIN
     return WheelsetParameters(
         wheel_profile=p["wheel.profile"], rail_profile=p["rail.profile"], gauge=p["track.gauge"],

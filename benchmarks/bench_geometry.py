@@ -22,8 +22,10 @@ from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from solver.geometry import (ContactSetup, WheelsetPose, static_contact,  # noqa: E402
-                             wheel_distance_minima_reference, wheelset_contact_kernel)
+from solver.contact.geometry.setup import ContactSetup, WheelsetPose
+from solver.contact.geometry.points import static_contact
+from solver.contact.geometry.reference import wheel_distance_minima_reference
+from solver.contact.geometry.search import wheelset_contact_kernel
 
 EPSILON = 1e-4
 

@@ -52,8 +52,8 @@ TARGET_TABLE = 300.0  # target: >= 300x real time with the table
 # The copy runs the contact geometry block of dynamics.wheelset_rhs (the `if
 # reuse_geometry: ... elif update_only: ... else: <search>` statement) a second
 # time, found in the source by its syntax tree, not by its text.
-GEOMETRY_CALLS = ("geo.wheelset_contact_update(", "geometry_table.wheelset_table_kernel(",
-                  "geo.wheelset_contact_tracked(")
+GEOMETRY_CALLS = ("wheelset_contact_update(", "wheelset_table_kernel(",
+                  "wheelset_contact_tracked(")
 # false for every finite state (x is a NaN only in a state the integrator rejects), but
 # the compiler cannot know it, so it keeps the second call
 NEVER_TRUE_GUARD = "if reuse_geometry or not state[S_X] == state[S_X]:"
@@ -80,9 +80,9 @@ def geometry_block_lines(source: str) -> tuple[int, int]:
 
 def _worker() -> None:
     """Run the scenario through core_step, online and table; print one JSON line."""
-    from solver import fast_step
+    from solver.model import fast_step
     from solver.scenarios import load_scenario
-    from solver.wheelset import WheelsetModel
+    from solver.model.wheelset import WheelsetModel
 
     repeats = int(sys.argv[2])
     n_calls = int(round(DURATION / ADVANCE))
@@ -114,7 +114,7 @@ def _worker() -> None:
 def _copy_with_geometry_twice(dest: Path) -> None:
     shutil.copytree(ROOT / "solver", dest / "solver",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc"))
-    path = dest / "solver" / "dynamics.py"
+    path = dest / "solver" / "dynamics" / "rhs.py"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     first, last = geometry_block_lines("".join(lines))
     block = lines[first - 1:last]

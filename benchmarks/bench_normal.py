@@ -16,8 +16,17 @@ from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from solver import normal as nm  # noqa: E402
-from solver import normal_exact as nme  # noqa: E402
+from solver.contact.normal.hertz import (
+    hertz_ellipse, hertz_ellipse_kernel, hertz_force_from_penetration,
+    hertz_from_penetration_kernel,
+)  # noqa: E402
+from solver.contact.normal.load_sharing import (
+    merged_patch_forces, merged_patch_forces_kernel,
+)  # noqa: E402
+from solver.contact.normal.boundary_element import exact_normal_contact  # noqa: E402
+from solver.contact.normal.kik_piotrowski import (
+    kik_piotrowski, kik_piotrowski_force_kernel,
+)  # noqa: E402
 
 YOUNG, POISSON = 210e9, 0.3
 
@@ -37,7 +46,7 @@ def best_time(function, repeats, inner=1):
 def _hertz_loop(penetrations, A, B, young, poisson):
     total = 0.0
     for i in range(penetrations.shape[0]):
-        force, a, b, flag = nm.hertz_from_penetration_kernel(penetrations[i], A[i], B[i], young, poisson)
+        force, a, b, flag = hertz_from_penetration_kernel(penetrations[i], A[i], B[i], young, poisson)
         total += force + a + b
     return total
 
@@ -50,13 +59,13 @@ def report(name, numba_seconds, reference_seconds, unit, fast_label="numba"):
 
 def bench_hertz():
     A, B, delta = 1.087, 1.667, 1e-4  # S1002-like tread on a 300 mm crown
-    nm.hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
-    nm.hertz_ellipse_kernel(8e4, A, B, YOUNG, POISSON)
-    t_kernel = best_time(lambda: nm.hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON), 5, 20000)
-    t_reference = best_time(lambda: nm.hertz_force_from_penetration(delta, A, B, YOUNG, POISSON), 3, 300)
+    hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
+    hertz_ellipse_kernel(8e4, A, B, YOUNG, POISSON)
+    t_kernel = best_time(lambda: hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON), 5, 20000)
+    t_reference = best_time(lambda: hertz_force_from_penetration(delta, A, B, YOUNG, POISSON), 3, 300)
     report("Hertz force from penetration (call)", t_kernel, t_reference, "us")
-    t_kernel = best_time(lambda: nm.hertz_ellipse_kernel(8e4, A, B, YOUNG, POISSON), 5, 20000)
-    t_reference = best_time(lambda: nm.hertz_ellipse(A, B, 8e4, YOUNG, POISSON), 3, 300)
+    t_kernel = best_time(lambda: hertz_ellipse_kernel(8e4, A, B, YOUNG, POISSON), 5, 20000)
+    t_reference = best_time(lambda: hertz_ellipse(A, B, 8e4, YOUNG, POISSON), 3, 300)
     report("Hertz ellipse from force (call)", t_kernel, t_reference, "us")
     rng = np.random.default_rng(1)
     count = 20000
@@ -77,10 +86,10 @@ def bench_multipoint():
     saddle = np.array([5e-5, 4e-5, -1.0])
     stiffness = np.array([8.2e10, 1.6e11, 4.1e10])
     force, shared = np.zeros(points), np.zeros(points)
-    nm.merged_patch_forces_kernel(depth, saddle, stiffness, points, force, shared)
-    t_kernel = best_time(lambda: nm.merged_patch_forces_kernel(
+    merged_patch_forces_kernel(depth, saddle, stiffness, points, force, shared)
+    t_kernel = best_time(lambda: merged_patch_forces_kernel(
         depth, saddle, stiffness, points, force, shared), 5, 5000)
-    t_reference = best_time(lambda: nm.merged_patch_forces(depth, saddle[:2], stiffness), 3, 100)
+    t_reference = best_time(lambda: merged_patch_forces(depth, saddle[:2], stiffness), 3, 100)
     report("merged-patch normal forces, 3 points (call)", t_kernel, t_reference, "us")
 
 
@@ -90,15 +99,15 @@ def bench_kik_piotrowski():
     y = np.linspace(-1.5 * half, 1.5 * half, 201)
     gap = B * y ** 2
     radius = np.full(y.size, 0.5 / A)
-    nme.kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32)
-    t_kernel = best_time(lambda: nme.kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32), 5, 200)
-    t_reference = best_time(lambda: nme.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON), 3, 50)
+    kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32)
+    t_kernel = best_time(lambda: kik_piotrowski_force_kernel(y, gap, radius, delta, YOUNG, POISSON, 0.55, 32), 5, 200)
+    t_reference = best_time(lambda: kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON), 3, 50)
     report("Kik-Piotrowski force, 201 strips x 32 cells", t_kernel, t_reference, "us")
 
 
 def bench_exact():
     A, B, load = 1.087, 1.667, 8e4
-    hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
+    hertz = hertz_ellipse(A, B, load, YOUNG, POISSON)
     nx = ny = 45  # 2025 elements
     x = np.linspace(-1.3 * hertz.a, 1.3 * hertz.a, nx)
     y = np.linspace(-1.3 * hertz.b, 1.3 * hertz.b, ny)
@@ -106,10 +115,10 @@ def bench_exact():
     dx, dy = x[1] - x[0], y[1] - y[0]
     runs = {}
     for method in ("numba", "numpy", "fft"):
-        nme.exact_normal_contact(gap[:8, :8], dx, dy, load / 20, YOUNG, POISSON, method=method)  # compile
-        result = nme.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=method)
+        exact_normal_contact(gap[:8, :8], dx, dy, load / 20, YOUNG, POISSON, method=method)  # compile
+        result = exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=method)
         repeats = 2 if method == "numpy" else 5
-        runs[method] = (best_time(lambda m=method: nme.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=m),
+        runs[method] = (best_time(lambda m=method: exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON, method=m),
                                   repeats), result)
     label = f"exact BEM {nx}x{ny}={nx * ny} elements"
     report(label + " (dense)", runs["numba"][0], runs["numpy"][0], "ms")

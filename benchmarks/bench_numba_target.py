@@ -29,7 +29,7 @@ CHILD = r"""
 import json
 import time
 t0 = time.process_time()
-import solver.wheelset as w
+import solver.model as w
 from solver.scenarios import load_scenario
 def model(params):
     m = w.WheelsetModel(params)

@@ -41,11 +41,13 @@ import time
 import numpy as np
 from numba import njit
 
-from solver import geometry as geo
-from solver import geometry_table
-from solver.dynamics import S_ROLL, S_Y, S_YAW, S_Z, StepInputs, TrackPoint, wheelset_rhs
+from solver.contact.geometry.setup import WheelsetPose
+from solver.layout import TR_COUNT, TR_SCANS, TR_TRACKED, W_TRACK_HEAD
+from solver.contact.geometry import table as geometry_table
+from solver.layout import S_ROLL, S_Y, S_YAW, S_Z
+from solver.dynamics.rhs import StepInputs, TrackPoint, wheelset_rhs
 from solver.scenarios import load_scenario, simulate
-from solver.wheelset import WheelsetModel
+from solver.model.wheelset import WheelsetModel
 
 SCENARIO = "ren-jin-r400-100"
 # the Rosenbrock configurations measured: (largest step s, tolerance)
@@ -66,8 +68,8 @@ def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, ta
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
         if scan:
-            search.work[geo.W_TRACK_HEAD, geo.TR_COUNT] = 0.0
-            search.work[geo.W_TRACK_HEAD + 1, geo.TR_COUNT] = 0.0
+            search.work[W_TRACK_HEAD, TR_COUNT] = 0.0
+            search.work[W_TRACK_HEAD + 1, TR_COUNT] = 0.0
         wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search,
                      no_search, False)
 
@@ -96,9 +98,9 @@ def _scan_share(params, duration, output_interval):
     core.initialize()
     for _ in range(int(round(duration / output_interval))):
         core.advance(output_interval)
-    head = core._work[geo.W_TRACK_HEAD:geo.W_TRACK_HEAD + 2]
-    scans = int(head[:, geo.TR_SCANS].sum())
-    return scans, scans + int(head[:, geo.TR_TRACKED].sum())
+    head = core._work[W_TRACK_HEAD:W_TRACK_HEAD + 2]
+    scans = int(head[:, TR_SCANS].sum())
+    return scans, scans + int(head[:, TR_TRACKED].sum())
 
 
 def _table_fallbacks(params, duration, output_interval):
@@ -111,7 +113,7 @@ def _table_fallbacks(params, duration, output_interval):
     for _ in range(int(round(duration / output_interval))):
         model.advance(output_interval)
         st = model.state
-        pose = geo.WheelsetPose(st[S_Y], st[S_Z], st[S_ROLL], st[S_YAW])
+        pose = WheelsetPose(st[S_Y], st[S_Z], st[S_ROLL], st[S_YAW])
         online += geometry_table.wheelset_table_kernel(model.setup.tables, model._table_search.arrays, pose,
                                                        np.zeros((2, 3)), -1.0, buffers,
                                                        model._table_search.scratch)

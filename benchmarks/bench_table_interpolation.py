@@ -41,11 +41,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from solver import geometry as geo  # noqa: E402
-from solver import geometry_table as gt  # noqa: E402
-from solver.dynamics import C_ACTIVE, C_PENETRATION, S_ROLL, S_Y, S_YAW, S_Z  # noqa: E402
+from solver.contact.geometry.setup import ContactSetup, RailPose, WheelsetPose  # noqa: E402
+from solver.layout import N_WORK_ROWS  # noqa: E402
+from solver.contact.geometry.table import (
+    MAX_BRANCHES, TableGrid, _build_kernel, _relative_pose, table_origin,
+)  # noqa: E402
+from solver.layout import N_BRANCH_FIELDS  # noqa: E402
+from solver.layout import C_ACTIVE, C_PENETRATION, S_ROLL, S_Y, S_YAW, S_Z  # noqa: E402
 from solver.scenarios import load_scenario  # noqa: E402
-from solver.wheelset import WheelsetModel  # noqa: E402
+from solver.model.wheelset import WheelsetModel  # noqa: E402
 
 FINE_STEP = 5e-6                    # m: the reference samples
 LATERAL_RANGE = 0.012               # m: +-12 mm, tread to flange contact
@@ -65,13 +69,13 @@ PAIRS = {
 def branches_on_fine_grid(setup, roll, yaw):
     """(lateral offsets, counts (n,), nodes (n, MAX_BRANCHES, 3)) of the table build on
     the fine lateral grid at one roll and yaw."""
-    lat0, zeta_ref = gt.table_origin(setup)
+    lat0, zeta_ref = table_origin(setup)
     n = int(round(LATERAL_RANGE / FINE_STEP))
     offsets = np.linspace(-n * FINE_STEP, n * FINE_STEP, 2 * n + 1)
     counts = np.zeros((offsets.size, 1, 1), dtype=np.int64)
-    nodes = np.full((offsets.size, 1, 1, gt.MAX_BRANCHES, gt.N_BRANCH_FIELDS), np.nan)
-    work = np.empty((geo.N_WORK_ROWS, setup.wheel_table.shape[0]))
-    gt._build_kernel(setup.tables, lat0 + offsets, np.array([roll]), np.array([yaw]), zeta_ref, work,
+    nodes = np.full((offsets.size, 1, 1, MAX_BRANCHES, N_BRANCH_FIELDS), np.nan)
+    work = np.empty((N_WORK_ROWS, setup.wheel_table.shape[0]))
+    _build_kernel(setup.tables, lat0 + offsets, np.array([roll]), np.array([yaw]), zeta_ref, work,
                      counts, nodes)
     return offsets, counts[:, 0, 0], nodes[:, 0, 0]
 
@@ -156,17 +160,17 @@ def ren_jin_curve():
     setup = model.setup
     # the right wheel is the left wheel of the mirrored pose (solver.geometry); its pose
     # relative to the rail in the table's coordinates (lateral offset from the build's y = 0)
-    mirrored = geo.WheelsetPose(-state[S_Y], state[S_Z], -state[S_ROLL], -state[S_YAW])
-    lateral, _, roll, yaw = gt._relative_pose(setup.params, mirrored, geo.RailPose(0.0, 0.0, 0.0))
-    return lateral - gt.table_origin(setup)[0], roll, yaw, float(contact[1, active, C_PENETRATION].min())
+    mirrored = WheelsetPose(-state[S_Y], state[S_Z], -state[S_ROLL], -state[S_YAW])
+    lateral, _, roll, yaw = _relative_pose(setup.params, mirrored, RailPose(0.0, 0.0, 0.0))
+    return lateral - table_origin(setup)[0], roll, yaw, float(contact[1, active, C_PENETRATION].min())
 
 
 def table_mebibytes(spacing):
-    grid = gt.TableGrid()
+    grid = TableGrid()
     n_lat = 2 * int(round(grid.lateral_range / spacing)) + 1
     n_roll = 2 * int(round(grid.roll_range / grid.roll_step)) + 1
     n_yaw = 2 * int(round(grid.yaw_range / grid.yaw_step)) + 1
-    return n_lat * n_roll * n_yaw * gt.MAX_BRANCHES * FIELDS_PER_BRANCH * 8 / 2 ** 20
+    return n_lat * n_roll * n_yaw * MAX_BRANCHES * FIELDS_PER_BRANCH * 8 / 2 ** 20
 
 
 def main():
@@ -176,7 +180,7 @@ def main():
           f"{POSITION_BOUND * 1e3:g} mm")
     for name, kw in PAIRS.items():
         kw = dict(kw)
-        setup = geo.ContactSetup.from_names(kw.pop("wheel"), kw.pop("rail"), **kw)
+        setup = ContactSetup.from_names(kw.pop("wheel"), kw.pop("rail"), **kw)
         samples = [branches_on_fine_grid(setup, roll, yaw) for roll, yaw in SLICES]
         print(f"[{name}]")
         for spacing in SPACINGS:
@@ -196,8 +200,8 @@ def main():
             print("\n    ".join(line))
     lateral, roll, yaw, penetration = ren_jin_curve()
     kw = dict(PAIRS["LMA-worn / CHN60"])
-    setup = geo.ContactSetup.from_names(kw.pop("wheel"), kw.pop("rail"), **kw)
-    spacing = gt.TableGrid().lateral_step
+    setup = ContactSetup.from_names(kw.pop("wheel"), kw.pop("rail"), **kw)
+    spacing = TableGrid().lateral_step
     offsets, counts, nodes = branches_on_fine_grid(setup, roll, yaw)
     print(f"Ren & Jin curve (t = 9 s): outer wheel at {lateral * 1e3:+.2f} mm lateral, roll {roll * 1e3:+.2f}, "
           f"yaw {yaw * 1e3:+.2f} mrad, smallest penetration of its contact points "

@@ -68,7 +68,9 @@ def main():
             inst.read_kinematics = lambda: None
         master = vc.run(2.0)
     master_us = master.wall_time / master.steps * 1e6
-    from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
+    from solver.model.parameters import WheelsetParameters
     model = WheelsetModel(WheelsetParameters(speed=30.0))
     u = model.input_vector(WheelsetInputs(axle_box_force=[[0, 0, -48.6e3], [0, 0, -48.6e3]]))
     model.initialize(u)

@@ -11,10 +11,11 @@ import time
 import numpy as np
 from numba import njit
 
-from solver import geometry as geo
-from solver.dynamics import StepInputs, TrackPoint, wheelset_rhs
+from solver.contact.geometry.search import wheelset_contact_kernel
+from solver.contact.geometry.setup import WheelsetPose
+from solver.dynamics.rhs import StepInputs, TrackPoint, wheelset_rhs
 from solver.scenarios import load_scenario, simulate
-from solver.wheelset import WheelsetModel
+from solver.model.wheelset import WheelsetModel
 
 
 @njit
@@ -28,7 +29,7 @@ def _rhs_loop(n, state, tables, model, zero, search, results, d):
 @njit
 def _geometry_loop(n, tables, pose, zero, buffers):
     for _ in range(n):
-        geo.wheelset_contact_kernel(tables, pose, zero, -1.0, buffers)
+        wheelset_contact_kernel(tables, pose, zero, -1.0, buffers)
 
 
 def main():
@@ -67,7 +68,7 @@ def main():
     state = model.state.copy()
     args = (state, su.tables, model.model, zero, model._search, model._results, model._deriv)
     _rhs_loop(2, *args)
-    gargs = (su.tables, geo.WheelsetPose(state[1], state[2], state[3], state[4]), zero, model._search)
+    gargs = (su.tables, WheelsetPose(state[1], state[2], state[3], state[4]), zero, model._search)
     _geometry_loop(2, *gargs)
     n = 20000
     t0 = time.perf_counter()

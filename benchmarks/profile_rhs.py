@@ -16,17 +16,26 @@ import sys
 import time
 
 import numpy as np
-from numba import njit
+from numba import njit, typed
 
-from solver import geometry as geo
-from solver import geometry_table
-from solver.creep import creep_forces_kernel
-from solver.dynamics import (C_A, C_B, C_ETA, C_NORMAL, C_PENETRATION, C_SPIN, C_XI, M_CP1, M_CP2,
-                             M_CP3, M_CP4, M_CP5, M_CREEP_MODEL, M_FRICTION, M_POISSON, M_SPEED,
-                             M_YOUNG, S_ROLL, S_Y, S_YAW, S_Z, StepInputs, TrackPoint, wheelset_rhs)
-from solver.normal import hertz_from_penetration_fit_kernel, hertz_from_penetration_kernel
+from solver.contact.geometry.search import wheelset_contact_kernel
+from solver.contact.geometry.setup import WheelsetPose
+from solver.contact.geometry.tracked import wheelset_contact_tracked
+from solver.contact.geometry.update import wheelset_contact_update
+from solver.layout import P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_WHEEL_F2, P_WHEEL_SLOPE
+from solver.contact.geometry import table as geometry_table
+from solver.contact.creep.forces import creep_forces_kernel
+from solver.contact.creep.inputs import CreepPatch
+from solver.layout import (
+    C_A, C_B, C_ETA, C_NORMAL, C_PENETRATION, C_SPIN, C_XI, M_CREEP_OPTIONS, N_CREEP_OPTIONS,
+    M_CREEP_MODEL, M_FRICTION, M_POISSON, M_SPEED, M_YOUNG, S_ROLL, S_Y, S_YAW, S_Z,
+)
+from solver.dynamics.rhs import StepInputs, TrackPoint, wheelset_rhs
+from solver.contact.normal.hertz import (
+    hertz_from_penetration_fit_kernel, hertz_from_penetration_kernel,
+)
 from solver.scenarios import load_scenario
-from solver.wheelset import WheelsetModel
+from solver.model.wheelset import WheelsetModel
 
 SCENARIO = "ren-jin-r400-100"
 
@@ -34,13 +43,13 @@ SCENARIO = "ren-jin-r400-100"
 @njit
 def _full_loop(n, tables, pose, motion, buffers):
     for _ in range(n):
-        geo.wheelset_contact_kernel(tables, pose, motion, -1.0, buffers)
+        wheelset_contact_kernel(tables, pose, motion, -1.0, buffers)
 
 
 @njit
 def _tracked_loop(n, tables, pose, motion, buffers):
     for _ in range(n):
-        geo.wheelset_contact_tracked(tables, pose, motion, -1.0, buffers)
+        wheelset_contact_tracked(tables, pose, motion, -1.0, buffers)
 
 
 @njit
@@ -52,7 +61,7 @@ def _table_loop(n, tables, table, pose, motion, buffers, scratch):
 @njit
 def _update_loop(n, tables, pose, motion, buffers):
     for _ in range(n):
-        geo.wheelset_contact_update(tables, pose, motion, buffers)
+        wheelset_contact_update(tables, pose, motion, buffers)
 
 
 @njit
@@ -76,12 +85,11 @@ def _hertz_fit_loop(n, pens, A, B, young, nu):
 
 
 @njit
-def _creep_loop(n, model_id, xi, eta, spin, a, b, normal, mu, shear, nu, speed, p1, p2, p3, p4, p5):
+def _creep_loop(n, model_id, points, options):
     acc = 0.0
     for _ in range(n):
-        for i in range(xi.size):
-            fx, fy, mz = creep_forces_kernel(model_id, xi[i], eta[i], spin[i], a[i], b[i], normal[i],
-                                             mu, shear, nu, speed, p1, p2, p3, p4, p5)
+        for i in range(len(points)):
+            fx, fy, mz = creep_forces_kernel(model_id, points[i], options)
             acc += fx
     return acc
 
@@ -115,7 +123,7 @@ def main():
         model.advance(0.01)
     st = model.state.copy()
     su = model.setup
-    pose = geo.WheelsetPose(st[S_Y], st[S_Z], st[S_ROLL], st[S_YAW])
+    pose = WheelsetPose(st[S_Y], st[S_Z], st[S_ROLL], st[S_YAW])
     motion = np.zeros((2, 3))
     buffers = su.buffers()
     model.rhs(st)
@@ -131,11 +139,11 @@ def main():
     for s in range(2):
         for i in range(counts[s]):
             p = pts[s, i]
-            wq = 1 + p[geo.P_WHEEL_SLOPE] ** 2
-            rq = 1 + p[geo.P_RAIL_SLOPE] ** 2
-            A.append(0.5 / (np.sqrt(wq) * p[geo.P_RADIUS]))
-            B.append(0.5 * (-p[geo.P_WHEEL_F2] / wq ** 1.5 - p[geo.P_RAIL_Z2] / rq ** 1.5))
-            pens.append(-p[geo.P_GAP] / np.sqrt(rq))
+            wq = 1 + p[P_WHEEL_SLOPE] ** 2
+            rq = 1 + p[P_RAIL_SLOPE] ** 2
+            A.append(0.5 / (np.sqrt(wq) * p[P_RADIUS]))
+            B.append(0.5 * (-p[P_WHEEL_F2] / wq ** 1.5 - p[P_RAIL_Z2] / rq ** 1.5))
+            pens.append(-p[P_GAP] / np.sqrt(rq))
     A, B, pens = np.array(A), np.array(B), np.array(pens)
     arr = lambda col: np.array([r[col] for r in rows])   # noqa: E731
     shear = young / (2 * (1 + nu))
@@ -150,13 +158,15 @@ def main():
     t_tracked = _cpu(_tracked_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
     t_table = _cpu(_table_loop, su.tables, model._table_search.arrays, pose, motion, buffers,
                    model._table_search.scratch, n=n, repeats=repeats)
-    geo.wheelset_contact_kernel(su.tables, pose, motion, -1.0, buffers)
+    wheelset_contact_kernel(su.tables, pose, motion, -1.0, buffers)
     t_upd = _cpu(_update_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
     t_hertz = _cpu(_hertz_loop, pens, A, B, young, nu, n=n, repeats=repeats)
     t_fit = _cpu(_hertz_fit_loop, pens, A, B, young, nu, n=n, repeats=repeats)
-    t_creep = _cpu(_creep_loop, int(m[M_CREEP_MODEL]), arr(C_XI), arr(C_ETA), arr(C_SPIN), arr(C_A),
-                   arr(C_B), arr(C_NORMAL), m[M_FRICTION], shear, nu, m[M_SPEED], m[M_CP1], m[M_CP2],
-                   m[M_CP3], m[M_CP4], m[M_CP5], n=n, repeats=repeats)
+    points = typed.List([CreepPatch(*row, m[M_FRICTION], shear, nu, m[M_SPEED])
+                         for row in zip(arr(C_XI), arr(C_ETA), arr(C_SPIN), arr(C_A), arr(C_B),
+                                        arr(C_NORMAL))])
+    t_creep = _cpu(_creep_loop, int(m[M_CREEP_MODEL]), points,
+                   m[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS].copy(), n=n, repeats=repeats)
     t_rhs_full = _cpu(_rhs_loop, *full_args, False, None, n=n, repeats=repeats)
     t_rhs_table = _cpu(_rhs_loop, *full_args, False, model._table_search, n=n, repeats=repeats)
     model.rhs(st)

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from solver.creep import creep_forces
+from solver.contact.creep.forces import creep_forces
 from solver.errors import CreepError
-from solver.normal_exact import ExactNormalResult, label_patches
+from solver.contact.normal.boundary_element import ExactNormalResult, label_patches
 
 
 # pressure maps

@@ -18,7 +18,7 @@ ROOT = os.path.dirname(HERE)
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
-from solver.profiles import builtin_profile, list_builtin_profiles  # noqa: E402
+from solver.profiles.builtins import builtin_profile, list_builtin_profiles  # noqa: E402
 
 CONVENTION = {
     "wheel": ("lateral s (mm) from the taping line (nominal rolling circle), positive towards the field "

@@ -17,6 +17,7 @@ Errors are ``DataFileError`` (a ValueError) naming the file and the reason; they
 never quote the file's content. The loaders turn them into their own error
 types (ProfileError, TrackError, ...).
 """
+
 from __future__ import annotations
 
 import os
@@ -24,6 +25,7 @@ import stat
 from typing import Iterable, Optional
 
 from .errors import SolverError
+
 
 MAX_FILE_BYTES = 10 * 1024 * 1024      # 10 MB: the built-in profiles are ~30 kB
 MAX_FILE_LINES = 200_000               # the built-in profiles have ~1400 lines

@@ -18,6 +18,7 @@ catch all of them in one clause and still tell them apart:
 
 This module imports nothing of the solver, so that every layer can use it.
 """
+
 import os
 
 

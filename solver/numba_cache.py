@@ -13,10 +13,12 @@ from the current sources. Installed copies and the FMU's verified copy (no
 .git above them; the FMU keys its whole copy on this digest already,
 fmu_wheelset/cache.py) are left alone.
 """
+
 from __future__ import annotations
 
 import hashlib
 import os
+
 
 SOLVER_DIR = os.path.dirname(os.path.abspath(__file__))
 STAMP_NAME = "solver-sources.sha256"

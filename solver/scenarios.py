@@ -36,6 +36,7 @@ A scenario file is TOML:
     speed = 27.78
     track = "kang-r320"      # built-in track name or a track file
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -46,7 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .wheelset import WheelsetError, WheelsetParameters, named_outputs
+from .errors import WheelsetError
+from .model.outputs import named_outputs
+from .model.parameters import WheelsetParameters
 
 
 @dataclass
@@ -185,7 +188,7 @@ class SimulationResult:
 def simulate(scenario: Scenario, progress: bool = False, inputs=None) -> SimulationResult:
     """Run the core without the FMU: initialise, then advance by output_interval."""
     import time as _time
-    from .wheelset import WheelsetModel
+    from .model.wheelset import WheelsetModel
     model = WheelsetModel(scenario.params)
     model.initialize(inputs)
     n_steps = int(round(scenario.duration / scenario.output_interval))

@@ -29,6 +29,7 @@ critical speed is the lowest speed at which a large lateral perturbation does
 not decay (bisection on perturbed runs of the core: the standard railway
 practice for real profiles, whose conicity grows with the amplitude).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .wheelset import (N_STATE, U_TORQUE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ,
-                       S_X, S_Y, S_Z, WheelsetError, WheelsetModel, WheelsetParameters)
+from .errors import WheelsetError
+from .layout import (
+    N_STATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ, S_Y, S_Z, U_TORQUE,
+)
+from .model.parameters import WheelsetParameters
+from .model.wheelset import WheelsetModel
+
 
 # the linear states: all but the spin angle
 LINEAR_STATES = tuple(i for i in range(N_STATE) if i != S_SPIN_ANGLE)

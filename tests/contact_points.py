@@ -6,7 +6,7 @@ points' patches join); above it a search may stop at any sample >= 0
 and its position only where the saddle is negative."""
 import numpy as np
 
-from solver.geometry import P_SADDLE, P_SADDLE_POS
+from solver.layout import P_SADDLE, P_SADDLE_POS
 
 
 def acting(rows):

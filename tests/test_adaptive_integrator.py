@@ -8,13 +8,17 @@ import math
 import numpy as np
 import pytest
 
-from solver import integrate
+from solver.dynamics.integrators.embedded import RK23, RK45
+from solver.layout import JAC_AGE, JAC_MATRIX
 from solver.scenarios import load_scenario, simulate
-from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters, S_Y
+from solver.model.outputs import WheelsetInputs
+from solver.model.wheelset import WheelsetModel
+from solver.model.parameters import WheelsetParameters
+from solver.layout import S_Y
 from tests.test_wheelset import CONICITY, L0, R0, free_wheelset, run
 
 
-@pytest.mark.parametrize("tableau, order", [(integrate.RK23, 3), (integrate.RK45, 5)],
+@pytest.mark.parametrize("tableau, order", [(RK23, 3), (RK45, 5)],
                          ids=["rk23", "rk45"])
 def test_tableaus_satisfy_the_order_conditions(tableau, order):
     # Butcher's order conditions (Hairer, Norsett & Wanner, Solving ODE I, II.2):
@@ -79,7 +83,7 @@ def test_rosenbrock_steps_past_the_explicit_stability_limit_on_ren_jin():
     model.initialize()
     for _ in range(200):
         assert model.advance(1e-2).status == "ok"
-    matrix = model._jacobian[integrate.JAC_MATRIX:].reshape(12, 12)
+    matrix = model._jacobian[JAC_MATRIX:].reshape(12, 12)
     fastest = np.abs(np.linalg.eigvals(matrix)).max()
     assert 1000.0 < fastest < 2000.0            # the Hertz bounce (rad/s)
     # each step costs 2 RHS (+ 13 per Jacobian, 1 per host step): fewer RHS than
@@ -118,7 +122,7 @@ def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, ra
 # a run follows the load, not one lucky trajectory.
 HARD_FLANGE_LOADS = (49.5e3, 50e3, 50.5e3)
 # RHS evaluations of RK4 at 25 us over the 2 s run in 1 ms host steps: 4 per
-# step and one at the end of each host step (integrate.integrate_rk4)
+# step and one at the end of each host step (integrate_rk4)
 RK4_25US_RHS = 4 * round(2.0 / 2.5e-5) + round(2.0 / 1e-3)
 
 
@@ -287,7 +291,7 @@ def test_too_many_adaptive_steps_discard_with_the_reason():
 
 def test_an_absurd_kept_jacobian_is_computed_anew():
     # A restored FMU state is checked for finite numbers only; a kept Jacobian
-    # with entries beyond integrate.JACOBIAN_BOUND (here 1e300: W^-1 ~ 0 would
+    # with entries beyond JACOBIAN_BOUND (here 1e300: W^-1 ~ 0 would
     # freeze the wheelset while the error estimate, which trusts W, sees
     # nothing) is not used: the next host step computes its own, and runs as
     # from a state whose Jacobian is due (age -1; the step history kept).
@@ -301,9 +305,9 @@ def test_an_absurd_kept_jacobian_is_computed_anew():
             assert model.advance(1e-2).status == "ok"
         snapshot = model.get_state()
         if tamper is None:
-            snapshot["jacobian"][integrate.JAC_AGE] = -1.0
+            snapshot["jacobian"][JAC_AGE] = -1.0
         else:
-            snapshot["jacobian"][integrate.JAC_MATRIX:] = tamper
+            snapshot["jacobian"][JAC_MATRIX:] = tamper
         model.set_state(snapshot)
         for _ in range(20):
             assert model.advance(1e-2).status == "ok"

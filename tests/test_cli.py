@@ -85,7 +85,7 @@ def test_scenario_names_are_the_fmus_track_names():
     """One set of names: the command line's scenarios are the FMU's
     track.scenario names; the earlier names stay as aliases."""
     from fmu_wheelset.cli.args import SCENARIO_ALIASES, SCENARIOS, load_scenario
-    from solver.track import BUILTIN_TRACKS
+    from solver.track.builtins import BUILTIN_TRACKS
     assert set(SCENARIOS) == set(BUILTIN_TRACKS)
     for name in SCENARIOS:
         scenario = load_scenario(name)

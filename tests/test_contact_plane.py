@@ -18,10 +18,16 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from solver import normal as nm
-from solver import normal_exact as nme
-from solver.geometry import ContactSetup, _rail_gauge_point_offset, static_contact
-from solver.profiles import profile_from_points
+from solver.contact.normal import hertz as nm
+from solver.contact.normal.boundary_element import (
+    exact_normal_contact, exact_normal_contact_approach,
+)
+from solver.contact.normal.contact_plane import (
+    contact_plane, contact_plane_gap, plane_gap_on_grid, wheel_normal_contact,
+)
+from solver.contact.geometry.setup import ContactSetup, _rail_gauge_point_offset
+from solver.contact.geometry.points import static_contact
+from solver.profiles.profile import profile_from_points
 
 REFERENCE = Path(__file__).parent / "data" / "contact_reference" / "normal_s1002_uic60.json"
 SHEAR = 82e9
@@ -40,14 +46,14 @@ def test_approach_prescribed_equals_load_prescribed():
     x = -half + d * (np.arange(n) + 0.5)
     X, Y = np.meshgrid(x, x, indexing="ij")
     gap = (X ** 2 + Y ** 2) / 0.6
-    by_load = nme.exact_normal_contact(gap, d, d, 5e4, YOUNG, POISSON, x0=x[0], y0=x[0])
-    by_approach = nme.exact_normal_contact_approach(gap, d, d, by_load.approach, YOUNG, POISSON, x0=x[0], y0=x[0])
+    by_load = exact_normal_contact(gap, d, d, 5e4, YOUNG, POISSON, x0=x[0], y0=x[0])
+    by_approach = exact_normal_contact_approach(gap, d, d, by_load.approach, YOUNG, POISSON, x0=x[0], y0=x[0])
     assert by_approach.converged
     assert rel(by_approach.total_force, 5e4) < 1e-5
     assert by_approach.area == by_load.area
     assert rel(by_approach.peak_pressure, by_load.peak_pressure) < 1e-5
     # no interpenetration: no pressure
-    zero = nme.exact_normal_contact_approach(gap + 1e-6, d, d, 0.0, YOUNG, POISSON)
+    zero = exact_normal_contact_approach(gap + 1e-6, d, d, 0.0, YOUNG, POISSON)
     assert zero.total_force == 0.0 and zero.patches == ()
 
 
@@ -83,7 +89,7 @@ def test_inclined_circles_give_hertz_in_the_contact_plane():
     assert math.degrees(sc.points.contact_angle[0, 0]) == pytest.approx(25.0, abs=0.01)
     assert sc.points.y_rail[0, 0] == pytest.approx(point[0], abs=2e-6)
     load = 20e3
-    contact = nme.wheel_normal_contact(setup, sc, sc.points, load, YOUNG, POISSON, cell=1e-4)
+    contact = wheel_normal_contact(setup, sc, sc.points, load, YOUNG, POISSON, cell=1e-4)
     assert len(contact.results) == 1 and contact.results[0].converged
     d = contact.grids[0].plane.angle
     assert math.degrees(d) == pytest.approx(25.0, abs=0.01)
@@ -105,10 +111,10 @@ def test_plane_gap_equals_root_finding_on_the_profiles():
     setup = ContactSetup.from_names("S1002", "UIC60", step=1e-4, gauge=1.435, back_to_back=1.36,
                                     nominal_radius=0.46)
     sc = static_contact(setup, 6e-3)
-    plane = nme.contact_plane(setup, float(sc.points.y_rail[0, 0]))
+    plane = contact_plane(setup, float(sc.points.y_rail[0, 0]))
     s = np.array([-3e-3, -1e-3, 0.0, 1.5e-3, 4e-3])
     x = np.array([0.0, 4e-3])
-    gap = nme.plane_gap_on_grid(setup, sc, plane, x, s)
+    gap = plane_gap_on_grid(setup, sc, plane, x, s)
     theta = setup.inclination
     t = np.array([math.cos(plane.angle), math.sin(plane.angle)])
     n = np.array([-math.sin(plane.angle), math.cos(plane.angle)])
@@ -154,7 +160,7 @@ def test_s1002_uic60_patch_against_contact(y, tolerance):
                                     nominal_radius=0.46)
     sc = static_contact(setup, y)
     assert sc.roll == pytest.approx(case["roll"], abs=1e-12)
-    contact = nme.wheel_normal_contact(setup, sc, sc.points, 80e3, YOUNG, POISSON, cell=2e-4)
+    contact = wheel_normal_contact(setup, sc, sc.points, 80e3, YOUNG, POISSON, cell=2e-4)
     assert len(contact.results) == 1
     result = contact.results[0]
     assert result.converged and rel(contact.vertical_force, 80e3) < 1e-6
@@ -171,7 +177,7 @@ def test_two_contact_planes_share_the_vertical_load():
     setup = ContactSetup.from_names("LMA-worn", "CHN60", step=1e-4, back_to_back=1.353, nominal_radius=0.43)
     sc = static_contact(setup, 0.2e-3)
     assert sc.points.count[0] == 2
-    contact = nme.wheel_normal_contact(setup, sc, sc.points, 80e3, YOUNG, POISSON, cell=2e-4)
+    contact = wheel_normal_contact(setup, sc, sc.points, 80e3, YOUNG, POISSON, cell=2e-4)
     assert len(contact.grids) == 2
     angles = sorted(math.degrees(g.plane.angle) for g in contact.grids)
     # the planes are the two points' contact angles (static_contact: -2.354 and 6.676 deg)
@@ -198,8 +204,8 @@ def test_plane_gap_bad_input():
     setup = ContactSetup.from_names("S1002", "UIC60", step=1e-4)
     sc = static_contact(setup, 0.0)
     with pytest.raises(nm.NormalContactError):
-        nme.contact_plane_gap(setup, sc, float(sc.points.y_rail[0, 0]), cell=0.0)
+        contact_plane_gap(setup, sc, float(sc.points.y_rail[0, 0]), cell=0.0)
     with pytest.raises(nm.NormalContactError):
-        nme.wheel_normal_contact(setup, sc, sc.points, -1.0, YOUNG, POISSON)
+        wheel_normal_contact(setup, sc, sc.points, -1.0, YOUNG, POISSON)
     with pytest.raises(nm.NormalContactError):
-        nme.wheel_normal_contact(setup, sc, sc.points, 80e3, YOUNG, POISSON, side=2)
+        wheel_normal_contact(setup, sc, sc.points, 80e3, YOUNG, POISSON, side=2)

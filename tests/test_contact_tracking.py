@@ -13,13 +13,19 @@ import functools
 import numpy as np
 import pytest
 
-from solver import geometry as geo
-from solver.geometry import (P_GAP, P_S_WHEEL, P_U_RAIL, P_X, P_Y, P_Z, TR_SCANS, TR_TRACKED,
-                             W_TRACK_HEAD, ContactSetup, WheelsetPose, static_contact)
+from solver.contact.geometry.search import wheelset_contact_kernel
+from solver.contact.geometry.tracked import wheelset_contact_tracked
+from solver.layout import (
+    P_GAP, P_S_WHEEL, P_U_RAIL, P_X, P_Y, P_Z, TR_SCANS, TR_TRACKED, W_TRACK_HEAD,
+)
+from solver.contact.geometry.setup import ContactSetup, WheelsetPose
+from solver.contact.geometry.points import static_contact
 from solver.scenarios import load_scenario, simulate
 from tests.contact_points import acting
-from solver.dynamics import S_ROLL, S_Y, S_YAW, S_Z
-from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters
+from solver.layout import S_ROLL, S_Y, S_YAW, S_Z
+from solver.model.outputs import WheelsetInputs
+from solver.model.wheelset import WheelsetModel
+from solver.model.parameters import WheelsetParameters
 
 # The warm-started search equals the full scan within 1e-9 m. The
 # tracked minima use the full scan's samples and arithmetic, so the points are
@@ -37,8 +43,8 @@ def _compare_along(setup, poses, rail_motions):
     counts = np.zeros((len(poses), 2), dtype=int)
     worst = 0.0
     for i, (pose, motion) in enumerate(zip(poses, rail_motions)):
-        geo.wheelset_contact_tracked(setup.tables, pose, motion, -1.0, tracked)
-        geo.wheelset_contact_kernel(setup.tables, pose, motion, -1.0, full)
+        wheelset_contact_tracked(setup.tables, pose, motion, -1.0, tracked)
+        wheelset_contact_kernel(setup.tables, pose, motion, -1.0, full)
         assert list(tracked.counts) == list(full.counts), f"pose {i} {pose}: point counts differ"
         counts[i] = full.counts
         for side in range(2):
@@ -207,15 +213,15 @@ def test_tracked_search_scans_a_pose_that_is_not_finite(bad):
     full = setup.buffers()
     motion = np.zeros((2, 3))
     good = WheelsetPose(0.0, sc.z - 5e-5, sc.roll, 0.0)
-    geo.wheelset_contact_tracked(setup.tables, good, motion, -1.0, tracked)
+    wheelset_contact_tracked(setup.tables, good, motion, -1.0, tracked)
     scans = tracked.work[W_TRACK_HEAD, TR_SCANS]
     bad_pose = WheelsetPose(bad, sc.z, sc.roll, 0.0)
-    geo.wheelset_contact_tracked(setup.tables, bad_pose, motion, -1.0, tracked)
-    geo.wheelset_contact_kernel(setup.tables, bad_pose, motion, -1.0, full)
+    wheelset_contact_tracked(setup.tables, bad_pose, motion, -1.0, tracked)
+    wheelset_contact_kernel(setup.tables, bad_pose, motion, -1.0, full)
     assert tracked.work[W_TRACK_HEAD, TR_SCANS] == scans + 1
     assert list(tracked.counts) == list(full.counts)
-    geo.wheelset_contact_tracked(setup.tables, good, motion, -1.0, tracked)
-    geo.wheelset_contact_kernel(setup.tables, good, motion, -1.0, full)
+    wheelset_contact_tracked(setup.tables, good, motion, -1.0, tracked)
+    wheelset_contact_kernel(setup.tables, good, motion, -1.0, full)
     np.testing.assert_array_equal(tracked.points[:, :1], full.points[:, :1])
 
 

@@ -22,12 +22,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import creep
-from solver.creep import (
-    FASTRIP, FASTSIM, KALKER, POLACH, SHE, POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET,
-    POLACH_2005_WET_MU0, creep_forces, creep_forces_kernel, creep_forces_reference,
-    fastrip, fastsim_ellipse, fastsim_flexibilities, fastsim_grid, kalker_coefficients,
-    kalker_coefficients_kernel, kernel_parameters, linear_creep_coefficients,
+from solver.contact.creep import models as creep
+from solver.contact.creep.inputs import CreepPatch
+from solver.contact.creep.models import FASTRIP, FASTSIM, KALKER, POLACH, SHE
+from solver.contact.creep.forces import (
+    creep_forces, creep_forces_kernel, creep_forces_reference, kernel_parameters,
+)
+from solver.contact.creep.saturated import (
+    POLACH_2005_DRY, POLACH_2005_DRY_MU0, POLACH_2005_WET, POLACH_2005_WET_MU0,
+)
+from solver.contact.creep.fastrip import fastrip
+from solver.contact.creep.fastsim import fastsim_ellipse, fastsim_grid
+from solver.contact.creep.kalker import (
+    fastsim_flexibilities, kalker_coefficients, kalker_coefficients_kernel,
+    linear_creep_coefficients,
 )
 
 # A wheel-rail contact of typical size.
@@ -487,9 +495,8 @@ MODEL_OPTIONS = [
 @pytest.mark.parametrize("model, opts", MODEL_OPTIONS)
 def test_kernel_equals_reference(model, opts):
     rng = np.random.default_rng(11)
-    params = kernel_parameters(model, opts)
-    model_id = params[0]
-    rtol = 1e-12 if model_id == FASTSIM else 1e-9
+    model_id, options = kernel_parameters(model, opts)
+    rtol = 1e-12 if model_id == FASTSIM.id else 1e-9
     for _ in range(25):
         xi, eta = rng.normal(0, 1, 2) * 10 ** rng.uniform(-5, -1)
         phi = rng.normal(0, 1) * 10 ** rng.uniform(-2, 1)
@@ -497,9 +504,9 @@ def test_kernel_equals_reference(model, opts):
         b = a / 10 ** rng.uniform(-1.3, 1.3)
         nu = rng.uniform(0, 0.5)
         speed = rng.uniform(0, 40)
-        args = (xi, eta, phi, a, b, N, MU, G, nu, speed) + tuple(params[1:])
-        ref = creep_forces_reference(model_id, *args)
-        got = creep_forces_kernel(model_id, *args)
+        patch = CreepPatch(xi, eta, phi, a, b, N, MU, G, nu, speed)
+        ref = creep_forces_reference(model_id, patch, options)
+        got = creep_forces_kernel(model_id, patch, options)
         scale = MU * N
         for r, g_, s in zip(ref, got, (scale, scale, scale * a)):
             assert abs(r - g_) <= rtol * max(abs(r), 1e-3 * s)
@@ -605,7 +612,7 @@ def test_full_slip_moment_quadrature():
     with the smoothing, 66 without)."""
     from scipy.special import ellipe
 
-    from solver.creep import _full_slip_moment
+    from solver.contact.creep.saturated import _full_slip_moment
     for a, b in ((8e-3, 4e-3), (6.3e-3, 12.6e-3), (5e-3, 5e-3), (2e-3, 10e-3)):
         c, c2 = max(a, b), min(a, b)
         lubkin = 3.0 / 8.0 * c * ellipe(1.0 - (c2 / c) ** 2)
@@ -643,9 +650,9 @@ def test_creep_forces_arrays_and_options():
         creep_forces("polach", 0, 0, 0, A, B, N, MU, G, NU, V, {"kk": 1})
     with pytest.raises(ValueError):
         creep_forces("fastsim", 0, 0, 0, A, B, N, MU, G, NU, V, {"bound": "square"})
-    assert creep.MODEL_IDS == {"kalker": KALKER, "she": SHE, "polach": POLACH, "fastsim": FASTSIM,
-                               "fastrip": FASTRIP}
-    assert (KALKER, SHE, POLACH, FASTSIM, FASTRIP) == (0, 1, 2, 3, 4)
+    # the ids are the FMU's enumeration values: fixed once published
+    assert creep.CREEP_MODELS.names() == ("kalker", "she", "polach", "fastsim", "fastrip")
+    assert tuple(m.id for m in (KALKER, SHE, POLACH, FASTSIM, FASTRIP)) == (0, 1, 2, 3, 4)
 
 
 def test_plot_creep_curves(tmp_path):

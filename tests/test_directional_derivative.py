@@ -56,9 +56,9 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     same bridge (native_bridge.Instance, the same steps): an independent
     evaluation of the law, not of the FMU's difference."""
     from fmu_wheelset.fmu import native_bridge
-    from solver import dynamics
-    from solver import geometry as geo
-    from solver import normal as nm
+    from solver import layout
+    from solver.contact.normal.hertz import hertz_stiffness
+    from solver.contact.normal.load_sharing import merged_patch_forces
     s = _started(md, wheelset_fmu_unzipped, "hertz")
     try:
         q = by["wheel.left.force_on_rail.z"]
@@ -74,27 +74,27 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     params = model.params
     contact, points = model._contact[0], model._points[0]
     assert fz == pytest.approx(core.values[q], rel=1e-12)      # the same state
-    active = [p for p in range(contact.shape[0]) if contact[p, dynamics.C_ACTIVE] > 0]
-    order = sorted(active, key=lambda p: points[p, geo.P_S_WHEEL])
+    active = [p for p in range(contact.shape[0]) if contact[p, layout.C_ACTIVE] > 0]
+    order = sorted(active, key=lambda p: points[p, layout.P_S_WHEEL])
     depth, stiffness, cosine = [], [], []
     for p in order:
         row = points[p]
-        rail_q = 1.0 + row[geo.P_RAIL_SLOPE] ** 2
-        wheel_q = 1.0 + row[geo.P_WHEEL_SLOPE] ** 2
-        A = 0.5 / (math.sqrt(wheel_q) * row[geo.P_RADIUS])
-        B = 0.5 * (-row[geo.P_WHEEL_F2] / wheel_q ** 1.5 - row[geo.P_RAIL_Z2] / rail_q ** 1.5)
-        stiffness.append(nm.hertz_stiffness(A, B, params.young, params.poisson) / rail_q ** 0.75)
-        depth.append(-row[geo.P_GAP])
-        cosine.append(math.cos(contact[p, dynamics.C_ANGLE]))
-    saddle = [-points[p, geo.P_SADDLE] for p in order[:-1]]
+        rail_q = 1.0 + row[layout.P_RAIL_SLOPE] ** 2
+        wheel_q = 1.0 + row[layout.P_WHEEL_SLOPE] ** 2
+        A = 0.5 / (math.sqrt(wheel_q) * row[layout.P_RADIUS])
+        B = 0.5 * (-row[layout.P_WHEEL_F2] / wheel_q ** 1.5 - row[layout.P_RAIL_Z2] / rail_q ** 1.5)
+        stiffness.append(hertz_stiffness(A, B, params.young, params.poisson) / rail_q ** 0.75)
+        depth.append(-row[layout.P_GAP])
+        cosine.append(math.cos(contact[p, layout.C_ANGLE]))
+    saddle = [-points[p, layout.P_SADDLE] for p in order[:-1]]
 
     def vertical(rise):
-        forces, _ = nm.merged_patch_forces(np.array(depth) + rise, np.array(saddle) + rise,
+        forces, _ = merged_patch_forces(np.array(depth) + rise, np.array(saddle) + rise,
                                            stiffness)
         return forces
 
     # the law's forces are the core's (its inputs read right)
-    np.testing.assert_allclose(vertical(0.0), contact[order, dynamics.C_NORMAL], rtol=1e-9)
+    np.testing.assert_allclose(vertical(0.0), contact[order, layout.C_NORMAL], rtol=1e-9)
     h = 1e-9
     law = -np.dot((vertical(h) - vertical(-h)) / (2.0 * h), cosine)
     # 0.5 %: the lateral creep force's share of the vertical (T2 sin(angle), its

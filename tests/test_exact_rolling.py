@@ -4,8 +4,9 @@ import math
 
 import pytest
 
-from solver.creep import creep_forces, linear_creep_coefficients
-from solver.exact_rolling import exact_rolling
+from solver.contact.creep.forces import creep_forces
+from solver.contact.creep.kalker import linear_creep_coefficients
+from solver.contact.creep.exact_rolling import exact_rolling
 
 A, B, FN, G, NU, MU = 8e-3, 4e-3, 82e3, 82e9, 0.28, 0.3
 

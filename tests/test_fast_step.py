@@ -1,4 +1,4 @@
-"""The fast doStep: a numba cfunc (solver/fast_step.py) that the C
+"""The fast doStep: a numba cfunc (solver/py) that the C
 front end calls in fmi2DoStep, and the Python step it hands every step it does
 not accept to, in real hosts (FMPy in this process, the plain C host of
 tests/c_host), on the Ren & Jin scenario (benchmarks/bench_fmu.py REN_JIN).
@@ -252,12 +252,16 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
     # the bridge turns this into one warning and the Python step for every
     # doStep (never a crash): a view the cfunc could not address as C-contiguous,
     # a wrong dtype
-    from solver import fast_step
-    from solver.wheelset import WheelsetModel
+    from solver.layout import (
+        ENTRY, E_STATE, E_STEP_DATA, FMU_ARRAYS, N_ENTRIES, N_INTS, N_REALS, SD_CONTACT,
+        SD_RECORD,
+    )
+    from solver.model.fast_step import BlockError, pack_block
+    from solver.model.wheelset import WheelsetModel
     model = WheelsetModel()
     data = list(model._step_data)
     arrays = {name: np.zeros(3 if ndim == 1 else (3,) * ndim,
-                             dtype=dtype) for name, dtype, ndim in fast_step.FMU_ARRAYS}
+                             dtype=dtype) for name, dtype, ndim in FMU_ARRAYS}
     arrays.update(state=model.state, keep_state=np.zeros_like(model.state),
                   keep_contact=np.zeros_like(model._contact), keep_summary=np.zeros_like(model._summary),
                   keep_record=np.zeros_like(model.record), keep_derived=np.zeros_like(model._derived),
@@ -267,19 +271,19 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
                   keep_safety=np.zeros(2 * model._safety.size), slave_time=np.zeros(1),
                   matrix=np.zeros((33, 3)),
                   offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33))
-    ints = np.zeros(fast_step.N_INTS, dtype=np.int64)
-    reals = np.zeros(fast_step.N_REALS)
-    block, kept = fast_step.pack_block(arrays, tuple(data), ints, reals)
-    assert block.shape == (fast_step.N_ENTRIES, fast_step.ENTRY)
-    assert block[fast_step.E_STATE, 0] == arrays["state"].ctypes.data
-    assert tuple(block[fast_step.SD_CONTACT, 1:4]) == model._contact.shape
+    ints = np.zeros(N_INTS, dtype=np.int64)
+    reals = np.zeros(N_REALS)
+    block, kept = pack_block(arrays, tuple(data), ints, reals)
+    assert block.shape == (N_ENTRIES, ENTRY)
+    assert block[E_STATE, 0] == arrays["state"].ctypes.data
+    assert tuple(block[SD_CONTACT, 1:4]) == model._contact.shape
     strided = dict(arrays, state=np.zeros(2 * model.state.size)[::2])
-    with pytest.raises(fast_step.BlockError, match="state"):
-        fast_step.pack_block(strided, tuple(data), ints, reals)
+    with pytest.raises(BlockError, match="state"):
+        pack_block(strided, tuple(data), ints, reals)
     wrong = list(data)
-    wrong[fast_step.SD_RECORD - fast_step.E_STEP_DATA] = model.record.astype(np.float32)
-    with pytest.raises(fast_step.BlockError, match="record"):
-        fast_step.pack_block(arrays, tuple(wrong), ints, reals)
+    wrong[SD_RECORD - E_STEP_DATA] = model.record.astype(np.float32)
+    with pytest.raises(BlockError, match="record"):
+        pack_block(arrays, tuple(wrong), ints, reals)
     short = dict(arrays, keep_record=np.zeros(model.record.size - 1))
-    with pytest.raises(fast_step.BlockError, match="keep_record"):
-        fast_step.pack_block(short, tuple(data), ints, reals)
+    with pytest.raises(BlockError, match="keep_record"):
+        pack_block(short, tuple(data), ints, reals)

@@ -21,10 +21,12 @@ from fmpy.validation import validate_fmu  # noqa: E402
 
 from conftest import FmiLog  # noqa: E402
 from cosim.fmpy_host import set_variables  # noqa: E402
-from solver.track_excitation import RailMotion  # noqa: E402
+from solver.track.excitation import RailMotion  # noqa: E402
 from fmu_wheelset.fmu import variables as fmu_variables  # noqa: E402
-import solver.wheelset as core_wheelset  # noqa: E402
-from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters  # noqa: E402
+import solver.model as core_wheelset
+from solver.model.outputs import WheelsetInputs  # noqa: E402
+from solver.model.wheelset import WheelsetModel  # noqa: E402
+from solver.model.parameters import WheelsetParameters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 H = 1e-3                     # communication step (s)

@@ -22,10 +22,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.profiles import ProfileError, load_profile
+from solver.errors import ProfileError
+from solver.profiles.files import load_profile
 from solver.scenarios import load_scenario
-from solver.track import Track, TrackError
-from solver.wheelset import WheelsetError
+from solver.track.alignment import Track
+from solver.track.sections import TrackError
+from solver.errors import WheelsetError
 
 FUZZ = settings(deadline=None, max_examples=120, suppress_health_check=[HealthCheck.too_slow])
 

@@ -20,11 +20,15 @@ import numpy as np
 import pytest
 
 from tests.contact_points import acting
-from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, N_WORK_ROWS, ContactBuffers, ContactSetup,
-                             GeometryError, WheelsetPose, contact_points, static_contact,
-                             wheel_distance_minima_reference, wheelset_contact_kernel)
-from solver.geometry_analysis import (TABLE_COLUMNS, equivalent_conicity, flange_contact_clearance,
-                                      geometry_table, rolling_radius_difference, two_point_onset)
+from solver.layout import MAX_POINTS, N_POINT_FIELDS, N_WORK_ROWS
+from solver.contact.geometry.setup import ContactBuffers, ContactSetup, GeometryError, WheelsetPose
+from solver.contact.geometry.points import contact_points, static_contact
+from solver.contact.geometry.reference import wheel_distance_minima_reference
+from solver.contact.geometry.search import wheelset_contact_kernel
+from solver.contact.geometry.analysis import (
+    TABLE_COLUMNS, equivalent_conicity, flange_contact_clearance, geometry_table,
+    rolling_radius_difference, two_point_onset,
+)
 
 EPS_STATIC = 1e-4   # 0.1 mm: ~ difference of the elastic compressions (Hertz approach at 80 kN)
 
@@ -298,8 +302,9 @@ def test_contact_update_relocates_points_like_a_full_search():
     """The integrator's intermediate stages re-locate the points of the last full
     search (geometry.wheelset_contact_update); at a nearby pose (the motion of one
     RK4 stage, here 0.05 mm, 0.01 mrad, 2 um) it must find the same minima."""
-    from solver.geometry import (MAX_POINTS, N_POINT_FIELDS, wheelset_contact_kernel,
-                                 wheelset_contact_update)
+    from solver.layout import MAX_POINTS, N_POINT_FIELDS
+    from solver.contact.geometry.search import wheelset_contact_kernel
+    from solver.contact.geometry.update import wheelset_contact_update
     setup = chinese("LMA-worn")
     for y in (-9.8e-3, -1.0e-3, 0.0, 4.0e-3):
         sc = static_contact(setup, y, yaw=2e-3)

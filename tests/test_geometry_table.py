@@ -15,8 +15,10 @@ import math
 import numpy as np
 import pytest
 
-from solver import geometry as geo
-from solver import geometry_table as gt
+from solver.contact.geometry.points import rail_motion_array, contact_points, static_contact
+from solver.contact.geometry.search import wheelset_contact_kernel
+from solver.contact.geometry.setup import ContactSetup, WheelsetPose
+from solver.contact.geometry import table as gt
 from tests.contact_points import acting
 
 ROUNDING = 1e-12   # m and rad: the same arithmetic on the same numbers, a few ulps of 0.5 m
@@ -24,7 +26,7 @@ ROUNDING = 1e-12   # m and rad: the same arithmetic on the same numbers, a few u
 
 def _ren_jin_setup():
     # Ren & Jin (2010) wheel/rail pair of the R400 scenario (solver/scenarios.py)
-    return geo.ContactSetup.from_names("LMA-worn", "CHN60", inclination_ratio=40, gauge=1.435,
+    return ContactSetup.from_names("LMA-worn", "CHN60", inclination_ratio=40, gauge=1.435,
                                        back_to_back=1.353, nominal_radius=0.43)
 
 
@@ -33,14 +35,14 @@ def setup_and_table(request):
     if request.param == "ren-jin":
         setup = _ren_jin_setup()
     else:
-        setup = geo.ContactSetup.from_names("S1002", "UIC60", inclination_ratio=40)
+        setup = ContactSetup.from_names("S1002", "UIC60", inclination_ratio=40)
     return setup, gt.build_contact_table(setup)
 
 
 def _compare(setup, table, poses, rail_motion=None, epsilon=-1.0):
     """Worst differences (count mismatches, max |field difference|) and the share of
     wheels the table answered itself."""
-    motion = geo._rail_motion_array(rail_motion)
+    motion = rail_motion_array(rail_motion)
     online_buffers = setup.buffers()
     table_buffers = setup.buffers()
     scratch = gt.table_scratch()
@@ -48,8 +50,8 @@ def _compare(setup, table, poses, rail_motion=None, epsilon=-1.0):
     worst = 0.0
     online_wheels = 0
     for y, z, roll, yaw in poses:
-        pose = geo.WheelsetPose(float(y), float(z), float(roll), float(yaw))
-        geo.wheelset_contact_kernel(setup.tables, pose, motion, epsilon, online_buffers)
+        pose = WheelsetPose(float(y), float(z), float(roll), float(yaw))
+        wheelset_contact_kernel(setup.tables, pose, motion, epsilon, online_buffers)
         online_wheels += gt.wheelset_table_kernel(setup.tables, table.arrays, pose, motion, epsilon,
                                                   table_buffers, scratch)
         if not np.array_equal(online_buffers.counts, table_buffers.counts):
@@ -70,7 +72,7 @@ def _check_grid(setup, n_lateral=61, elastic=True):
     poses = []
     for y in np.linspace(-0.0117, 0.0117, n_lateral):
         for yaw in (-7.3e-3, 0.0, 4.1e-3):
-            rigid = geo.static_contact(setup, float(y), yaw)
+            rigid = static_contact(setup, float(y), yaw)
             for droll in (-6e-4, 2.7e-4):
                 for dz in ((0.0, 5e-5, 2e-4) if elastic else (0.0,)):
                     poses.append((y, rigid.z - dz, rigid.roll + droll, yaw))
@@ -105,7 +107,7 @@ def test_table_with_rail_motion():
     motion = np.array([[0.8e-3, -0.3e-3, 2.0e-3], [-0.5e-3, 0.2e-3, -1.5e-3]])
     poses = []
     for y in np.linspace(-0.009, 0.009, 41):
-        rigid = geo.static_contact(setup, float(y), 2e-3, rail_motion=motion)
+        rigid = static_contact(setup, float(y), 2e-3, rail_motion=motion)
         for dz in (0.0, 1e-4):
             poses.append((y, rigid.z - dz, rigid.roll, 2e-3))
     mismatch, worst, table_share = _compare(setup, table, poses, rail_motion=motion)
@@ -123,11 +125,11 @@ def test_second_point_onset_and_loss_are_sharp():
     setup = _ren_jin_setup()
     table = gt.build_contact_table(setup)
     y, yaw = 0.001, 0.0    # rigid: tread point at -8.7 mm, the hollow's far side 164 um above, at +18.9 mm
-    rigid = geo.static_contact(setup, y, yaw)
+    rigid = static_contact(setup, y, yaw)
     heights = rigid.z - np.concatenate([np.arange(0, 400e-6, 1e-6), np.arange(400e-6, 0, -1e-6)])
     online_counts, table_counts = [], []
     for z in heights:
-        a = geo.contact_points(setup, y, z, rigid.roll, yaw, epsilon=-1.0)
+        a = contact_points(setup, y, z, rigid.roll, yaw, epsilon=-1.0)
         b = gt.table_contact_points(setup, table, y, z, rigid.roll, yaw, epsilon=-1.0)
         online_counts.append(int(a.count[0]))
         table_counts.append(int(b.count[0]))
@@ -157,7 +159,8 @@ def test_core_with_table_runs_as_online():
     # load on for 0.3 s, then off): with contact_geometry = "table" every output of
     # every step is the online one (the same points, hence the same forces)
     from solver.scenarios import load_scenario
-    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
     models = {}
     for geometry in ("online", "table"):
         params = load_scenario("ren-jin-r400-100", contact_geometry=geometry).params
@@ -180,7 +183,7 @@ def test_core_with_table_runs_as_online():
 
 def test_fmu_parameter_selects_the_table():
     from fmu_wheelset.fmu import variables
-    from solver import wheelset
+    import solver.model as wheelset
     var = variables.BY_NAME["contact.geometry"]
     assert variables.core_value(var, 1, wheelset) == "table"
     assert variables.core_value(var, 0, wheelset) == "online"

@@ -27,19 +27,32 @@ PACKAGES = ("solver", "fmu_wheelset", "cosim")
 # may import (at module level or inside a function) only modules listed before
 # it, in its own layer or an earlier one. "__init__" is the package itself.
 SOLVER_LAYERS = (
-    ("support: errors, the numba cache check, the packaged data files",
-     ("errors", "numba_cache", "__init__", "data_files")),
+    ("support: errors, the numba cache check, the packaged data files, the array layout, "
+     "the registries and the code they generate",
+     ("errors", "numba_cache", "__init__", "data_files", "layout", "codegen", "registry")),
     ("inputs: wheel and rail profiles, track layout, track excitation",
-     ("profile_definitions", "profile_formats", "profiles", "track", "track_excitation")),
+     ("profiles", "profiles.profile", "profiles.simpack", "profiles.files", "profiles.definitions",
+      "profiles.builtins", "track", "track.sections", "track.files", "track.alignment",
+      "track.builtins", "track.excitation")),
     ("contact geometry: contact point search, its table, its analysis over y",
-     ("geometry", "geometry_table", "geometry_analysis")),
+     ("contact", "contact.geometry", "contact.geometry.setup", "contact.geometry.distance",
+      "contact.geometry.search", "contact.geometry.update", "contact.geometry.tracked",
+      "contact.geometry.points", "contact.geometry.reference", "contact.geometry.table",
+      "contact.geometry.modes", "contact.geometry.analysis")),
     ("contact forces: normal problem, creep models, Kalker's exact theory",
-     ("normal", "normal_exact", "creep", "exact_rolling")),
-    ("wheelset dynamics: state layout and right-hand side, running safety, "
-     "integrators, the compiled communication step",
-     ("dynamics", "derailment", "integrate", "fast_step")),
-    ("the wheelset model: parameters and the Python object",
-     ("wheelset",)),
+     ("contact.normal", "contact.normal.hertz", "contact.normal.load_sharing",
+      "contact.normal.boundary_element", "contact.normal.kik_piotrowski",
+      "contact.normal.contact_plane", "contact.creep", "contact.creep.inputs",
+      "contact.creep.kalker", "contact.creep.saturated", "contact.creep.fastsim",
+      "contact.creep.fastrip", "contact.creep.models", "contact.creep.forces",
+      "contact.creep.exact_rolling")),
+    ("wheelset dynamics: right-hand side, step checks, outputs, running safety, integrators",
+     ("dynamics", "dynamics.rhs", "dynamics.acceptance", "dynamics.outputs", "dynamics.derailment",
+      "dynamics.integrators", "dynamics.integrators.stages", "dynamics.integrators.fixed",
+      "dynamics.integrators.embedded", "dynamics.integrators.rosenbrock",
+      "dynamics.integrators.methods", "dynamics.integrators.step")),
+    ("the wheelset model: parameters, outputs, the compiled communication step, the Python object",
+     ("model.parameters", "model.outputs", "model.fast_step", "model.wheelset", "model")),
     ("uses of the model: scenarios, linear and nonlinear stability",
      ("scenarios", "stability")),
 )
@@ -76,7 +89,7 @@ COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.valida
 FMU_PACKAGE = "fmu_wheelset.fmu"
 FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
     "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
-    "cache", "presets", "adapter", "core_loader", "feedthrough"))
+    "cache", "presets", "adapter", "core_loader", "feedthrough", "registries"))
 
 # The parts of fmu_wheelset in import order: a module imports (at any level) only
 # modules of its own part or of one listed before it. A module belongs to the
@@ -190,11 +203,13 @@ def cycles(module_level_only: bool) -> list[list[str]]:
 
 
 def test_the_graph_sees_imports_of_each_kind():
-    """The reader finds a relative `from . import`, a `from .x import`, an
-    absolute import inside a function, and tells module level from function
-    level: without this an empty graph would pass every test below."""
-    assert ("solver.geometry", 67, True) in GRAPH["solver.geometry_table"]
-    assert any(t == "solver.integrate" and top for t, _, top in GRAPH["solver.wheelset"])
+    """The reader finds a relative `from .x import` at module level and inside a
+    function, an absolute import inside a function, and tells module level from
+    function level: without this an empty graph would pass every test below."""
+    assert any(t == "solver.contact.geometry.search" and top
+               for t, _, top in GRAPH["solver.contact.geometry.update"])
+    assert any(t == "solver.data_files" and not top for t, _, top in GRAPH["solver.profiles.files"])
+    assert any(t == "solver.model.wheelset" and top for t, _, top in GRAPH["solver.model"])
     assert any(t == "cosim.vehicle.master" and not top
                for t, _, top in GRAPH["fmu_wheelset.cli.commands.vehicle"])
     assert any(t == "fmu_wheelset.sweeps.sweep" and not top

@@ -14,8 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 
-from solver import normal as nm
-from solver import normal_exact as nme
+from solver.contact.normal.hertz import (
+    FLAG_CURVATURE_CLAMPED, FLAG_HERTZ, FLAG_INVALID_INPUT, NON_CONVEX_CURVATURE_FLOOR,
+    NormalContactError, elliptic_integrals_kernel, elliptic_integrals_reference, hertz_ellipse,
+    hertz_ellipse_kernel, hertz_force_from_penetration, hertz_from_penetration_fit_kernel,
+    hertz_from_penetration_kernel, hertz_penetration_from_force, hertz_stiffness,
+)
+from solver.contact.normal.load_sharing import merged_patch_forces, merged_patch_forces_kernel
+from solver.contact.normal.boundary_element import (
+    converge_exact_normal, exact_normal_contact, influence_coefficients,
+    influence_coefficients_kernel,
+)
+from solver.contact.normal.kik_piotrowski import (
+    KIK_PIOTROWSKI_REDUCTION, kik_piotrowski, kik_piotrowski_force_kernel,
+)
 
 YOUNG = 210e9
 POISSON = 0.3
@@ -38,15 +50,15 @@ def test_sphere_closed_form():
     delta = a * a / radius
     stiffness = 4.0 / 3.0 * E_STAR * math.sqrt(radius)
     curvature = 0.5 / radius
-    h = nm.hertz_ellipse(curvature, curvature, load, YOUNG, POISSON)
+    h = hertz_ellipse(curvature, curvature, load, YOUNG, POISSON)
     for value, reference in [(h.a, a), (h.b, a), (h.p0, p0), (h.approach, delta), (h.stiffness, stiffness)]:
         assert rel(value, reference) < 1e-12
     assert h.m == pytest.approx(1.0, abs=1e-12) and h.n == pytest.approx(1.0, abs=1e-12)
     assert h.eccentricity == pytest.approx(0.0, abs=1e-12)
-    k = nm.hertz_ellipse_kernel(load, curvature, curvature, YOUNG, POISSON)
+    k = hertz_ellipse_kernel(load, curvature, curvature, YOUNG, POISSON)
     for value, reference in zip(k[:5], (a, a, p0, delta, stiffness)):
         assert rel(value, reference) < 1e-12
-    assert k[5] == nm.FLAG_HERTZ
+    assert k[5] == FLAG_HERTZ
 
 
 @pytest.mark.parametrize(
@@ -67,29 +79,29 @@ def test_classical_m_n_table(theta_deg, m_table, n_table, n_tol):
     A = 0.8
     B = A * (1.0 + c) / (1.0 - c)
     load = 60e3
-    h = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
+    h = hertz_ellipse(A, B, load, YOUNG, POISSON)
     assert rel(h.m, m_table) < 0.01
     assert rel(h.n, n_table) < n_tol
     scale = (3.0 * load / (4.0 * E_STAR * (A + B))) ** (1.0 / 3.0)
     assert rel(h.a, m_table * scale) < 0.01
     assert rel(h.p0, 3.0 * load / (2.0 * math.pi * h.a * h.b)) < 1e-12
     # the reverse orientation swaps the axes (theta -> 180 - theta)
-    g = nm.hertz_ellipse(B, A, load, YOUNG, POISSON)
+    g = hertz_ellipse(B, A, load, YOUNG, POISSON)
     assert rel(g.a, h.b) < 1e-12 and rel(g.b, h.a) < 1e-12
     assert rel(g.m, h.n) < 1e-12 and rel(g.approach, h.approach) < 1e-12
 
 
 def test_equal_curvatures_give_a_circle():
-    h = nm.hertz_ellipse(1.7, 1.7, 50e3, YOUNG, POISSON)
+    h = hertz_ellipse(1.7, 1.7, 50e3, YOUNG, POISSON)
     assert h.a == pytest.approx(h.b, rel=1e-14)
-    n, a, b = nm.hertz_force_from_penetration(1e-4, 1.7, 1.7, YOUNG, POISSON)
+    n, a, b = hertz_force_from_penetration(1e-4, 1.7, 1.7, YOUNG, POISSON)
     assert a == pytest.approx(b, rel=1e-14)
 
 
 def test_elliptic_case_satisfies_johnson_relations():
     """Johnson (1985) 3.4: A = p0 b/(E* a^2 e^2)(K - E), B = p0 b/(E* a^2 e^2)((a/b)^2 E - K), delta = p0 b K/E*."""
     A, B, load = 1.2, 4.7, 80e3
-    h = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
+    h = hertz_ellipse(A, B, load, YOUNG, POISSON)
     e2 = 1.0 - (h.b / h.a) ** 2
     K, E = special.ellipk(e2), special.ellipe(e2)
     factor = h.p0 * h.b / (E_STAR * h.a ** 2 * e2)
@@ -102,16 +114,16 @@ def test_elliptic_case_satisfies_johnson_relations():
 
 def test_force_and_penetration_are_inverse():
     for A, B in [(0.9, 3.1), (5.0, 0.02), (1.0, 1000.0)]:
-        delta, a, b = nm.hertz_penetration_from_force(75e3, A, B, YOUNG, POISSON)
-        force, a2, b2 = nm.hertz_force_from_penetration(delta, A, B, YOUNG, POISSON)
+        delta, a, b = hertz_penetration_from_force(75e3, A, B, YOUNG, POISSON)
+        force, a2, b2 = hertz_force_from_penetration(delta, A, B, YOUNG, POISSON)
         assert rel(force, 75e3) < 1e-12 and rel(a2, a) < 1e-12 and rel(b2, b) < 1e-12
-        assert rel(nm.hertz_stiffness(A, B, YOUNG, POISSON) * delta ** 1.5, 75e3) < 1e-12
+        assert rel(hertz_stiffness(A, B, YOUNG, POISSON) * delta ** 1.5, 75e3) < 1e-12
 
 
 def test_elliptic_integral_kernel_equals_scipy():
     for p in np.concatenate([np.logspace(-14, 0, 57), [0.3, 0.5, 0.999]]):
-        K, E = nm.elliptic_integrals_kernel(p)
-        K_ref, E_ref = nm.elliptic_integrals_reference(p)
+        K, E = elliptic_integrals_kernel(p)
+        K_ref, E_ref = elliptic_integrals_reference(p)
         assert rel(K, K_ref) < 1e-13 and rel(E, E_ref) < 1e-13
 
 
@@ -119,13 +131,13 @@ def test_kernels_equal_reference_over_curvature_ratios():
     worst = 0.0
     for ratio in np.logspace(-3, 3, 49):
         A, B = 1.3, 1.3 * ratio
-        ref = nm.hertz_ellipse(A, B, 9e4, YOUNG, POISSON)
-        ker = nm.hertz_ellipse_kernel(9e4, A, B, YOUNG, POISSON)
-        assert ker[5] == nm.FLAG_HERTZ
+        ref = hertz_ellipse(A, B, 9e4, YOUNG, POISSON)
+        ker = hertz_ellipse_kernel(9e4, A, B, YOUNG, POISSON)
+        assert ker[5] == FLAG_HERTZ
         for value, reference in zip(ker[:5], (ref.a, ref.b, ref.p0, ref.approach, ref.stiffness)):
             worst = max(worst, rel(value, reference))
-        f_ref = nm.hertz_force_from_penetration(7e-5, A, B, YOUNG, POISSON)
-        f_ker = nm.hertz_from_penetration_kernel(7e-5, A, B, YOUNG, POISSON)
+        f_ref = hertz_force_from_penetration(7e-5, A, B, YOUNG, POISSON)
+        f_ker = hertz_from_penetration_kernel(7e-5, A, B, YOUNG, POISSON)
         for value, reference in zip(f_ker[:3], f_ref):
             worst = max(worst, rel(value, reference))
     assert worst < 1e-9
@@ -134,7 +146,7 @@ def test_kernels_equal_reference_over_curvature_ratios():
 def test_flange_ratios_are_handled():
     """Very elongated ellipses (flange contact, either orientation) stay finite and consistent."""
     for A, B in [(1.0, 1e3), (1e3, 1.0), (1.0, 1e6)]:
-        h = nm.hertz_ellipse(A, B, 40e3, YOUNG, POISSON)
+        h = hertz_ellipse(A, B, 40e3, YOUNG, POISSON)
         assert all(np.isfinite(h[:7]))
         assert (h.a > h.b) == (A < B)
         # Greenwood (1985): a/b ~ (B/A)^(2/3), an estimate that overshoots as the
@@ -145,36 +157,36 @@ def test_flange_ratios_are_handled():
 
 def test_bad_hertz_input_raises():
     for A, B in [(1.0, 0.0), (1.0, -0.2), (-1.0, 2.0), (float("nan"), 1.0)]:
-        with pytest.raises(nm.NormalContactError):
-            nm.hertz_ellipse(A, B, 1e4, YOUNG, POISSON)
-        with pytest.raises(nm.NormalContactError):
-            nm.hertz_force_from_penetration(1e-4, A, B, YOUNG, POISSON)
-    with pytest.raises(nm.NormalContactError):
-        nm.hertz_ellipse(1.0, 2.0, -5.0, YOUNG, POISSON)
-    with pytest.raises(nm.NormalContactError):
-        nm.hertz_ellipse(1e-10, 1e3, 5.0, YOUNG, POISSON)  # ratio 1e13: a line contact
-    with pytest.raises(nm.NormalContactError):
-        nm.hertz_stiffness(1.0, 2.0, -YOUNG, POISSON)
-    with pytest.raises(nm.NormalContactError):
-        nm.hertz_stiffness(1.0, 2.0, YOUNG, 0.7)
+        with pytest.raises(NormalContactError):
+            hertz_ellipse(A, B, 1e4, YOUNG, POISSON)
+        with pytest.raises(NormalContactError):
+            hertz_force_from_penetration(1e-4, A, B, YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        hertz_ellipse(1.0, 2.0, -5.0, YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        hertz_ellipse(1e-10, 1e3, 5.0, YOUNG, POISSON)  # ratio 1e13: a line contact
+    with pytest.raises(NormalContactError):
+        hertz_stiffness(1.0, 2.0, -YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        hertz_stiffness(1.0, 2.0, YOUNG, 0.7)
 
 
 def test_degenerate_hertz_inputs_give_no_nan():
-    h = nm.hertz_ellipse(1.0, 2.0, 0.0, YOUNG, POISSON)
+    h = hertz_ellipse(1.0, 2.0, 0.0, YOUNG, POISSON)
     assert h.a == h.b == h.p0 == h.approach == 0.0 and np.isfinite(h.stiffness)
-    assert nm.hertz_force_from_penetration(0.0, 1.0, 2.0, YOUNG, POISSON) == (0.0, 0.0, 0.0)
-    assert nm.hertz_force_from_penetration(-1e-5, 1.0, 2.0, YOUNG, POISSON) == (0.0, 0.0, 0.0)
+    assert hertz_force_from_penetration(0.0, 1.0, 2.0, YOUNG, POISSON) == (0.0, 0.0, 0.0)
+    assert hertz_force_from_penetration(-1e-5, 1.0, 2.0, YOUNG, POISSON) == (0.0, 0.0, 0.0)
     # numba fallback: non-convex lateral sum (worn hollow wheel on a matching rail)
-    force, a, b, flag = nm.hertz_from_penetration_kernel(1e-4, 1.1, -0.4, YOUNG, POISSON)
-    assert flag == nm.FLAG_CURVATURE_CLAMPED and force > 0.0 and b > a > 0.0
-    expected = nm.hertz_force_from_penetration(1e-4, 1.1, nm.NON_CONVEX_CURVATURE_FLOOR * 1.1, YOUNG, POISSON)
+    force, a, b, flag = hertz_from_penetration_kernel(1e-4, 1.1, -0.4, YOUNG, POISSON)
+    assert flag == FLAG_CURVATURE_CLAMPED and force > 0.0 and b > a > 0.0
+    expected = hertz_force_from_penetration(1e-4, 1.1, NON_CONVEX_CURVATURE_FLOOR * 1.1, YOUNG, POISSON)
     assert force == pytest.approx(expected[0], rel=1e-9)
-    assert nm.hertz_from_penetration_kernel(1e-4, -1.0, -0.4, YOUNG, POISSON)[3] == nm.FLAG_CURVATURE_CLAMPED
-    assert nm.hertz_from_penetration_kernel(float("nan"), 1.0, 1.0, YOUNG, POISSON) == (0.0, 0.0, 0.0, 2)
-    assert nm.hertz_ellipse_kernel(1e4, float("inf"), 1.0, YOUNG, POISSON)[5] == nm.FLAG_INVALID_INPUT
-    assert nm.hertz_ellipse_kernel(0.0, 1.0, 2.0, YOUNG, POISSON)[:4] == (0.0, 0.0, 0.0, 0.0)
-    assert nm.hertz_from_penetration_kernel(1e-4, 1e-10, 1e3, YOUNG, POISSON)[3] == nm.FLAG_CURVATURE_CLAMPED
-    assert nm.hertz_from_penetration_kernel(1e-4, 5e-324, 5e-324, YOUNG, POISSON)[3] == nm.FLAG_INVALID_INPUT
+    assert hertz_from_penetration_kernel(1e-4, -1.0, -0.4, YOUNG, POISSON)[3] == FLAG_CURVATURE_CLAMPED
+    assert hertz_from_penetration_kernel(float("nan"), 1.0, 1.0, YOUNG, POISSON) == (0.0, 0.0, 0.0, 2)
+    assert hertz_ellipse_kernel(1e4, float("inf"), 1.0, YOUNG, POISSON)[5] == FLAG_INVALID_INPUT
+    assert hertz_ellipse_kernel(0.0, 1.0, 2.0, YOUNG, POISSON)[:4] == (0.0, 0.0, 0.0, 0.0)
+    assert hertz_from_penetration_kernel(1e-4, 1e-10, 1e3, YOUNG, POISSON)[3] == FLAG_CURVATURE_CLAMPED
+    assert hertz_from_penetration_kernel(1e-4, 5e-324, 5e-324, YOUNG, POISSON)[3] == FLAG_INVALID_INPUT
 
 
 @settings(max_examples=300, deadline=None)
@@ -184,9 +196,9 @@ def test_degenerate_hertz_inputs_give_no_nan():
     st.one_of(st.floats(-1e-3, 1e-2), st.floats()),
 )
 def test_kernels_never_return_nan(A, B, delta):
-    out = nm.hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
+    out = hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
     assert all(np.isfinite(out[:3])) and out[0] >= 0.0
-    ellipse = nm.hertz_ellipse_kernel(abs(delta) * 1e9, A, B, YOUNG, POISSON)
+    ellipse = hertz_ellipse_kernel(abs(delta) * 1e9, A, B, YOUNG, POISSON)
     assert all(np.isfinite(ellipse[:5]))
 
 
@@ -203,15 +215,15 @@ def test_fit_kernel_equals_agm_kernel_and_reference():
     for ratio in ratios:
         for A, B in ((1.3, 1.3 * ratio), (1.3 * ratio, 1.3)):
             for delta in (3e-6, 7e-5):
-                fit = nm.hertz_from_penetration_fit_kernel(delta, A, B, YOUNG, POISSON)
-                agm = nm.hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
+                fit = hertz_from_penetration_fit_kernel(delta, A, B, YOUNG, POISSON)
+                agm = hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
                 assert fit[3] == agm[3]
                 for value, reference in zip(fit[:3], agm[:3]):
                     worst = max(worst, rel(value, reference))
     assert worst < 1e-10
     for ratio in (1.0, 1.5, 7.0, 1e3, 1e6, 1e12):
-        ref = nm.hertz_force_from_penetration(7e-5, 1.3, 1.3 * ratio, YOUNG, POISSON)
-        fit = nm.hertz_from_penetration_fit_kernel(7e-5, 1.3, 1.3 * ratio, YOUNG, POISSON)
+        ref = hertz_force_from_penetration(7e-5, 1.3, 1.3 * ratio, YOUNG, POISSON)
+        fit = hertz_from_penetration_fit_kernel(7e-5, 1.3, 1.3 * ratio, YOUNG, POISSON)
         assert all(rel(value, reference) < 1e-9 for value, reference in zip(fit[:3], ref))
 
 
@@ -220,8 +232,8 @@ def test_fit_kernel_fallbacks_as_agm_kernel():
     cases = [(1e-4, 1.1, -0.4), (1e-4, -1.0, -0.4), (float("nan"), 1.0, 1.0), (1e-4, 1e-10, 1e3),
              (1e-4, 5e-324, 5e-324), (0.0, 1.0, 2.0), (-1e-5, 1.0, 2.0), (1e-4, float("inf"), 1.0)]
     for delta, A, B in cases:
-        fit = nm.hertz_from_penetration_fit_kernel(delta, A, B, YOUNG, POISSON)
-        agm = nm.hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
+        fit = hertz_from_penetration_fit_kernel(delta, A, B, YOUNG, POISSON)
+        agm = hertz_from_penetration_kernel(delta, A, B, YOUNG, POISSON)
         assert fit[3] == agm[3]
         for value, reference in zip(fit[:3], agm[:3]):
             assert value == reference or rel(value, reference) < 1e-10   # same 1e-10 as above
@@ -234,7 +246,7 @@ def test_fit_kernel_fallbacks_as_agm_kernel():
     st.one_of(st.floats(-1e-3, 1e-2), st.floats()),
 )
 def test_fit_kernel_never_returns_nan(A, B, delta):
-    out = nm.hertz_from_penetration_fit_kernel(delta, A, B, YOUNG, POISSON)
+    out = hertz_from_penetration_fit_kernel(delta, A, B, YOUNG, POISSON)
     assert all(np.isfinite(out[:3])) and out[0] >= 0.0
 
 
@@ -247,8 +259,8 @@ def _patch(depth, saddle, stiffness):
     depth, saddle, stiffness = (np.asarray(a, dtype=float) for a in (depth, saddle, stiffness))
     n = depth.size
     force, shared = np.zeros(n), np.zeros(n)
-    total = nm.merged_patch_forces_kernel(depth, np.append(saddle, -1.0), stiffness, n, force, shared)
-    ref_force, ref_shared = nm.merged_patch_forces(depth, saddle, stiffness)
+    total = merged_patch_forces_kernel(depth, np.append(saddle, -1.0), stiffness, n, force, shared)
+    ref_force, ref_shared = merged_patch_forces(depth, saddle, stiffness)
     # the same sums in another order: equal to rounding
     np.testing.assert_allclose(force, ref_force, rtol=1e-12, atol=1e-9)
     np.testing.assert_array_equal(shared, ref_shared)
@@ -263,7 +275,7 @@ def test_merged_patch_kernel_equals_the_merge_tree_reference():
     """Random points along a wheel (depths, saddles no deeper than their
     neighbours, stiffnesses), up to MAX_POINTS: the kernel's non-recursive sums
     equal the recursive merge tree."""
-    from solver.geometry import MAX_POINTS
+    from solver.layout import MAX_POINTS
     rng = np.random.default_rng(41)
     for _ in range(3000):
         n = int(rng.integers(1, MAX_POINTS + 1))
@@ -359,8 +371,8 @@ def test_kik_piotrowski_kernel_equals_reference():
     for A, B in [(1.0, 1.0), (1.1, 3.7), (0.9, 0.2)]:
         y, gap, radius = _parabolic_strips(A, B, 1e-4)
         gap = gap + 0.01 * np.sin(4e3 * y) ** 2 * 1e-4 + 3e-3  # non-elliptic, shifted
-        ref = nme.kik_piotrowski(y, gap, radius, 1e-4, YOUNG, POISSON)
-        ker = nme.kik_piotrowski_force_kernel(y, gap, radius, 1e-4, YOUNG, POISSON, nme.KIK_PIOTROWSKI_REDUCTION, 32)
+        ref = kik_piotrowski(y, gap, radius, 1e-4, YOUNG, POISSON)
+        ker = kik_piotrowski_force_kernel(y, gap, radius, 1e-4, YOUNG, POISSON, KIK_PIOTROWSKI_REDUCTION, 32)
         assert ker[4] == 0
         assert rel(ker[0], ref.normal_force) < 1e-10
         assert rel(ker[1], ref.area) < 1e-10
@@ -373,7 +385,7 @@ def test_kik_piotrowski_on_hertzian_gap_matches_analytic_ellipse():
     ellipsoidal pressure, so its load is (2/3) pi a' E* delta / K(e') (a' major semi-axis)."""
     A, B, delta = 1.0, 3.0, 1e-4
     y, gap, radius = _parabolic_strips(A, B, delta)
-    result = nme.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
+    result = kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
     semi_a = math.sqrt(0.55 * delta / A)
     semi_b = math.sqrt(0.55 * delta / B)
     assert rel(result.semi_length, semi_a) < 1e-12
@@ -391,12 +403,12 @@ def test_kik_piotrowski_patch_close_to_hertz():
     against Hertzian cases)."""
     load = 1e5
     for A, B, tolerance in [(1.0, 1.0, 0.05), (1.0, 2.0, 0.10), (2.0, 1.0, 0.10), (1.09, 1.67, 0.10)]:
-        hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
+        hertz = hertz_ellipse(A, B, load, YOUNG, POISSON)
         y, gap, radius = _parabolic_strips(A, B, hertz.approach)
         delta = optimize.brentq(
-            lambda d: nme.kik_piotrowski_force_kernel(y, gap, radius, d, YOUNG, POISSON, 0.55, 32)[0] - load,
+            lambda d: kik_piotrowski_force_kernel(y, gap, radius, d, YOUNG, POISSON, 0.55, 32)[0] - load,
             0.5 * hertz.approach, 1.5 * hertz.approach, xtol=1e-12)
-        kp = nme.kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
+        kp = kik_piotrowski(y, gap, radius, delta, YOUNG, POISSON)
         assert rel(kp.normal_force, load) < 1e-6
         assert rel(kp.semi_length, hertz.a) < tolerance
         assert rel(kp.semi_width, hertz.b) < tolerance
@@ -406,22 +418,22 @@ def test_kik_piotrowski_patch_close_to_hertz():
 def test_kik_piotrowski_force_positive_and_increasing():
     y, gap, radius = _parabolic_strips(1.0, 2.5, 2e-4)
     gap = gap + 4e-4 * np.maximum(y, 0.0) ** 1.5  # asymmetric, non-Hertzian
-    forces = [nme.kik_piotrowski(y, gap, radius, d, YOUNG, POISSON).normal_force for d in np.linspace(1e-5, 2e-4, 8)]
+    forces = [kik_piotrowski(y, gap, radius, d, YOUNG, POISSON).normal_force for d in np.linspace(1e-5, 2e-4, 8)]
     assert forces[0] > 0.0 and np.all(np.diff(forces) > 0.0)
 
 
 def test_kik_piotrowski_degenerate_inputs():
     y, gap, radius = _parabolic_strips(1.0, 2.0, 1e-4)
-    zero = nme.kik_piotrowski(y, gap, radius, 0.0, YOUNG, POISSON)
+    zero = kik_piotrowski(y, gap, radius, 0.0, YOUNG, POISSON)
     assert zero.normal_force == 0.0 and zero.area == 0.0 and np.all(np.isfinite(zero.pressure))
-    assert nme.kik_piotrowski_force_kernel(y, gap, radius, -1e-5, YOUNG, POISSON, 0.55, 32)[4] == 1
+    assert kik_piotrowski_force_kernel(y, gap, radius, -1e-5, YOUNG, POISSON, 0.55, 32)[4] == 1
     bad = gap.copy()
     bad[3] = np.nan
-    assert nme.kik_piotrowski_force_kernel(y, bad, radius, 1e-4, YOUNG, POISSON, 0.55, 32)[:4] == (0.0,) * 4
-    with pytest.raises(nm.NormalContactError):
-        nme.kik_piotrowski(y, bad, radius, 1e-4, YOUNG, POISSON)
-    with pytest.raises(nm.NormalContactError):
-        nme.kik_piotrowski(y[::-1], gap, radius, 1e-4, YOUNG, POISSON)
+    assert kik_piotrowski_force_kernel(y, bad, radius, 1e-4, YOUNG, POISSON, 0.55, 32)[:4] == (0.0,) * 4
+    with pytest.raises(NormalContactError):
+        kik_piotrowski(y, bad, radius, 1e-4, YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        kik_piotrowski(y[::-1], gap, radius, 1e-4, YOUNG, POISSON)
 
 
 # ---------------------------------------------------------------------------
@@ -435,18 +447,18 @@ def _elliptic_gap(A, B, half_x, half_y, nx, ny):
 
 
 def test_influence_kernel_equals_reference():
-    ref = nme.influence_coefficients(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
-    ker = nme.influence_coefficients_kernel(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
+    ref = influence_coefficients(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
+    ker = influence_coefficients_kernel(7, 5, 1e-4, 2.5e-4, YOUNG, POISSON)
     np.testing.assert_allclose(ker, ref, rtol=1e-12)
     # centre of a uniformly loaded square of side s: u = 4 s asinh(1) p/(pi E*) (both bodies)
-    square = nme.influence_coefficients(1, 1, 1e-3, 1e-3, YOUNG, POISSON)[0, 0]
+    square = influence_coefficients(1, 1, 1e-3, 1e-3, YOUNG, POISSON)[0, 0]
     assert rel(square, 4e-3 * math.asinh(1.0) / (math.pi * E_STAR)) < 1e-12
 
 
 def test_exact_solver_reproduces_hertz():
     A, B, load = 1.0, 3.0, 1e5
-    hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
-    study = nme.converge_exact_normal(lambda x, y: A * x ** 2 + B * y ** 2, (-1.25 * hertz.a, 1.25 * hertz.a),
+    hertz = hertz_ellipse(A, B, load, YOUNG, POISSON)
+    study = converge_exact_normal(lambda x, y: A * x ** 2 + B * y ** 2, (-1.25 * hertz.a, 1.25 * hertz.a),
                                      (-1.25 * hertz.b, 1.25 * hertz.b), load, YOUNG, POISSON, cells=(20, 20))
     assert study.converged and study.history[-1].change < 0.01
     result = study.result
@@ -464,16 +476,16 @@ def test_exact_solver_confirms_hertz_at_10_degrees():
     c = math.cos(math.radians(10.0))
     A, load = 1.0, 1e5
     B = (1.0 + c) / (1.0 - c)
-    hertz = nm.hertz_ellipse(A, B, load, YOUNG, POISSON)
+    hertz = hertz_ellipse(A, B, load, YOUNG, POISSON)
     gap, dx, dy = _elliptic_gap(A, B, 1.2 * hertz.a, 1.2 * hertz.b, 48, 36)
-    result = nme.exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON)
+    result = exact_normal_contact(gap, dx, dy, load, YOUNG, POISSON)
     assert rel(result.peak_pressure, hertz.p0) < 0.003
     assert rel(result.approach, hertz.approach) < 0.003
 
 
 def test_exact_methods_agree():
     gap, dx, dy = _elliptic_gap(1.0, 2.0, 0.011, 0.008, 26, 22)
-    results = [nme.exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON, method=m, tolerance=1e-11)
+    results = [exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON, method=m, tolerance=1e-11)
                for m in ("numpy", "numba", "fft")]
     for other in results[1:]:
         assert other.converged
@@ -488,7 +500,7 @@ def test_exact_two_point_gap_gives_two_patches():
     y = np.linspace(-0.02, 0.02, 61)
     X, Y = np.meshgrid(x, y, indexing="ij")
     gap = np.minimum(1.0 * X ** 2 + 4.0 * (Y + 0.011) ** 2, 1.0 * X ** 2 + 8.0 * (Y - 0.011) ** 2 + 2e-6)
-    result = nme.exact_normal_contact(gap, x[1] - x[0], y[1] - y[0], 9e4, YOUNG, POISSON, x0=x[0], y0=y[0])
+    result = exact_normal_contact(gap, x[1] - x[0], y[1] - y[0], 9e4, YOUNG, POISSON, x0=x[0], y0=y[0])
     assert result.converged and len(result.patches) == 2
     assert rel(result.total_force, 9e4) < 1e-3
     assert rel(sum(p.normal_force for p in result.patches), 9e4) < 1e-3
@@ -502,24 +514,24 @@ def test_exact_two_point_gap_gives_two_patches():
 
 def test_exact_degenerate_inputs():
     gap, dx, dy = _elliptic_gap(1.0, 2.0, 0.01, 0.01, 8, 8)
-    zero = nme.exact_normal_contact(gap, dx, dy, 0.0, YOUNG, POISSON)
+    zero = exact_normal_contact(gap, dx, dy, 0.0, YOUNG, POISSON)
     assert zero.total_force == 0.0 and zero.patches == () and np.all(np.isfinite(zero.pressure))
-    with pytest.raises(nm.NormalContactError):
-        nme.exact_normal_contact(gap, dx, dy, -1.0, YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        exact_normal_contact(gap, dx, dy, -1.0, YOUNG, POISSON)
     bad = gap.copy()
     bad[2, 2] = np.inf
-    with pytest.raises(nm.NormalContactError):
-        nme.exact_normal_contact(bad, dx, dy, 1e3, YOUNG, POISSON)
-    with pytest.raises(nm.NormalContactError):
-        nme.exact_normal_contact(gap, dx, 0.0, 1e3, YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        exact_normal_contact(bad, dx, dy, 1e3, YOUNG, POISSON)
+    with pytest.raises(NormalContactError):
+        exact_normal_contact(gap, dx, 0.0, 1e3, YOUNG, POISSON)
 
 
 def test_plot_pressure_map(tmp_path):
     from fmu_wheelset.plots import plot_pressure_map
     gap, dx, dy = _elliptic_gap(1.0, 2.0, 0.011, 0.008, 20, 16)
-    result = nme.exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON)
+    result = exact_normal_contact(gap, dx, dy, 8e4, YOUNG, POISSON)
     path = plot_pressure_map(result, tmp_path / "exact.png")
     assert path.stat().st_size > 1000
     y, gap1, radius = _parabolic_strips(1.0, 2.0, 1e-4, points=61)
-    kp = nme.kik_piotrowski(y, gap1, radius, 1e-4, YOUNG, POISSON)
+    kp = kik_piotrowski(y, gap1, radius, 1e-4, YOUNG, POISSON)
     assert plot_pressure_map(kp, tmp_path / "kp.png").stat().st_size > 1000

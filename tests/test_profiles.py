@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from solver import profile_definitions as defs
-from solver.profiles import (
-    Profile, ProfileError, builtin_profile, find_corners, list_builtin_profiles, load_profile,
-    profile_from_points, resample_profile, worn_lma_profile,
-)
+from solver.profiles import definitions as defs
+from solver.profiles.profile import Profile, find_corners, profile_from_points, resample_profile
+from solver.errors import ProfileError
+from solver.profiles.builtins import builtin_profile, list_builtin_profiles, worn_lma_profile
+from solver.profiles.files import load_profile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROFILE_DIR = os.path.join(ROOT, "profiles")
@@ -561,7 +561,7 @@ def test_cli_checks_a_file(tmp_path, capsys):
 
 def test_cli_checks_a_simpack_file_with_its_cant(capsys):
     main = _cli_main
-    rail = os.path.join(ROOT, "solver", "profile_data", "manchester", "MBench_UIC60_v3.prr")
+    rail = os.path.join(ROOT, "solver", "profiles", "data", "manchester", "MBench_UIC60_v3.prr")
     assert main(["profiles", "--check", rail, "--cant", "40"]) == 0
     out = capsys.readouterr().out
     assert "MBench_UIC60_v3 (rail)" in out and "1:40) taken out" in out
@@ -718,14 +718,14 @@ def test_manchester_benchmark_files_as_builtins():
     u = np.linspace(0.0, 0.035, 351)
     assert np.max(np.abs(rail.height_at(u) - rail.height_at(-u))) < 1e-7
     assert rail.height_at(0.0) == pytest.approx(0.0, abs=1e-9) and abs(rail.slope_at(0.0)) < 1e-6
-    from solver.profiles import load_simpack_profile
-    leaning = load_simpack_profile(os.path.join(ROOT, "solver", "profile_data", "manchester", "MBench_UIC60_v3.prr"),
+    from solver.profiles.files import load_simpack_profile
+    leaning = load_simpack_profile(os.path.join(ROOT, "solver", "profiles", "data", "manchester", "MBench_UIC60_v3.prr"),
                                    cant=-math.atan(1 / 40))
     assert np.max(np.abs(leaning.height_at(u[:250]) - leaning.height_at(-u[:250]))) > 1e-4
-    with open(os.path.join(ROOT, "solver", "profile_data", "manchester", "NOTICE.md"), encoding="utf-8") as fh:
+    with open(os.path.join(ROOT, "solver", "profiles", "data", "manchester", "NOTICE.md"), encoding="utf-8") as fh:
         notice = fh.read()
     assert "Apache" in notice and "eve70a/CONTACT" in notice
-    assert os.path.isfile(os.path.join(ROOT, "solver", "profile_data", "manchester", "LICENSE-Apache-2.0.md"))
+    assert os.path.isfile(os.path.join(ROOT, "solver", "profiles", "data", "manchester", "LICENSE-Apache-2.0.md"))
 
 
 def test_a22_rigid_delta_r_matches_contact():

@@ -22,10 +22,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.creep import creep_forces
-from solver.geometry import ContactSetup, contact_points, static_contact
-from solver.profiles import ProfileError, load_profile
-from solver.wheelset import WheelsetError, WheelsetInputs, WheelsetModel, WheelsetParameters
+from solver.contact.creep.forces import creep_forces
+from solver.contact.geometry.setup import ContactSetup
+from solver.contact.geometry.points import contact_points, static_contact
+from solver.errors import ProfileError
+from solver.profiles.files import load_profile
+from solver.errors import WheelsetError
+from solver.model.outputs import WheelsetInputs
+from solver.model.wheelset import WheelsetModel
+from solver.model.parameters import WheelsetParameters
 
 # Documented range of the axle-box force inputs for the property test (N per
 # component per box): 5x a heavy wheel load; the FMU's input range is 1e6 N.

@@ -15,8 +15,8 @@ from __future__ import annotations
 import pytest
 
 from fmu_wheelset.validation.running_safety import HOST_STEP, brief, climb, drop, references
-from solver import derailment
-from solver import geometry as geo
+from solver.dynamics import derailment
+from solver import layout as geo
 
 REFERENCES = references()
 INTEGRATORS = {

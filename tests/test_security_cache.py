@@ -115,7 +115,7 @@ def test_symlinked_entry_is_replaced(resources, cache_dir, tmp_path):
 def test_entry_writable_by_others_is_replaced(resources, cache_dir):
     entry, _ = entry_for(resources, cache_dir)
     shutil.copytree(os.path.join(resources, "solver"), entry / "solver")
-    os.chmod(entry / "solver" / "wheelset.py", 0o666)
+    os.chmod(entry / "solver" / "model" / "wheelset.py", 0o666)
     path, note = cache.stable_solver_dir(resources)
     assert "writable by group or others" in note
     assert_verified_copy(path, resources)
@@ -126,7 +126,7 @@ def test_entry_writable_by_others_is_replaced(resources, cache_dir):
 def test_entry_owned_by_another_user_is_replaced(resources, cache_dir):
     entry, _ = entry_for(resources, cache_dir)
     shutil.copytree(os.path.join(resources, "solver"), entry / "solver")
-    os.chown(entry / "solver" / "track.py", 65534, 65534)
+    os.chown(entry / "solver" / "track" / "alignment.py", 65534, 65534)
     path, note = cache.stable_solver_dir(resources)
     assert "owned by uid 65534" in note
     assert_verified_copy(path, resources)

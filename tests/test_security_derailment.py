@@ -19,10 +19,13 @@ import math
 import numpy as np
 import pytest
 
-from solver import derailment
-from solver.dynamics import C_ACTIVE, C_ANGLE, D_PYQ, N_CONTACT, N_DERIVED
-from solver.geometry import MAX_POINTS, ContactSetup
-from solver.wheelset import WheelsetInputs, WheelsetModel, WheelsetParameters
+from solver.dynamics import derailment
+from solver.layout import C_ACTIVE, C_ANGLE, D_PYQ, N_CONTACT, N_DERIVED
+from solver.layout import MAX_POINTS
+from solver.contact.geometry.setup import ContactSetup
+from solver.model.outputs import WheelsetInputs
+from solver.model.wheelset import WheelsetModel
+from solver.model.parameters import WheelsetParameters
 
 BOX_LOAD = -6.0e4
 MODELS = [(c, k) for c in ("kalker", "she", "polach", "fastsim") for k in ("single", "multipoint")]

@@ -17,10 +17,14 @@ import time
 
 import pytest
 
-from solver.data_files import (MAX_FILE_BYTES, MAX_FILE_LINES, DataFileError, read_text,
-                               resolve_contained)
-from solver.profiles import ProfileError, builtin_profile, load_profile
-from solver.track import TrackError, load_track
+from solver.data_files import (
+    MAX_FILE_BYTES, MAX_FILE_LINES, DataFileError, read_text, resolve_contained,
+)
+from solver.errors import ProfileError
+from solver.profiles.builtins import builtin_profile
+from solver.profiles.files import load_profile
+from solver.track.sections import TrackError
+from solver.track.alignment import load_track
 
 SECRET = "SECRET-TOKEN-7f3a"
 # a refused file must be refused at once: 2 s is generous for a stat and a short

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from solver import stability as st
-from solver.wheelset import C_RADIUS, C_Y, WheelsetModel, WheelsetParameters
+from solver.layout import C_RADIUS, C_Y
+from solver.model.wheelset import WheelsetModel
+from solver.model.parameters import WheelsetParameters
 
 SUSPENDED = dict(bogie=True, suspended_mass=9307.5, creep_model="kalker",
                  suspension_stiffness=(1.0e6, 3.884e6, 1.22e6))
@@ -78,8 +80,8 @@ def test_nonlinear_critical_speed_s1002_by_bisection():
     0.36 at 1 mm, 0.18 at 3 mm: the tread patch at the centre spans the two
     tread minima, whose shares of the load move with y), so the centred
     wheelset's linear instability saturates in a small cycle."""
-    from solver import geometry as geo
-    from solver.geometry_analysis import equivalent_conicity
+    from solver.contact.geometry import setup as geo
+    from solver.contact.geometry.analysis import equivalent_conicity
     setup = geo.ContactSetup.from_names("S1002", "UIC60")
     assert equivalent_conicity(setup, amplitude=1e-3) > equivalent_conicity(setup, amplitude=3e-3)
     params = WheelsetParameters(bogie=True, suspended_mass=9307.5,
@@ -114,7 +116,7 @@ def test_klingel_with_the_textbook_creepages():
     the rail crown adds 5 %), r0 and l0 of the centred contact points, within
     0.3 % (measured 0.08 %: the remaining inertia and creep terms are O(V^2)).
     The gyroscopic switch does not change it (at 2 m/s, measured < 1e-7)."""
-    from solver.geometry_analysis import rolling_radius_difference
+    from solver.contact.geometry.analysis import rolling_radius_difference
     params = WheelsetParameters(wheel_profile="cone:0.05", creep_model="kalker",
                                 roll_rate_creepage=False)
     model = WheelsetModel(params)
@@ -149,7 +151,9 @@ def test_creep_coefficient_overrides_give_kalkers_linear_forces():
     scale with a Hertz patch (f11, f22 by s^(2/3), f23 by s, f33 by s^(4/3)):
     -f11 xi, -f22 eta - f23 phi, f23 eta - f33 phi; the coefficients not
     overridden (0) come from Kalker's table as before."""
-    from solver.wheelset import C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_NORMAL, C_SPIN, C_SPIN_MOMENT, C_XI
+    from solver.layout import (
+        C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_NORMAL, C_SPIN, C_SPIN_MOMENT, C_XI,
+    )
     f = (8.0e6, 7.0e6, 3.0e3, 50.0)
     params = WheelsetParameters(creep_model="kalker", creep_coefficients=f, speed=20.0)
     model, _, _ = _rhs_at(params, vy=0.05, yaw_rate=0.02, vx=0.01)
@@ -187,7 +191,7 @@ def test_gyroscopic_and_roll_rate_switches():
     roll acceleration and J_y Omega (roll rate) / J_z from the yaw acceleration;
     the roll-rate switch changes the lateral creepages of a rolling wheelset
     (by roll_rate (z_contact - z) / V on the lateral axis) and nothing else."""
-    from solver.wheelset import C_ETA, C_XI, S_ROLL_RATE, S_SPIN_RATE, S_YAW_RATE
+    from solver.layout import C_ETA, C_XI, S_ROLL_RATE, S_SPIN_RATE, S_YAW_RATE
     base = dict(creep_model="kalker", speed=20.0)
     on, x, d_on = _rhs_at(WheelsetParameters(**base), yaw_rate=0.03, roll_rate=0.02)
     off, _, d_off = _rhs_at(WheelsetParameters(**base, gyroscopic=False), yaw_rate=0.03,

@@ -7,9 +7,12 @@ import numpy as np
 import pytest
 from scipy.special import fresnel
 
-from solver.track import Track, TrackError, TrackSection, builtin_track, load_track, track_state_kernel
-from solver.track_excitation import (COMPONENTS, SPECTRA, RailMotion, TrackIrregularity, psd,
-                                     psd_band_variance)
+from solver.track.alignment import Track, load_track, track_state_kernel
+from solver.track.sections import TrackError, TrackSection
+from solver.track.builtins import builtin_track
+from solver.track.excitation import (
+    COMPONENTS, SPECTRA, RailMotion, TrackIrregularity, psd, psd_band_variance,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 R, LT, LC, H = 400.0, 100.0, 300.0, 0.120  # radius, transition, curve length, cant (m)

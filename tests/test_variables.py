@@ -9,14 +9,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-import solver.wheelset as wheelset
+import solver.model as wheelset
 from fmu_wheelset.fmu import variables as fmu_variables
-from solver.wheelset import WheelsetParameters
+from solver.model.parameters import WheelsetParameters
 
 # WheelsetParameters fields with no FMU parameter, and why
 NOT_IN_FMU = {
     "profile_step": "resampling step of the profiles: a numerical setting fixed in the FMU",
-    "creep_options": "a dict of model-specific options (Polach kA, kS, A, B; FASTSIM nx, ny)",
     "separation_min": "e_d of Ren & Jin's static analysis (the geometry command, the two-point "
                       "onset); the dynamics share the load by the saddles instead",
     "slope_difference_min": "e_k of Ren & Jin's static analysis, as separation_min",
@@ -25,7 +24,7 @@ NOT_IN_FMU = {
 
 def test_every_core_parameter_is_in_the_table_or_listed():
     fields = {f.name for f in dataclasses.fields(WheelsetParameters)}
-    mapped = set(fmu_variables.CORE_FIELDS)
+    mapped = set(fmu_variables.CORE_FIELDS) | {fmu_variables.CREEP_OPTION}
     assert mapped <= fields, mapped - fields
     assert fields - mapped == set(NOT_IN_FMU)
 
@@ -66,9 +65,9 @@ def test_fastrip_is_the_fifth_creep_model():
 
 
 def test_what_the_fmu_cannot_express_is_reported():
-    params = WheelsetParameters(profile_step=2e-4, creep_options={"kA": 0.5})
+    params = WheelsetParameters(profile_step=2e-4, creep_options={"kX": 0.5})
     _, missing = fmu_variables.start_values_for(params, wheelset)
-    assert len(missing) == 2 and "profile_step" in missing[0] and "creep_options" in missing[1]
+    assert len(missing) == 2 and "profile_step" in missing[0] and "kX" in missing[1]
     _, missing = fmu_variables.start_values_for(WheelsetParameters(speed=3.0), wheelset,
                                                 available={"wheel.profile"})
     assert missing == ["the FMU has no parameter wheelset.speed for speed"]
@@ -106,3 +105,40 @@ def test_wheel_wear_number_is_the_sum_over_its_points():
                        for k in (1, 2, 3))
         assert np.max(expected) > 1.0          # creeping in the curve entry: not trivially 0
         np.testing.assert_allclose(c[f"wheel.{side}.wear_number"], expected, rtol=1e-9, atol=1e-9)
+
+
+def test_creep_options_are_parameters_of_the_registry():
+    """Every option of every creep model (solver.contact.creep.models) is an FMU
+    parameter contact.creep.<model>.<option> with the registry's unit, range and
+    default; the options of the model in use round-trip (a choice by its name)."""
+    from solver.contact.creep.models import CREEP_MODELS
+    for entry in CREEP_MODELS:
+        for opt in entry.options:
+            var = fmu_variables.BY_NAME[fmu_variables.creep_option_name(entry.name, opt.name)]
+            assert (var.unit, var.min, var.max, var.start) == (opt.unit, opt.low, opt.high,
+                                                               opt.default), var.name
+    params = WheelsetParameters(creep_model="polach", creep_options={"kA": 0.3, "kS": 0.1, "B": 0.2})
+    values, missing = fmu_variables.start_values_for(params, wheelset)
+    assert missing == [] and values["contact.creep.polach.kA"] == 0.3
+    assert WheelsetParameters(**fmu_variables.parameters_from_fmi(values, wheelset)) == params
+    params = WheelsetParameters(creep_model="fastsim", creep_options={"nx": 12, "bound": "elliptic"})
+    values, _ = fmu_variables.start_values_for(params, wheelset)
+    assert values["contact.creep.fastsim.bound"] == 1
+    assert WheelsetParameters(**fmu_variables.parameters_from_fmi(values, wheelset)) == params
+    # an option outside the registry's range is refused with the parameter's name
+    with pytest.raises(ValueError, match="contact.creep.polach.kA"):
+        fmu_variables.parameters_from_fmi({"contact.creep_model": 2,
+                                           "contact.creep.polach.kA": 1.5}, wheelset)
+
+
+def test_the_fmus_registry_declarations_are_the_registries():
+    """fmu_wheelset/fmu/registries.py (what the FMU declares of the solver's
+    registries) is what the registries give: regenerate it with
+    `python -m fmu_wheelset.fmu.registry_declarations`."""
+    from fmu_wheelset.fmu import registry_declarations
+    assert registry_declarations.TARGET.read_text(encoding="utf-8") == \
+        registry_declarations.source(), "fmu_wheelset/fmu/registries.py is stale: regenerate it"
+    from solver.contact.creep.models import CREEP_MODELS
+    creep = fmu_variables.ENUMERATION_BY_NAME["CreepModel"]
+    assert list(creep.items) == list(CREEP_MODELS.names())
+    assert tuple(wheelset.CREEP_MODEL_NAMES) == CREEP_MODELS.names()

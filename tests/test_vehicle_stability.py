@@ -13,7 +13,7 @@ import pytest
 from cosim.vehicle import stability as vstab
 from cosim.vehicle.parameters import VehicleParameters
 from fmu_wheelset.validation import vehicle as check
-from solver.wheelset import WheelsetParameters
+from solver.model.parameters import WheelsetParameters
 
 pytestmark = pytest.mark.cosim      # the bogie vehicle: linear analysis and co-simulation
 

@@ -7,10 +7,18 @@ import re
 import numpy as np
 import pytest
 
-from solver import derailment
-from solver import wheelset as ws
-from solver.wheelset import (S_Y, S_Z, S_VZ, WheelsetError, WheelsetInputs, WheelsetModel,
-                             WheelsetParameters)
+from solver.dynamics import derailment
+from solver.dynamics.outputs import record_index_of_contact
+from solver.dynamics.rhs import GRAVITY
+from solver.layout import (
+    C_NORMAL, D_BOX_POS, D_Q, N_DERIVED, REC_COUNT, REC_DERIVED, REC_DISTANCE, REC_LIFT, REC_STATE, REC_TIME,
+    S_VX, U_BOX_FORCE, U_CURVATURE, U_RAIL_MOTION, U_TORQUE,
+)
+from solver.layout import S_Y, S_Z, S_VZ
+from solver.errors import WheelsetError
+from solver.model.outputs import WheelsetInputs
+from solver.model.wheelset import WheelsetModel
+from solver.model.parameters import WheelsetParameters
 from tests.synthetic_profiles import circular_crown_rail, cone_wheel
 
 R0 = 0.46
@@ -138,7 +146,7 @@ def test_a_copied_model_steps_its_own_arrays():
     # an array of the model replaced (not changed in place): the step finds the new one
     model._u = model._u.copy()
     u = model._u.copy()
-    u[ws.U_TORQUE] = 10.0
+    u[U_TORQUE] = 10.0
     assert model.advance_vector(0.05, u).status == "ok"
     assert np.array_equal(model._u, u, equal_nan=True)   # NaN: curvature and cant from the track
 
@@ -215,21 +223,21 @@ def test_output_record_equals_outputs_and_vector_step_equals_advance():
         assert b.advance_vector(0.002, u).status == "ok"
     assert np.array_equal(a.state, b.state)
     out, rec = a.outputs(), b.record
-    assert rec[ws.R_TIME] == pytest.approx(out.time) and rec[ws.R_DISTANCE] == out.distance
-    assert np.array_equal(rec[ws.R_STATE:ws.R_STATE + 3], out.position)
-    d = rec[ws.R_DERIVED:ws.R_DERIVED + ws.N_DERIVED]
-    assert np.array_equal(d[ws.D_BOX_POS:ws.D_BOX_POS + 6].reshape(2, 3), out.axle_box_position)
-    assert np.array_equal(d[ws.D_Q:ws.D_Q + 2], out.vertical_force)
-    assert np.array_equal(rec[ws.R_COUNT:ws.R_COUNT + 2], out.contact_count)
-    assert np.array_equal(rec[ws.R_LIFT:ws.R_LIFT + 2] > 0.5, out.wheel_lift)
+    assert rec[REC_TIME] == pytest.approx(out.time) and rec[REC_DISTANCE] == out.distance
+    assert np.array_equal(rec[REC_STATE:REC_STATE + 3], out.position)
+    d = rec[REC_DERIVED:REC_DERIVED + N_DERIVED]
+    assert np.array_equal(d[D_BOX_POS:D_BOX_POS + 6].reshape(2, 3), out.axle_box_position)
+    assert np.array_equal(d[D_Q:D_Q + 2], out.vertical_force)
+    assert np.array_equal(rec[REC_COUNT:REC_COUNT + 2], out.contact_count)
+    assert np.array_equal(rec[REC_LIFT:REC_LIFT + 2] > 0.5, out.wheel_lift)
     for side in range(2):
         for k in range(3):
             on = out.contact_active[side, k]
-            got = rec[ws.record_index_of_contact(side, k, ws.C_NORMAL)]
+            got = rec[record_index_of_contact(side, k, C_NORMAL)]
             assert got == (out.normal_force[side, k] if on else 0.0)
     # the loads are carried: Q sums to the weight and the applied box loads
-    weight = a.params.mass * ws.GRAVITY + 2 * 1.0e4
-    assert d[ws.D_Q] + d[ws.D_Q + 1] == pytest.approx(weight, rel=0.02)
+    weight = a.params.mass * GRAVITY + 2 * 1.0e4
+    assert d[D_Q] + d[D_Q + 1] == pytest.approx(weight, rel=0.02)
 
 
 def test_vector_step_rejects_non_finite_inputs_and_keeps_the_state():
@@ -237,15 +245,15 @@ def test_vector_step_rejects_non_finite_inputs_and_keeps_the_state():
     model.initialize()
     u = model.input_vector(WheelsetInputs())
     before = model.state.copy()
-    for j, name in ((ws.U_BOX_FORCE + 4, "axle-box force (right y)"),
-                    (ws.U_RAIL_MOTION + 1, "rail motion (left vertical)")):
+    for j, name in ((U_BOX_FORCE + 4, "axle-box force (right y)"),
+                    (U_RAIL_MOTION + 1, "rail motion (left vertical)")):
         bad = u.copy()
         bad[j] = np.inf
         with pytest.raises(WheelsetError, match=re.escape(name)):
             model.advance_vector(0.001, bad)
         assert np.array_equal(model.state, before)
     bad = u.copy()
-    bad[ws.U_CURVATURE] = -np.inf           # NaN means "from the track", inf is an error
+    bad[U_CURVATURE] = -np.inf           # NaN means "from the track", inf is an error
     with pytest.raises(WheelsetError, match="curvature"):
         model.advance_vector(0.001, bad)
     assert model.advance_vector(0.001, u).status == "ok"     # NaN curvature/cant: the track
@@ -292,7 +300,7 @@ def test_creep_stiffness_instability_is_named_in_the_discard_message():
     for _ in range(60):
         r = fine.advance(0.002, inputs)
         assert r.status == "ok", r.message
-    assert abs(fine.state[ws.S_VX]) < 1e-3        # no runaway: creep holds the wheelset
+    assert abs(fine.state[S_VX]) < 1e-3        # no runaway: creep holds the wheelset
 
 
 def test_rhs_without_the_contact_rows_gives_the_same_derivative():
@@ -302,7 +310,8 @@ def test_rhs_without_the_contact_rows_gives_the_same_derivative():
     # straight: the worn hollow's two tread points on each wheel) the derivative
     # and the summary must be the same bits as with the rows filled, and the
     # rows must be left as they were -- for the full search and the update.
-    from solver.dynamics import C_ACTIVE, StepInputs, TrackPoint, wheelset_rhs
+    from solver.layout import C_ACTIVE
+    from solver.dynamics.rhs import StepInputs, TrackPoint, wheelset_rhs
     from solver.scenarios import load_scenario
     model = WheelsetModel(load_scenario("ren-jin-r400-100").params)
     model.initialize()
@@ -328,27 +337,27 @@ def test_rhs_without_the_contact_rows_gives_the_same_derivative():
 
 
 def test_full_search_rhs_is_called_with_a_plain_bool_record():
-    """In the solver's numba code every call of integrate._full_rhs passes `record`
-    as bool(...), never as a bare True / False: numba would compile _full_rhs and
+    """In the solver's numba code every call of the integrators' full_rhs passes `record`
+    as bool(...), never as a bare True / False: numba would compile full_rhs and
     the RHS it inlines (the whole contact model, 3-4 s a compile) once more per
     constant (docs/CONVENTIONS.md: three versions of wheelset_rhs, not six)."""
     import ast
     import os
+    from pathlib import Path
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     calls, constants = 0, []
-    for name in sorted(os.listdir(os.path.join(root, "solver"))):
-        if name.endswith(".py"):
-            with open(os.path.join(root, "solver", name)) as f:
-                tree = ast.parse(f.read())
-            for node in ast.walk(tree):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                        and node.func.id == "_full_rhs"):
-                    calls += 1
-                    record = node.args[10] if len(node.args) > 10 else None
-                    if not (isinstance(record, ast.Call) and ast.unparse(record.func) == "bool"):
-                        constants.append(f"{name}:{node.lineno}")
+    for path in sorted(Path(root, "solver").rglob("*.py")):
+        name = path.relative_to(root).as_posix()
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "full_rhs"):
+                calls += 1
+                record = node.args[7] if len(node.args) > 7 else None
+                if not (isinstance(record, ast.Call) and ast.unparse(record.func) == "bool"):
+                    constants.append(f"{name}:{node.lineno}")
     assert calls >= 8, calls          # RK4 (2), semi-implicit (2), the pairs (2), Rosenbrock (2)
-    assert not constants, f"_full_rhs without a bool(...) record at {constants}"
+    assert not constants, f"full_rhs without a bool(...) record at {constants}"
 
 
 def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):
@@ -362,12 +371,12 @@ def test_geometry_share_benchmark_doubles_the_rhs_geometry_block(tmp_path):
 
     from benchmarks import bench_geometry_share as bench
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(root, "solver", "dynamics.py"), encoding="utf-8") as f:
+    with open(os.path.join(root, "solver", "dynamics", "rhs.py"), encoding="utf-8") as f:
         original = f.read()
     first, last = bench.geometry_block_lines(original)
     assert 0 < first < last
     bench._copy_with_geometry_twice(tmp_path)
-    patched = (tmp_path / "solver" / "dynamics.py").read_text(encoding="utf-8")
+    patched = (tmp_path / "solver" / "dynamics" / "rhs.py").read_text(encoding="utf-8")
     ast.parse(patched)
     for call in bench.GEOMETRY_CALLS:
         assert original.count(call) >= 1, call

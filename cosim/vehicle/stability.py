@@ -74,7 +74,7 @@ def wheelset_parameters(vehicle: VehicleParameters, base=None):
     creep model, friction, the linear-study controls, ...) with the vehicle's
     wheelset mass, inertias, nominal radius and axle-box semi-spacing, no built-in
     suspension (the vehicle supplies the axle-box forces), straight track."""
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     base = base or WheelsetParameters()
     jx, jy, jz = vehicle.wheelset_inertia
     return replace(base, mass=vehicle.wheelset_mass, inertia_roll=jx, inertia_spin=jy, inertia_yaw=jz,
@@ -104,8 +104,9 @@ def steady_run(model, box_force: np.ndarray, iterations: int = 40):
     accelerations. The longitudinal box force (equal on both boxes) is what the
     vehicle's primary springs give to hold the wheelset against its rolling
     resistance (a few newtons); x itself is neutral. Returns (state, box_force)."""
-    from solver.wheelset import (S_ROLL, S_ROLL_RATE, S_SPIN_RATE, S_VX, S_VZ, S_Z, WheelsetError,
-                                 WheelsetInputs)
+    from solver.layout import S_ROLL, S_ROLL_RATE, S_SPIN_RATE, S_VX, S_VZ, S_Z
+    from solver.errors import WheelsetError
+    from solver.model.outputs import WheelsetInputs
     force = np.array(box_force, dtype=float).reshape(2, 3)
     try:
         model.initialize(WheelsetInputs(axle_box_force=force))
@@ -115,7 +116,7 @@ def steady_run(model, box_force: np.ndarray, iterations: int = 40):
     # rolling without creep at the centred contact points' rolling radius (a cone
     # touches the rail off its taping line: the nominal radius would mean a
     # longitudinal creepage of some 0.5 %, saturating the nonlinear creep laws)
-    from solver.geometry import static_contact
+    from solver.contact.geometry.points import static_contact
     radius = float(np.mean(static_contact(model.setup, 0.0, epsilon=0.0).points.rolling_radius[:, 0]))
     state[S_SPIN_RATE] = model.params.speed / radius
     residual_of = [S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]
@@ -155,7 +156,9 @@ def linearise_wheelset(params, speed: float, box_force: np.ndarray) -> WheelsetL
     """The core (WheelsetParameters `params`, bogie False) linearised about its
     steady run at `speed` under the axle-box forces `box_force` (2, 3)."""
     from solver import stability
-    from solver.wheelset import S_SPIN_ANGLE, WheelsetInputs, WheelsetModel
+    from solver.layout import S_SPIN_ANGLE
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
     if not (isinstance(speed, (int, float)) and math.isfinite(speed) and speed > 0):
         raise VehicleStabilityError(f"speed must be positive and finite, got {speed!r}")
     model = WheelsetModel(replace(params, speed=float(speed)))
@@ -463,16 +466,17 @@ def profile_pair_conicity(wheelset_params, amplitude: float = 0.003) -> dict:
     """The equivalent conicity of the wheelset's profile pair on its track:
     EN 15302 at `amplitude` (m) and the linear one, d(r_left - r_right)/(2 dy) at
     y = 0 (what the linearisation sees); for a cone, its nominal conicity too."""
-    from solver.geometry import ContactSetup
-    from solver.geometry_analysis import equivalent_conicity, rolling_radius_difference
-    from solver.profiles import builtin_profile, load_profile
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.analysis import equivalent_conicity, rolling_radius_difference
+    from solver.profiles.builtins import builtin_profile
+    from solver.profiles.files import load_profile
     p = wheelset_params
     profiles = []
     for spec, kind in ((p.wheel_profile, "wheel"), (p.rail_profile, "rail")):
         if hasattr(spec, "lateral"):
             profiles.append(spec)
         else:
-            from solver.profiles import is_builtin_profile
+            from solver.profiles.builtins import is_builtin_profile
             profiles.append(builtin_profile(spec, step=p.profile_step) if is_builtin_profile(spec)
                             else load_profile(spec, kind, step=p.profile_step))
     setup = ContactSetup(profiles[0], profiles[1], gauge=p.gauge, inclination=p.rail_inclination,

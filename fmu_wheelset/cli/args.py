@@ -169,7 +169,7 @@ def _type(check: Callable[[str], object], name: str) -> Callable[[str], str]:
 
 def builtin_profile_names(kind: str) -> list:
     """The built-in profiles of a kind ("wheel" or "rail"), aliases included."""
-    from solver.profiles import BUILTIN_ALIASES, list_builtin_profiles
+    from solver.profiles.builtins import BUILTIN_ALIASES, list_builtin_profiles
     names = [name for name, k, _ in list_builtin_profiles() if k == kind]
     names += [alias for alias, target in BUILTIN_ALIASES.items() if target in names]
     return names + (["cone:<conicity>"] if kind == "wheel" else [])
@@ -181,8 +181,9 @@ def check_profile(spec, kind: str, step: float = 1.0e-4):
     ValueError (solver.profiles.ProfileError) saying why not otherwise. A
     relative file name is taken relative to the working directory (as the core
     takes it)."""
-    from solver.profiles import CONE_PREFIX, ProfileError, builtin_profile, is_builtin_profile, \
-        load_profile
+    from solver.profiles.builtins import CONE_PREFIX, builtin_profile, is_builtin_profile
+    from solver.errors import ProfileError
+    from solver.profiles.files import load_profile
     if not isinstance(spec, str) or not spec.strip():
         raise ProfileError(f"a {kind} profile is a built-in name or a file name, got {spec!r}")
     if spec.strip().lower().startswith(CONE_PREFIX) or is_builtin_profile(spec):
@@ -292,7 +293,7 @@ def preset_parameters(spec: str) -> dict:
     """WheelsetParameters fields of a preset: its FMU values through the
     variable table. A preset value the core has no field for (an FMU-only
     option such as track.direction) is refused, not dropped."""
-    import solver.wheelset as wheelset
+    import solver.model as wheelset
     from fmu_wheelset.fmu import variables
     values = load_preset(spec)
     fmu_only = [name for name in values if variables.BY_NAME[name].core is None]

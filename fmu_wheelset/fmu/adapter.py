@@ -3,7 +3,7 @@
 The slave (fmu_wheelset/fmu/slave.py) turns the FMI variables into the core's
 ``WheelsetParameters``, its input vector and its output record with the
 functions here, as the table of variables (fmu_wheelset/fmu/variables.py)
-says; the field names are those of ``solver.wheelset``. Also here: the layout
+says; the field names are those of ``solver.model``. Also here: the layout
 of the slave's value array derived from the table (the declared ranges of the
 inputs and outputs in their slots, the status slots, the direct feedthrough,
 the finite-difference steps of the directional derivative) and what a restored
@@ -18,7 +18,6 @@ level, and reaches the core only through the modules the slave passes in.
 """
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
@@ -39,108 +38,107 @@ NAN = float("nan")
 
 
 # ---------------------------------------------------------------------------
-# conversion FMI variables <-> core types (field names of solver.wheelset)
+# conversion FMI variables <-> core types (field names of solver.model.WheelsetParameters)
 # ---------------------------------------------------------------------------
-def make_parameters(slave, wheelset, track):
+def make_parameters(slave, core):
     """WheelsetParameters from the parameters set by the host (the others
     take the core's defaults), checked against the table's ranges. `slave`:
-    the Wheelset instance (fmu_wheelset/fmu/slave.py); `wheelset`, `track`:
-    the core's modules."""
-
-    profiles = importlib.import_module(wheelset.__package__ + ".profiles")
+    the Wheelset instance (fmu_wheelset/fmu/slave.py); `core`: the core's
+    public interface (the package solver.model, core_loader.import_core)."""
 
     def resolve(var, text):
         if var.name == "track.scenario":
-            return make_track(slave, wheelset, track, text)
+            return make_track(slave, core, text)
         # a built-in name, a file bundled in the FMU resources or an absolute
         # path (the core's lookup rule, relative names contained in the
         # resources: never the working directory)
-        source = wheelset.resolve_source(text, profiles.is_builtin_profile,
-                                         (slave.resources,), working_directory=False)
+        source = core.resolve_source(text, core.is_builtin_profile,
+                                     (slave.resources,), working_directory=False)
         if source is None:
             raise ValueError(f"{var.name} {text!r} is neither a built-in profile nor a file "
                              "in the FMU resources (relative names are looked up there "
                              "only; give an absolute path for a file elsewhere)")
         return source
 
-    kwargs = fmu_variables.parameters_from_fmi(slave.given_values(), wheelset, resolve=resolve)
+    kwargs = fmu_variables.parameters_from_fmi(slave.given_values(), core, resolve=resolve)
     if "track" not in kwargs:       # the default track, in track.direction
-        kwargs["track"] = make_track(slave, wheelset, track, None)
-    return wheelset.WheelsetParameters(**kwargs)
+        kwargs["track"] = make_track(slave, core, None)
+    return core.WheelsetParameters(**kwargs)
 
 
-def make_track(slave, wheelset, track, spec):
+def make_track(slave, core, spec):
     """The track of track.scenario (`spec`; None: the core's default) run in
     track.direction."""
     if spec is None:
         spec = str(slave._default("track.scenario")).strip()
     direction = str(slave.value_in_force("track.direction")).strip()
-    source = wheelset.resolve_source(spec, lambda name: name in track.BUILTIN_TRACKS,
-                                     (slave.resources,), working_directory=False)
-    if source == spec and spec in track.BUILTIN_TRACKS:
-        return track.builtin_track(spec, direction=direction)
+    source = core.resolve_source(spec, lambda name: name in core.BUILTIN_TRACKS,
+                                 (slave.resources,), working_directory=False)
+    if source == spec and spec in core.BUILTIN_TRACKS:
+        return core.builtin_track(spec, direction=direction)
     if source is None:
         raise ValueError(f"track.scenario {spec!r} is neither a built-in scenario "
-                         f"({', '.join(sorted(track.BUILTIN_TRACKS))}) nor a file "
+                         f"({', '.join(sorted(core.BUILTIN_TRACKS))}) nor a file "
                          f"(relative names are looked up in the FMU resources only; "
                          f"give an absolute path for a file elsewhere)")
-    return track.load_track(source)
+    return core.load_track(source)
 
 
-def input_map(v, wheelset, track):
+def input_map(v, core):
     """(matrix, offset, cross-level slots): the core's input vector is
     matrix @ u + offset for the FMU inputs u (INPUT_NAMES order), plus the
     roll of both rails by the cross level (`core_inputs`). The irregularities
     add to the rail motion: alignment and level on both rails, gauge and cross
     level by halves with opposite signs (left +, right -)."""
     slot = {name: j for j, name in enumerate(INPUT_NAMES)}
-    matrix = np.zeros((wheelset.N_INPUT, len(INPUT_NAMES)))
-    offset = np.zeros(wheelset.N_INPUT)
+    layout = core.layout
+    matrix = np.zeros((layout.N_INPUT, len(INPUT_NAMES)))
+    offset = np.zeros(layout.N_INPUT)
     for j, var in enumerate(fmu_variables.INPUTS):      # the table's core entries
         if var.core is not None:
             block, index = var.core
-            matrix[getattr(wheelset, block) + index, j] = 1.0
-    for flag, name, row in (("track.curvature_from_input", "track.curvature", wheelset.U_CURVATURE),
-                            ("track.cant_from_input", "track.cant_angle", wheelset.U_CANT)):
+            matrix[getattr(layout, block) + index, j] = 1.0
+    for flag, name, row in (("track.curvature_from_input", "track.curvature", layout.U_CURVATURE),
+                            ("track.cant_from_input", "track.cant_angle", layout.U_CANT)):
         if not v[flag]:
             matrix[row, slot[name]] = 0.0
             offset[row] = NAN                 # NaN: the core takes it from the track
     # the irregularities move the rails by the core's one rule
-    # (solver.track_excitation.rail_displacements, as a matrix [side, axis, component])
-    excitation = importlib.import_module(wheelset.__package__ + ".track_excitation")
+    # (solver.track.excitation.rail_displacements, as a matrix [side, axis, component])
+    excitation = core.excitation
     coefficients = excitation.rail_displacement_coefficients()
     for i in range(2):
         for axis in range(2):                 # lateral, vertical
-            for base, suffix in ((wheelset.U_RAIL_MOTION, ""),
-                                 (wheelset.U_RAIL_VELOCITY, "_velocity")):
+            for base, suffix in ((layout.U_RAIL_MOTION, ""),
+                                 (layout.U_RAIL_VELOCITY, "_velocity")):
                 r = base + 3 * i + axis
                 for j, component in enumerate(excitation.COMPONENTS):
                     if coefficients[i, axis, j] != 0.0:
                         matrix[r, slot[f"track.irregularity.{component}{suffix}"]] = \
                             coefficients[i, axis, j]
     return (matrix, offset, slot["track.irregularity.cross_level"],
-            slot["track.irregularity.cross_level_velocity"], track.DEFAULT_RAIL_DISTANCE)
+            slot["track.irregularity.cross_level_velocity"], core.DEFAULT_RAIL_DISTANCE)
 
 
 def core_inputs(u, input_map, core):
     """The core's input vector for the FMU inputs u (finite): matrix @ u +
     offset, plus the roll of both rails by the cross level (the core's rule,
-    solver.track_excitation.cross_level_roll), by the numba function the
-    fast step uses too (solver/fast_step.py). `core`: (wheelset, track) modules."""
+    solver.track.excitation.cross_level_roll), by the numba function the
+    fast step uses too (solver/model/fast_step.py). `core`: the core's interface."""
     matrix, offset, c_slot, dc_slot, rail_distance = input_map
     out = np.empty(matrix.shape[0])
-    if not core[0].fast_step.fmu_core_inputs(u, matrix, offset, c_slot, dc_slot,
-                                             rail_distance, out):
-        raise core[1].TrackError(f"cross-level {float(u[c_slot])} m is not below the rail "
+    if not core.fast_step.fmu_core_inputs(u, matrix, offset, c_slot, dc_slot,
+                                          rail_distance, out):
+        raise core.TrackError(f"cross-level {float(u[c_slot])} m is not below the rail "
                                  f"distance {rail_distance} m")
     return out
 
 
-def record_index(wheelset):
+def record_index(core):
     """For each output but the status flags (OUTPUT_NAMES order), its index in
     the core's output record: the output names are the record's names
-    (solver.wheelset.RECORD_INDEX)."""
-    return np.array([wheelset.RECORD_INDEX[var.core] for var in fmu_variables.RECORD_OUTPUTS],
+    (solver.model.RECORD_INDEX)."""
+    return np.array([core.RECORD_INDEX[var.core] for var in fmu_variables.RECORD_OUTPUTS],
                     dtype=np.int64)
 
 
@@ -207,9 +205,9 @@ CONTACT_OUTPUTS = {"C_S_WHEEL": "wheel_lateral", "C_U_RAIL": "rail_lateral", "C_
                    "C_SPIN": "spin_creepage"}
 
 
-def restore_bounds(wheelset, input_map):
+def restore_bounds(core, input_map):
     """(state bounds, array bounds) of fmu_state.check_against_instance for the
-    core `wheelset` and the instance's input map:
+    core (its public interface) and the instance's input map:
 
     * state: each entry the declared range of its output (STATE_OUTPUTS);
     * contact: an active point's columns the declared ranges of its outputs,
@@ -225,7 +223,7 @@ def restore_bounds(wheelset, input_map):
       flange-climb ratios within their outputs' range, the times since which a
       climb or a flight lasts NEVER (none) up to MAX_TIME, the distances within
       +-MAX_TIME (the travelled distance's own bound would do: 1e12 m)."""
-    dynamics = importlib.import_module(wheelset.__package__ + ".dynamics")
+    dynamics = core.layout
     big = fmu_variables.BIG_FORCE
     by = fmu_variables.BY_NAME
     state_bounds = {j: (by[name].min, by[name].max, name) for j, name in enumerate(STATE_OUTPUTS)}
@@ -243,21 +241,21 @@ def restore_bounds(wheelset, input_map):
     reach = np.abs(matrix) @ largest + np.abs(np.nan_to_num(offset))
     c_max, dc_max = float(largest[c_slot]), float(largest[dc_slot])
     for side in range(2):
-        reach[wheelset.U_RAIL_MOTION + 3 * side + 2] += math.asin(min(c_max / rail_distance, 1.0))
-        reach[wheelset.U_RAIL_VELOCITY + 3 * side + 2] += dc_max / math.sqrt(
+        reach[dynamics.U_RAIL_MOTION + 3 * side + 2] += math.asin(min(c_max / rail_distance, 1.0))
+        reach[dynamics.U_RAIL_VELOCITY + 3 * side + 2] += dc_max / math.sqrt(
             max(rail_distance ** 2 - c_max ** 2, 1e-300))
     reach *= 1.0 + 1e-12                  # the rounding of the sums that reach it
     names = dynamics.INPUT_VECTOR_NAMES
     inputs = [(-float(r), float(r), names[j]) for j, r in enumerate(reach)]
-    fast = wheelset.fast_step
+    fast = core.fast_step
     never = float(fast.NEVER)
     ratio = by["wheel.left.flange_climb_ratio"]
-    safety = [None] * fast.N_SAFETY
+    safety = [None] * dynamics.N_SAFETY
     for side, name in enumerate(("left", "right")):
-        safety[fast.SF_RATIO + side] = (ratio.min, ratio.max, f"{name} flange-climb ratio")
-        safety[fast.SF_CLIMB_SINCE + side] = (never, fmu_state.MAX_TIME, f"{name} climb since")
-        safety[fast.SF_CLIMB_FROM + side] = (-fmu_state.MAX_TIME, fmu_state.MAX_TIME,
+        safety[dynamics.SF_RATIO + side] = (ratio.min, ratio.max, f"{name} flange-climb ratio")
+        safety[dynamics.SF_CLIMB_SINCE + side] = (never, fmu_state.MAX_TIME, f"{name} climb since")
+        safety[dynamics.SF_CLIMB_FROM + side] = (-fmu_state.MAX_TIME, fmu_state.MAX_TIME,
                                              f"{name} climb from")
-    safety[fast.SF_AIRBORNE_SINCE] = (never, fmu_state.MAX_TIME, "airborne since")
+    safety[dynamics.SF_AIRBORNE_SINCE] = (never, fmu_state.MAX_TIME, "airborne since")
     return state_bounds, {"contact": contact, "summary": summary, "inputs": inputs,
                           "safety": safety}

@@ -40,9 +40,10 @@ def stable_solver_dir(resources: str) -> Optional[str]:
 
 
 def import_core(resources: Optional[str]):
-    """Import solver.wheelset (and solver.track), from the verified cache copy of
-    the bundled solver when there is one (fmu_wheelset/fmu/cache.py). Returns
-    (wheelset_module, track_module, where_from).
+    """Import the core's public interface, the package solver.model, from the
+    verified cache copy of the bundled solver when there is one
+    (fmu_wheelset/fmu/cache.py). Returns (core, where_from): `core` is that
+    package (WheelsetModel, WheelsetParameters, layout, fast_step, ...).
 
     Inside the FMU's own package (the native front end imports this file as
     ``wheelset_fmu_<build hash>.core_loader``) the bundled solver is imported as
@@ -59,10 +60,13 @@ def import_core(resources: Optional[str]):
         stable, note = fmu_cache.stable_solver_dir(resources)
         if stable is not None and stable not in sys.path:
             sys.path.insert(0, stable)
-    wheelset = importlib.import_module("solver.wheelset")
-    track = importlib.import_module("solver.track")
-    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
-    return wheelset, track, where + (f" ({note})" if note else "")
+    core = importlib.import_module("solver.model")
+    return core, _solver_folder(core) + (f" ({note})" if note else "")
+
+
+def _solver_folder(core) -> str:
+    """The folder the solver package was imported from (the one above solver/)."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(core.__file__))))
 
 
 def numba_cpu_signature() -> list:
@@ -72,7 +76,7 @@ def numba_cpu_signature() -> list:
     return [str(x) for x in cpu_target.target_context.codegen().magic_tuple()]
 
 
-_NATIVE_CORE: list = []     # (wheelset, track, where), once per process and build
+_NATIVE_CORE: list = []     # (core, where), once per process and build
 
 
 def _import_native_core():
@@ -103,7 +107,5 @@ def _load_native_core():
         except BaseException:
             del sys.modules[name]
             raise
-    wheelset = importlib.import_module(f"{name}.wheelset")
-    track = importlib.import_module(f"{name}.track")
-    where = os.path.dirname(os.path.dirname(os.path.abspath(wheelset.__file__)))
-    return wheelset, track, where + (f" ({note})" if note else "")
+    core = importlib.import_module(f"{name}.model")
+    return core, _solver_folder(core) + (f" ({note})" if note else "")

@@ -34,9 +34,9 @@ class FeedthroughMixin:
         model = self._model
         if model is None or not np.isfinite(self._u).all():
             return False
-        model._u[:] = adapter.core_inputs(self._u, self._input_map, self._core)
+        model.set_inputs(adapter.core_inputs(self._u, self._input_map, self._core))
         model.rhs(model.state)          # contact search + forces at the current state
-        model._update_record()
+        model.refresh_record()
         self._store_outputs()
         return True
 
@@ -44,12 +44,11 @@ class FeedthroughMixin:
         """Every array update_feedthrough_outputs writes (the core's contact search
         and results, the record, the core's inputs, the running-safety memory and the
         FMU outputs): what directional_derivative saves and puts back bit for bit."""
-        model = self._model
-        arrays = [model._u, model._work, model._points, model._counts, model._contact,
-                  model._summary, model._deriv, model._search_key, model.record, model._derived,
-                  model._safety, self._y]
-        if model._table_search is not None:
-            arrays.extend(model._table_search.scratch)
+        a = self._model.arrays
+        arrays = [a.inputs, *a.search, a.contact, a.summary, a.deriv, a.search_key, a.record,
+                  a.derived, a.safety, self._y]
+        if a.table_scratch is not None:
+            arrays.extend(a.table_scratch)
         return arrays
 
     def _derivative_indices(self, name, unknowns, knowns):

@@ -77,7 +77,7 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
     `wheelset`: the core's module (its model names give the enumeration values;
     default: solver.wheelset)."""
     if wheelset is None:
-        import solver.wheelset as wheelset
+        import solver.model as wheelset
     root = ET.fromstring(xml)
     for el in root.iter():          # drop pythonfmu's pretty-printing whitespace
         if el.text is not None and not el.text.strip():

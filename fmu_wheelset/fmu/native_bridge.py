@@ -224,7 +224,7 @@ class Instance:
         self._drop_fast_step()
         slave = self.slave
         model = slave._model
-        if model is None or not model._initialized or slave._failed:
+        if model is None or not model.initialized or slave._failed:
             return
         Fmi2Status = slave_module.Fmi2Status
         if os.environ.get(FAST_STEP_SWITCH, "").strip() == "0":
@@ -232,43 +232,44 @@ class Instance:
                                  "fmi2DoStep runs the Python step", Fmi2Status.ok)
             return
         try:
-            wheelset = slave._core[0]
-            fast = wheelset.fast_step
+            core = slave._core
+            fast, layout = core.fast_step, core.layout
             entry = fast.fmu_step_entry()
-            step_data = model._step_data
+            step_data = model.step_data
+            a = model.arrays
             n_outputs = len(slave._y)
-            ints = np.zeros(fast.N_INTS, dtype=np.int64)
-            ints[fast.I_N_PARAMETERS] = N_PARAMETERS
-            ints[fast.I_N_INPUTS] = len(INPUT_NAMES)
+            ints = np.zeros(layout.N_INTS, dtype=np.int64)
+            ints[layout.I_N_PARAMETERS] = N_PARAMETERS
+            ints[layout.I_N_INPUTS] = len(INPUT_NAMES)
             _, _, c_slot, dc_slot, cross_rail_distance = slave._input_map
-            ints[fast.I_C_SLOT], ints[fast.I_DC_SLOT] = c_slot, dc_slot
-            ints[fast.I_LIFT] = wheelset.R_LIFT
-            ints[fast.I_STATUS:fast.I_STATUS + 3] = adapter.STATUS_SLOTS
-            ints[fast.I_MAX_SUBSTEPS] = model.params.max_substeps
-            reals = np.zeros(fast.N_REALS)
+            ints[layout.I_C_SLOT], ints[layout.I_DC_SLOT] = c_slot, dc_slot
+            ints[layout.I_LIFT] = layout.REC_LIFT
+            ints[layout.I_STATUS:layout.I_STATUS + 3] = adapter.STATUS_SLOTS
+            ints[layout.I_MAX_SUBSTEPS] = model.params.max_substeps
+            reals = np.zeros(layout.N_REALS)
             # (StepData's own scalars: pack_block)
-            reals[fast.R_SPEED] = float(model.params.speed)
-            reals[fast.R_FRICTION] = model.model[wheelset.M_FRICTION]
-            reals[fast.R_FLANGE_PASSED] = model._flange_passed
-            reals[fast.R_CROSS_RAIL_DISTANCE] = cross_rail_distance
+            reals[layout.FR_SPEED] = float(model.params.speed)
+            reals[layout.FR_FRICTION] = model.model[layout.M_FRICTION]
+            reals[layout.FR_FLANGE_PASSED] = model.flange_passed
+            reals[layout.FR_CROSS_RAIL_DISTANCE] = cross_rail_distance
             arrays = {
                 "values": self.values, "input_lo": adapter.IN_LO,
                 "input_hi": adapter.IN_HI, "output_lo": adapter.OUT_LO,
                 "output_hi": adapter.OUT_HI, "slave_time": slave._slave_time,
                 "matrix": slave._input_map[0], "offset": slave._input_map[1],
-                "record_index": slave._record_index, "core_u": np.zeros(wheelset.N_INPUT),
-                "y_new": np.zeros(n_outputs), "state": model.state, "clock": model._clock,
-                "rhs_count": model._rhs_count, "safety_before": model._safety_before,
-                "safety": model._safety,
-                "u": model._u, "u_before": model._u_before,
-                "keep_state": np.zeros_like(model.state),
-                "keep_contact": np.zeros_like(model._contact),
-                "keep_summary": np.zeros_like(model._summary),
-                "keep_record": np.zeros_like(model.record),
-                "keep_derived": np.zeros_like(model._derived),
-                "keep_clock": np.zeros_like(model._clock),
-                "keep_rhs_count": np.zeros_like(model._rhs_count),
-                "keep_safety": np.zeros(2 * fast.N_SAFETY)}
+                "record_index": slave._record_index, "core_u": np.zeros(layout.N_INPUT),
+                "y_new": np.zeros(n_outputs), "state": a.state, "clock": a.clock,
+                "rhs_count": a.rhs_count, "safety_before": a.safety_before,
+                "safety": a.safety,
+                "u": a.inputs, "u_before": a.inputs_before,
+                "keep_state": np.zeros_like(a.state),
+                "keep_contact": np.zeros_like(a.contact),
+                "keep_summary": np.zeros_like(a.summary),
+                "keep_record": np.zeros_like(a.record),
+                "keep_derived": np.zeros_like(a.derived),
+                "keep_clock": np.zeros_like(a.clock),
+                "keep_rhs_count": np.zeros_like(a.rhs_count),
+                "keep_safety": np.zeros(2 * layout.N_SAFETY)}
             if (len(adapter.IN_LO) != len(INPUT_NAMES)
                     or len(adapter.OUT_LO) != n_outputs
                     or len(slave._record_index) != n_outputs - len(adapter.STATUS_SLOTS)):

@@ -192,7 +192,7 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
         self._index_cache: Dict[Any, Any] = {}          # (kind, vrs) -> index array or None
         self._real_names: Dict[int, str] = {}           # value reference -> name, Reals only
         self._model = None
-        self._core = None           # (wheelset module, track module)
+        self._core = None           # the core's interface (core_loader.import_core)
         self._initialized = False
         self._failed: Optional[str] = None
         self.last_refusal: Optional[str] = None
@@ -254,9 +254,9 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
         if var.start is not fmu_variables.CORE_DEFAULT:
             return var.start
         try:
-            wheelset = (self._core[0] if self._core is not None
-                        else core_loader.import_core(self.resources)[0])
-            return fmu_variables.start_value(var, wheelset)
+            core = (self._core if self._core is not None
+                    else core_loader.import_core(self.resources)[0])
+            return fmu_variables.start_value(var, core)
         except Exception as exc:  # noqa: BLE001 - a getter must not raise (fmi2Fatal)
             self._error(f"{self.instance_name}: the default of {name} cannot be read from "
                         f"the core: {exc}")
@@ -436,13 +436,12 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
             problem = self._preset(preset)[1]
             if problem is not None:
                 raise ValueError(problem)
-            wheelset, track, where = core_loader.import_core(self.resources)
-            self._core = (wheelset, track)
-            params = adapter.make_parameters(self, wheelset, track)
-            model = wheelset.WheelsetModel(params)
+            core, where = core_loader.import_core(self.resources)
+            self._core = core
+            params = adapter.make_parameters(self, core)
+            model = core.WheelsetModel(params)
             input_map = adapter.input_map(
-                {flag: self.value_in_force(flag) for flag in adapter.FROM_INPUT_FLAGS},
-                wheelset, track)
+                {flag: self.value_in_force(flag) for flag in adapter.FROM_INPUT_FLAGS}, core)
             u = self._u
             if not np.isfinite(u).all():
                 bad = [f"{n} = {float(x)!r}" for n, x in zip(INPUT_NAMES, u.tolist())
@@ -469,7 +468,7 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
         self._initialized = True
         self._phase = "initialized"
         self._input_map = input_map
-        self._record_index = adapter.record_index(wheelset)
+        self._record_index = adapter.record_index(core)
         self._store_outputs()
 
     def do_step(self, current_time: float, step_size: float) -> bool:
@@ -563,12 +562,11 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
     def _store_outputs(self, reason: str = ""):
         """The outputs from the core's record; the status flags from the reason of a
         discarded step (the record then still holds the state before the step).
-        The numba function the fast step uses too (solver/fast_step.py)."""
-        wheelset = self._core[0]
-        fast = wheelset.fast_step
+        The numba function the fast step uses too (solver/model/fast_step.py)."""
+        fast = self._core.fast_step
         code = {"derailment": fast.REASON_DERAILMENT,
                 "excessive_penetration": fast.REASON_PENETRATION}.get(reason, fast.REASON_NONE)
-        fast.fmu_outputs(self._model.record, self._record_index, wheelset.R_LIFT,
+        fast.fmu_outputs(self._model.record, self._record_index, self._core.layout.REC_LIFT,
                          adapter.STATUS_SLOTS, code, self._y)
 
     # -- fast access to inputs and outputs -------------------------------------
@@ -729,11 +727,11 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
                 raise fmu_state.StateError(
                     f"it was saved with parameter {var.name} = {saved!r}, this instance has "
                     f"{here!r}")
-        wheelset = self._core[0]
-        state_bounds, array_bounds = adapter.restore_bounds(wheelset, self._input_map)
+        layout = self._core.layout
+        state_bounds, array_bounds = adapter.restore_bounds(self._core, self._input_map)
         fmu_state.check_against_instance(
             state, guid=fmu_state.build_guid(self.resources), live_model=self._model.get_state(),
-            nan_allowed={"inputs": (wheelset.U_CURVATURE, wheelset.U_CANT)},
+            nan_allowed={"inputs": (layout.U_CURVATURE, layout.U_CANT)},
             state_bounds=state_bounds, array_bounds=array_bounds)
 
     def check_state(self, state) -> None:

@@ -42,6 +42,11 @@ import os
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
+if __package__:
+    from . import registries
+else:
+    import wheelset_fmu_registries as registries
+
 SIDES = ("left", "right")
 POINTS_PER_WHEEL = 3
 AXES = "xyz"
@@ -55,6 +60,9 @@ class _CoreDefault:
 
 
 CORE_DEFAULT = _CoreDefault()
+# the `core` of a creep model's option parameter: WheelsetParameters.creep_options
+# of the model in use; its `component` is (model, option)
+CREEP_OPTION = "creep_options"
 
 
 @dataclass(frozen=True)
@@ -78,40 +86,17 @@ class ScalarVariable:
 @dataclass(frozen=True)
 class EnumerationType:
     """An FMI Enumeration whose values are the core's ids: ``core_names`` is the
-    name of the core's tuple of model names (solver.wheelset); ``items`` gives
-    the FMI item name and description of each core name."""
+    name of the core's tuple of model names (solver.model); ``items`` gives
+    the FMI item name and description of each core name (from the solver's
+    registries: registries.py)."""
     name: str
     core_names: str
     items: Dict[str, Tuple[str, str]]
 
 
-ENUMERATIONS = (
-    EnumerationType("CreepModel", "CREEP_MODEL_NAMES", {
-        "kalker": ("Kalker", "Kalker's linear theory"),
-        "she": ("SHE", "Shen-Hedrick-Elkins saturation of Kalker's forces"),
-        "polach": ("Polach", "Polach 1999/2005 method"),
-        "fastsim": ("FASTSIM", "Kalker's simplified theory, FASTSIM"),
-        "fastrip": ("FaStrip", "strip theory with FASTSIM slip direction "
-                               "(Sichani, Enblom & Berg 2016)")}),
-    EnumerationType("ContactModel", "CONTACT_MODEL_NAMES", {
-        "single": ("SinglePoint", "one contact point per wheel, the deepest, carrying "
-                                  "the wheel's whole normal load"),
-        "multipoint": ("Multipoint", "up to three contact points per wheel (trace-line "
-                                     "extremum detection, Ren & Jin 2010), each carrying "
-                                     "its share of the load (solver.normal merged patch)")}),
-    EnumerationType("ContactGeometry", "CONTACT_GEOMETRY_NAMES", {
-        "online": ("Online", "the profiles scanned (between scans the minima of the last "
-                             "scan re-located: the same points)"),
-        "table": ("Table", "contact point sets precomputed at initialisation "
-                           "(solver.geometry_table), the same points")}),
-    EnumerationType("Integrator", "INTEGRATOR_NAMES", {
-        "rk4": ("RK4", "classical Runge-Kutta, 4th order"),
-        "semi-implicit": ("SemiImplicit", "semi-implicit (symplectic) Euler"),
-        "rk23": ("RK23Adaptive", "adaptive Bogacki-Shampine 3(2) under solver.tolerance"),
-        "rk45": ("RK45Adaptive", "adaptive Dormand-Prince 5(4) under solver.tolerance"),
-        "rosenbrock": ("RosenbrockAdaptive", "adaptive linearly implicit W-method 2(3) "
-                                             "(Shampine-Reichelt) under solver.tolerance")}),
-)
+ENUMERATIONS = tuple(
+    EnumerationType(type_name, core_names, {name: (item, label) for name, item, label in items})
+    for type_name, (core_names, items) in registries.ENUMERATIONS.items())
 ENUMERATION_BY_NAME = {e.name: e for e in ENUMERATIONS}
 
 BIG_FORCE = 1.0e7       # N, bound of forces (a wheel load is ~1e5 N)
@@ -146,6 +131,43 @@ def _output(name, kind, description, unit=None, lo=None, hi=None):
     start = {"Real": 0.0, "Integer": 0, "Boolean": False}[kind]
     return ScalarVariable(name, kind, "output", "continuous" if kind == "Real" else "discrete",
                           "approx", description, start, unit, lo, hi, None, core=name)
+
+
+def model_names(type_name: str) -> Tuple[str, ...]:
+    """The names of an enumeration's models in id order ("CreepModel",
+    "ContactModel", "ContactGeometry", "Integrator"): the choices of the command
+    line and of sweep plans, from the solver's registries (registries.py)."""
+    return tuple(name for name, _, _ in registries.ENUMERATIONS[type_name][1])
+
+
+def _enumeration_text(type_name: str) -> str:
+    """'0 Kalker, 1 SHE, ...': the values and item names of an enumeration."""
+    _, items = registries.ENUMERATIONS[type_name]
+    return ", ".join(f"{i} {item}" for i, (_, item, _) in enumerate(items))
+
+
+def creep_option_name(model: str, option: str) -> str:
+    """The FMU parameter of a creep model's option."""
+    return f"contact.creep.{model}.{option}"
+
+
+def _creep_option_parameters() -> List[ScalarVariable]:
+    """One parameter per option of each creep model (registries.CREEP_OPTIONS): its
+    unit, range and default are the registry's; the core takes the options of the
+    model in use (contact.creep_model), the others are not read."""
+    out = []
+    for model, name, unit, default, low, high, integer, choices, text, source in \
+            registries.CREEP_OPTIONS:
+        kind = "Integer" if integer or choices else "Real"
+        start = int(default) if kind == "Integer" else float(default)
+        if choices:
+            text += " (" + ", ".join(f"{i} {c}" for i, c in enumerate(choices)) + ")"
+        description = f"{model} creep model: {text}" + (f"; source: {source}" if source else "")
+        out.append(_parameter(creep_option_name(model, name), kind, description, unit,
+                              int(low) if kind == "Integer" else low,
+                              int(high) if kind == "Integer" else high,
+                              core=CREEP_OPTION, component=(model, name), start=start))
+    return out
 
 
 def _parameters() -> List[ScalarVariable]:
@@ -188,8 +210,10 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.friction_coefficient", "Real", "wheel-rail friction coefficient",
           "1", 0.0, 2.0, core="friction"),
         p("contact.creep_model", "Enumeration",
-          "tangential contact model: 0 Kalker linear, 1 SHE, 2 Polach, 3 FASTSIM, 4 FaStrip",
+          "tangential contact model: " + _enumeration_text("CreepModel")
+          + "; its options are the parameters contact.creep.<model>.*",
           core="creep_model", declared_type="CreepModel"),
+        *_creep_option_parameters(),
         p("contact.model", "Enumeration",
           "contact points per wheel: 0 single point, 1 multipoint (up to 3)",
           core="contact_model", declared_type="ContactModel"),
@@ -234,11 +258,10 @@ def _parameters() -> List[ScalarVariable]:
           "computes at most about 30 s (FaStrip with an adaptive integrator)",
           None, MIN_SUBSTEPS, MAX_SUBSTEPS, core="max_substeps"),
         p("solver.integrator", "Enumeration",
-          "internal integrator: 0 classical Runge-Kutta 4, 1 semi-implicit Euler (fixed "
-          "steps), 2 Bogacki-Shampine 3(2), 3 Dormand-Prince 5(4), 4 Rosenbrock W-method 2(3) "
-          "(adaptive steps of at most solver.internal_step under solver.tolerance: for hard "
-          "flange contact and impacts; 4 is linearly implicit, the stiff contact sets it no "
-          "step limit: the fastest, with internal_step 10 ms and tolerance 1e-4)",
+          "internal integrator: " + _enumeration_text("Integrator") + " (the adaptive ones "
+          "take steps of at most solver.internal_step under solver.tolerance: for hard "
+          "flange contact and impacts; the Rosenbrock W-method is linearly implicit, the "
+          "stiff contact sets it no step limit)",
           core="integrator", declared_type="Integrator"),
         p("solver.tolerance", "Real",
           "adaptive integrators: local error tolerance per step, relative to 1 mm, 1 mrad, "
@@ -518,8 +541,14 @@ assert OUTPUT_NAMES[len(RECORD_OUTPUTS):] == STATUS_NAMES, "status flags come la
 # WheelsetParameters field -> its FMU parameter(s), in component order
 CORE_FIELDS: Dict[str, Tuple[ScalarVariable, ...]] = {}
 for _v in PARAMETERS:
-    if _v.core is not None:
+    if _v.core is not None and _v.core != CREEP_OPTION:
         CORE_FIELDS[_v.core] = CORE_FIELDS.get(_v.core, ()) + (_v,)
+# creep model -> its option parameters, in the registry's order
+CREEP_OPTION_PARAMETERS: Dict[str, Tuple[ScalarVariable, ...]] = {}
+for _v in PARAMETERS:
+    if _v.core == CREEP_OPTION:
+        CREEP_OPTION_PARAMETERS[_v.component[0]] = (
+            CREEP_OPTION_PARAMETERS.get(_v.component[0], ()) + (_v,))
 del _v
 
 
@@ -574,6 +603,8 @@ def start_values_for(params, wheelset, available=None) -> Tuple[Dict[str, Any], 
     defaults = wheelset.WheelsetParameters()
     values, missing = {}, []
     for f in dataclasses.fields(params):
+        if f.name == CREEP_OPTION:
+            continue                    # _creep_option_start_values
         value = getattr(params, f.name)
         differs = value != getattr(defaults, f.name)
         variables = CORE_FIELDS.get(f.name, ())
@@ -591,7 +622,40 @@ def start_values_for(params, wheelset, available=None) -> Tuple[Dict[str, Any], 
             continue
         for v in variables:
             values[v.name] = fmi_value(v, value, wheelset)
+    _creep_option_start_values(params, values, missing, available)
     return values, missing
+
+
+def _creep_option_start_values(params, values, missing, available):
+    """The creep option parameters of start_values_for: the model in use takes
+    params.creep_options (a choice by its name or number), the rest their starts."""
+    given = dict(params.creep_options or {})
+    own = CREEP_OPTION_PARAMETERS.get(params.creep_model, ())
+    unknown = set(given) - {v.component[1] for v in own}
+    if unknown:
+        missing.append(f"no FMI parameter for the {params.creep_model} option(s) "
+                       f"{sorted(unknown)}")
+    for model, variables in CREEP_OPTION_PARAMETERS.items():
+        for v in variables:
+            if available is not None and v.name not in available:
+                if model == params.creep_model and v.component[1] in given:
+                    missing.append(f"the FMU has no parameter {v.name}")
+                continue
+            value = given.get(v.component[1], v.start) if model == params.creep_model else v.start
+            if isinstance(value, str):
+                choices = _creep_option_choices(model, v.component[1])
+                if value not in choices:
+                    missing.append(f"{v.name}: {value!r} is not one of {list(choices)}")
+                    continue
+                value = choices.index(value)
+            values[v.name] = int(value) if v.type == "Integer" else float(value)
+
+
+def _creep_option_choices(model, option) -> tuple:
+    for m, name, *_rest in registries.CREEP_OPTIONS:
+        if (m, name) == (model, option):
+            return _rest[5]
+    return ()
 
 
 def parameters_from_fmi(values: Dict[str, Any], wheelset, *, resolve=None, check=True) -> Dict[str, Any]:
@@ -610,6 +674,18 @@ def parameters_from_fmi(values: Dict[str, Any], wheelset, *, resolve=None, check
             raw = values[v.name] if v.name in values else start_value(v, wheelset)
             parts.append(core_value(v, raw, wheelset, resolve=resolve, check=check))
         kwargs[field] = tuple(parts) if variables[0].component is not None else parts[0]
+    # the options of the creep model in use that differ from their defaults (a
+    # choice by its name, as WheelsetParameters.creep_options takes it)
+    model = kwargs.get("creep_model", wheelset.WheelsetParameters().creep_model)
+    options = {}
+    for v in CREEP_OPTION_PARAMETERS.get(model, ()):
+        if v.name in values:
+            value = core_value(v, values[v.name], wheelset, check=check)
+            if value != v.start:
+                choices = _creep_option_choices(model, v.component[1])
+                options[v.component[1]] = choices[value] if choices else value
+    if options:
+        kwargs["creep_options"] = options
     return kwargs
 
 

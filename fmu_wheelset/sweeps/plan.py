@@ -75,7 +75,7 @@ def _parameter_table():
     """WheelsetParameters field -> checker(value, where), from the FMU's table of
     variables (fmu_wheelset/fmu/variables.py): the declared range of each parameter."""
     from fmu_wheelset.fmu import variables as fmu_variables
-    from solver import wheelset
+    import solver.model as wheelset
     checks = {}
 
     def scalar(var):
@@ -141,7 +141,8 @@ def check_track(value):
     """A built-in track name (solver.track.BUILTIN_TRACKS: the FMU's
     track.scenario names) or a track file that loads; ValueError otherwise."""
     import os
-    from solver.track import BUILTIN_TRACKS, load_track
+    from solver.track.builtins import BUILTIN_TRACKS
+    from solver.track.alignment import load_track
     if value in BUILTIN_TRACKS:
         return value
     if os.path.exists(value):
@@ -228,7 +229,7 @@ def _checker(key: str, table: Mapping[str, Any], where: str):
         return _radius
     if key in table:
         return table[key]
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     fields = {f.name for f in dataclasses.fields(WheelsetParameters)}
     if key in fields:
         raise PlanError(f"{where}: {key} cannot be varied in a sweep of the FMU (the FMU has "

@@ -249,13 +249,13 @@ def start_values(params, fmi_names) -> tuple[dict, list]:
     """FMI start values for WheelsetParameters `params` (the FMU's variable
     table, fmu_wheelset/fmu/variables.py); also what the FMU has no parameter for
     (returned so that the case can report it)."""
-    import solver.wheelset as wheelset
+    import solver.model as wheelset
     from fmu_wheelset.fmu.variables import start_values_for
     values, missing = start_values_for(params, wheelset, available=set(fmi_names))
     # the FMU looks relative names up in its resources only (docs/SECURITY.md): a
     # file the plan names relative to the working directory is passed absolute
-    from solver.profiles import is_builtin_profile
-    from solver.track import BUILTIN_TRACKS
+    from solver.profiles.builtins import is_builtin_profile
+    from solver.track.builtins import BUILTIN_TRACKS
     builtin = {"wheel.profile": is_builtin_profile, "rail.profile": is_builtin_profile,
                "track.scenario": lambda name: name in BUILTIN_TRACKS}
     for name, is_builtin in builtin.items():
@@ -365,8 +365,9 @@ def _fmu_run(fmu_path, case, want_history):
 
 def _core_run(case, want_history):
     """The same case with the core (no FMU): the reference runner."""
-    from solver.wheelset import WheelsetInputs, WheelsetModel, named_outputs
-    from solver.track_excitation import RailMotion
+    from solver.model.outputs import WheelsetInputs, named_outputs
+    from solver.model.wheelset import WheelsetModel
+    from solver.track.excitation import RailMotion
     scenario = case_scenario(case)
     track = _track_values(case, scenario.params.speed)
     dt, stop = scenario.output_interval, scenario.duration

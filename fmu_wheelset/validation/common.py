@@ -137,11 +137,10 @@ def fmu_path(out_dir) -> Path:
     its sources (fmu_wheelset/fmu/slave.py, variables.py, ..., solver/)."""
     from fmu_wheelset.packaging.build import ROOT, build_fmu
     target = Path(out_dir) / "fmu" / "Wheelset.fmu"
-    sources = [ROOT / "fmu_wheelset" / "fmu" / name for name in
-               ("slave.py", "slave_entry.py", "variables.py", "model_description.py",
-                "adapter.py", "core_loader.py", "feedthrough.py")]
+    sources = list((ROOT / "fmu_wheelset" / "fmu").rglob("*.py"))
+    sources += list((ROOT / "fmu_wheelset" / "fmu" / "native").glob("*.[ch]"))
     sources.append(ROOT / "fmu_wheelset" / "packaging" / "build.py")
-    sources += list((ROOT / "solver").glob("*.py"))
+    sources += list((ROOT / "solver").rglob("*.py"))
     newest = max(p.stat().st_mtime for p in sources if p.exists())
     if not target.exists() or target.stat().st_mtime < newest:
         build_fmu(target, quiet=True)

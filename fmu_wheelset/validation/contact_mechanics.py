@@ -40,8 +40,9 @@ def load_reference(filename: str) -> dict:
 
 
 def _normal_rows(rows):
-    from solver.geometry import ContactSetup, static_contact
-    from solver.normal_exact import wheel_normal_contact
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.normal.contact_plane import wheel_normal_contact
     reference = load_reference("normal_s1002_uic60.json")
     setup = ContactSetup.from_names("S1002", "UIC60", step=1e-4, gauge=1.435, back_to_back=1.36,
                                     nominal_radius=0.46)
@@ -72,21 +73,21 @@ def _normal_rows(rows):
 
 
 def _moment_error(model, case):
-    from solver.creep import creep_forces
+    from solver.contact.creep.forces import creep_forces
     mz = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"], case["normal_force"],
                       case["friction"], SHEAR, POISSON, 0.0)[2]
     return (mz - case["mz"]) / (case["friction"] * case["normal_force"] * math.sqrt(case["a"] * case["b"]))
 
 
 def _force_error(model, case):
-    from solver.creep import creep_forces
+    from solver.contact.creep.forces import creep_forces
     fx, fy, _ = creep_forces(model, case["xi"], case["eta"], case["phi"], case["a"], case["b"],
                              case["normal_force"], case["friction"], SHEAR, POISSON, 0.0)
     return math.hypot(fx - case["fx"], fy - case["fy"]) / (case["friction"] * case["normal_force"])
 
 
 def _spin_rows(rows):
-    from solver.creep import creep_forces
+    from solver.contact.creep.forces import creep_forces
     cases = load_reference("spin_moment.json")["cases"]
     full = [c for c in cases if c["label"] in FULL_SLIDING]
     for model, label in (("she", "Shen-Hedrick-Elkins"), ("polach", "Polach")):

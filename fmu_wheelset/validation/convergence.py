@@ -37,7 +37,7 @@ def case(name, **overrides):
     """(WheelsetParameters, duration, lateral axle-box force per box, ramp time,
     static wheel load) of case a, b or c."""
     from solver.scenarios import load_scenario
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     if name == "a":
         params = WheelsetParameters(bogie=True, suspended_mass=12400.0, initial_lateral=0.002)
         return dataclasses.replace(params, **overrides), 0.5, 0.0, 0.0, \
@@ -56,8 +56,9 @@ def case(name, **overrides):
 def run(name, **overrides):
     """y, Q left, Q right at the end of every 1 ms communication step (n, 3),
     the core with the case's parameters (and `overrides`)."""
-    from solver.dynamics import S_Y
-    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.layout import S_Y
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
     params, duration, lateral, ramp, _ = case(name, **overrides)
     model = WheelsetModel(params)
     inputs = WheelsetInputs()

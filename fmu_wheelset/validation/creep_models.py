@@ -49,7 +49,7 @@ CURVE = ((4e-4, -0.2588), (8e-4, -0.4742), (1.2e-3, -0.6482), (1.6e-3, -0.7831),
 
 
 def _ratio(model, creep, case, options=None, component=1):
-    from solver.creep import creep_forces
+    from solver.contact.creep.forces import creep_forces
     xi, eta, phi = creep
     f = creep_forces(model, xi, eta, phi, case["a"], case["b"], case["normal_force"],
                      case["friction"], case["shear_modulus"], case["poisson"], 0.0, options)
@@ -184,7 +184,7 @@ def exact_sweep(points=SWEEP, stream=sys.stdout):
     ellipse, Fy extrapolated by Aitken over 16, 32, 64 cells along x (16 across;
     the reference case gives -0.612, CONTACT -0.6074). Returns rows of
     (kind, xi, eta, phi, exact Fy/(mu Fn), FaStrip, FASTSIM, cpu s)."""
-    from solver.exact_rolling import exact_rolling
+    from solver.contact.creep.exact_rolling import exact_rolling
     mu_n = CASE["friction"] * CASE["normal_force"]
     out = []
     for kind, xi, eta, phi in points:

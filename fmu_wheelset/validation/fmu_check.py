@@ -16,7 +16,7 @@ from fmu_wheelset.validation.common import (CaseResult, Row, figure, point_array
 
 def fmu_scenario(duration=8.0):
     from solver.scenarios import load_scenario
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     sc = load_scenario("ren-jin-r400-100", duration=duration)
     d = WheelsetParameters()
     sc.params = dataclasses.replace(sc.params, suspension_stiffness=d.suspension_stiffness,

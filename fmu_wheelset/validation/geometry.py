@@ -39,7 +39,7 @@ EPS_STATIC = 1e-4
 
 
 def _setup(wheel):
-    from solver.geometry import ContactSetup
+    from solver.contact.geometry.setup import ContactSetup
     return ContactSetup.from_names(wheel, "CHN60", inclination_ratio=40, gauge=1.435,
                                    back_to_back=1.353, nominal_radius=0.43)
 
@@ -47,7 +47,9 @@ def _setup(wheel):
 def _band_angles(setup, y, tolerance):
     """(smallest, largest) contact angle (deg) of the wheel points within `tolerance`
     (m) of the rail at the rigid static contact at y (left wheel)."""
-    from solver.geometry import WheelsetPose, static_contact, wheel_distance_function_reference
+    from solver.contact.geometry.setup import WheelsetPose
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.geometry.reference import wheel_distance_function_reference
     sc = static_contact(setup, y, epsilon=0.0)
     _, g, _, _, _ = wheel_distance_function_reference(setup.tables, WheelsetPose(sc.y, sc.z, sc.roll, sc.yaw))
     ok = np.isfinite(g)
@@ -62,9 +64,9 @@ WORN_VARIANT_CENTRES_MM = (7.7, 8.5)
 def _worn_variants(band, tread_two):
     """Tread two-point y values (outer, inner wheel) for the worn LMA with the hollow
     centred at WORN_VARIANT_CENTRES_MM (the other hollow parameters as built in)."""
-    from solver.geometry import ContactSetup
-    from solver.geometry_analysis import geometry_sweep
-    from solver.profiles import worn_lma_profile
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.analysis import geometry_sweep
+    from solver.profiles.builtins import worn_lma_profile
     out = {}
     for centre in WORN_VARIANT_CENTRES_MM:
         setup = ContactSetup(worn_lma_profile(centre_mm=centre), _rail(),
@@ -77,12 +79,12 @@ def _worn_variants(band, tread_two):
 
 
 def _rail():
-    from solver.profiles import builtin_profile
+    from solver.profiles.builtins import builtin_profile
     return builtin_profile("CHN60")
 
 
 def case_geometry(out, backend="fmu") -> CaseResult:
-    from solver.geometry_analysis import geometry_sweep
+    from solver.contact.geometry.analysis import geometry_sweep
     out = Path(out)
     name = "5 static geometry"
     new, worn = _setup("LMA"), _setup("LMA-worn")
@@ -98,7 +100,7 @@ def case_geometry(out, backend="fmu") -> CaseResult:
             first_flange_two = y
         if first_root_two is None and n >= 2 and ((ang >= root) & (ang < flange)).any():
             first_root_two = (y, tuple(float(np.degrees(v)) for v in ang))
-    from solver.geometry_analysis import flange_contact_clearance
+    from solver.contact.geometry.analysis import flange_contact_clearance
     reach_flange = flange_contact_clearance(new, "left", angle_deg=60.0, epsilon=0.0)
     reach_root = flange_contact_clearance(new, "left", angle_deg=20.0, epsilon=0.0)
     band = _band_angles(new, reach_flange, EPS_STATIC)

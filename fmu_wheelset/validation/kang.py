@@ -25,8 +25,8 @@ LIMIT_TOLERANCE = 1.6e-3     # profile/gauge differences to Kang's set-up (state
 
 
 def flange_clearance():
-    from solver.geometry import ContactSetup
-    from solver.geometry_analysis import flange_contact_clearance
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.analysis import flange_contact_clearance
     setup = ContactSetup.from_names("S1002", "UIC60", inclination_ratio=20, gauge=1.435,
                                     back_to_back=1.360, nominal_radius=0.46)
     return flange_contact_clearance(setup, "right", y_max=0.012, step=2e-4, tolerance=1e-5)

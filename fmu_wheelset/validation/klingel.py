@@ -51,7 +51,7 @@ def write_profiles(out) -> tuple[Path, Path]:
 
 
 def _params(wheel, rail, **kw):
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     base = dict(wheel_profile=str(wheel), rail_profile=str(rail), creep_model="kalker",
                 speed=SPEED, friction=0.3, mass=1600.0, inertia_roll=660.0, inertia_spin=160.0,
                 inertia_yaw=600.0, nominal_radius=R0, internal_step=1e-3, track="straight")
@@ -85,7 +85,8 @@ def _run(params, duration, h, backend, out, curvature=float("nan"), cant=float("
             note = "core: " + "; ".join(missing)
     else:
         note = "core"
-    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
     inputs = WheelsetInputs(curvature=curvature, cant_angle=cant) if math.isfinite(curvature) else None
     model = WheelsetModel(params)
     model.initialize(inputs)

@@ -34,13 +34,14 @@ CLIMBING_ANGLE = math.radians(60.0)
 
 
 def static_wheel_load() -> float:
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     return (SUSPENDED_MASS + WheelsetParameters().mass) * 9.81 / 2.0
 
 
 @functools.lru_cache(maxsize=None)
 def model(pair):
-    from solver.wheelset import WheelsetModel, WheelsetParameters
+    from solver.model.wheelset import WheelsetModel
+    from solver.model.parameters import WheelsetParameters
     wheel, rail, ratio, back_to_back, radius = PAIRS[pair]
     return WheelsetModel(WheelsetParameters(
         wheel_profile=wheel, rail_profile=rail, rail_inclination=math.atan(1.0 / ratio),
@@ -48,7 +49,7 @@ def model(pair):
 
 
 def _inputs():
-    from solver.wheelset import WheelsetInputs
+    from solver.model.outputs import WheelsetInputs
     load = SUSPENDED_MASS * 9.81 / 2.0
     return WheelsetInputs(axle_box_force=np.array([[0.0, 0.0, -load], [0.0, 0.0, -load]]))
 
@@ -56,13 +57,14 @@ def _inputs():
 @functools.lru_cache(maxsize=None)
 def rigid_jumps(pair, y_max=11e-3, dy=2e-5):
     """The lateral displacements where the left wheel's rigid contact point jumps."""
-    from solver import geometry as geo
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.geometry.setup import GeometryError
     setup = model(pair).setup
     jumps, prev = [], None
     for y in np.arange(-y_max, y_max, dy):
         try:
-            rigid = geo.static_contact(setup, float(y), epsilon=0.0)
-        except geo.GeometryError:
+            rigid = static_contact(setup, float(y), epsilon=0.0)
+        except GeometryError:
             prev = None
             continue
         s = rigid.points.y_wheel[0, 0]
@@ -75,7 +77,7 @@ def rigid_jumps(pair, y_max=11e-3, dy=2e-5):
 def equilibrium_loads(pair, y):
     """(total Q of the left wheel, [(s, normal force)] of its points) at the
     equilibrium at y, or None where there is none."""
-    from solver import geometry as geo
+    from solver.layout import MAX_POINTS
     from solver.errors import WheelsetError
     m = model(pair)
     try:
@@ -84,7 +86,7 @@ def equilibrium_loads(pair, y):
         return None
     out = m.outputs()
     points = [(out.contact_y_wheel[0, k], out.normal_force[0, k])
-              for k in range(geo.MAX_POINTS) if out.contact_active[0, k]]
+              for k in range(MAX_POINTS) if out.contact_active[0, k]]
     return float(out.vertical_force[0]), points
 
 
@@ -116,14 +118,14 @@ def standing_jumps(pair):
     over its flange (a lateral force at the rail level against the wheel loads'
     lever: the other wheel would have to pull): the wheel climbs. Any other
     jump without an equilibrium raises AssertionError."""
-    from solver import geometry as geo
+    from solver.contact.geometry.points import static_contact
     standing, climbing = [], []
     setup = model(pair).setup
     for centre in rigid_jumps(pair):
         if all(entry is not None for entry in sweep(pair, centre, SPACINGS[0])):
             standing.append(centre)
             continue
-        angle = geo.static_contact(setup, float(centre + WINDOW), epsilon=0.0).points.contact_angle[0, 0]
+        angle = static_contact(setup, float(centre + WINDOW), epsilon=0.0).points.contact_angle[0, 0]
         if not angle > CLIMBING_ANGLE:
             raise AssertionError(f"{pair}: no equilibrium around the jump at {centre * 1e3:.3f} mm, "
                                  f"where the rigid contact reaches {math.degrees(angle):.1f} deg")

@@ -166,7 +166,7 @@ A22_SHEAR_MODULUS, A22_POISSON = 82e9, 0.28     # CONTACT's A-2.2 input (GG, POI
 
 
 def a22_setup(wheel="MBench_S1002_v3", rail="MBench_UIC60_v3"):
-    from solver.geometry import ContactSetup
+    from solver.contact.geometry.setup import ContactSetup
     return ContactSetup.from_names(wheel, rail, inclination_ratio=40, gauge=1.435,
                                    back_to_back=1.360, nominal_radius=0.46)
 
@@ -174,7 +174,7 @@ def a22_setup(wheel="MBench_S1002_v3", rail="MBench_UIC60_v3"):
 def a22_rolling_radius_difference(y_mm=A22_Y_MM, setup=None, yaw_per_mm=A22_YAW_PER_MM):
     """Rigid Delta r (m) at the A-2.2 positions with the benchmark's yaw (the
     project's axes: y to the left, so the yaw is -2.4 mrad per mm)."""
-    from solver.geometry import static_contact
+    from solver.contact.geometry.points import static_contact
     setup = setup or a22_setup()
     return np.array([static_contact(setup, y * 1e-3, yaw=-yaw_per_mm * y, epsilon=0.0)
                      .rolling_radius_difference for y in y_mm])
@@ -204,8 +204,10 @@ def a22_reference_location(setup, y, roll, yaw, vertical_load=A22_VERTICAL_LOAD,
     squared interpenetration, (16/15) pen^2.5 sqrt(2 r) (CONTACT's default
     weighting), evaluated on strips of `fine`. Returns (s on the wheel profile,
     Y in the track, delta0, normal force), m and N."""
-    from solver.geometry import WheelsetPose, static_contact, wheel_distance_function_reference
-    from solver.normal_exact import exact_normal_contact
+    from solver.contact.geometry.setup import WheelsetPose
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.geometry.reference import wheel_distance_function_reference
+    from solver.contact.normal.boundary_element import exact_normal_contact
     sc = static_contact(setup, y, yaw=yaw, epsilon=0.0)
     _, g, _, Y, _ = wheel_distance_function_reference(setup.tables, WheelsetPose(y, sc.z, roll, yaw))
     s = setup.wheel_table[:, 0]
@@ -260,7 +262,7 @@ WHY_DATA = ("1 um: the standard's own sections meet only to 1.2e-4 mm at S = -35
 
 
 def case_profiles(out, backend="fmu") -> CaseResult:
-    from solver.profiles import builtin_profile
+    from solver.profiles.builtins import builtin_profile
     name = "8 profile data vs standards"
     rows = []
     wheel = builtin_profile("S1002")
@@ -298,8 +300,8 @@ def case_profiles(out, backend="fmu") -> CaseResult:
 def lma_rows(name):
     from scipy.optimize import brentq
 
-    from solver import profile_definitions as definitions
-    from solver.profiles import builtin_profile
+    from solver.profiles import definitions
+    from solver.profiles.builtins import builtin_profile
     rows = []
     curve = definitions.lma_curve()
     profile = builtin_profile("LMA")
@@ -328,7 +330,7 @@ def lma_rows(name):
 
 
 def manchester_file_rows(name):
-    from solver.profiles import builtin_profile
+    from solver.profiles.builtins import builtin_profile
     rows = []
     wheel = builtin_profile("MBench_S1002_v3")
     s = np.linspace(-60.0, 59.98, 6000)

@@ -25,12 +25,13 @@ CLIMB_DURATION = {5e3: 30.0, 50e3: 4.0}     # s: longer than any run takes to de
 
 
 def loaded(**overrides):
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     return WheelsetParameters(bogie=True, suspended_mass=12400.0, **overrides)
 
 
 def _model(**overrides):
-    from solver.wheelset import WheelsetInputs, WheelsetModel
+    from solver.model.outputs import WheelsetInputs
+    from solver.model.wheelset import WheelsetModel
     model = WheelsetModel(loaded(**overrides))
     inputs = WheelsetInputs()
     model.initialize(inputs)
@@ -73,7 +74,7 @@ def drop(on_step=None, **overrides):
 def brief(**overrides):
     """The brief exceedance: (the StepResults, the times with the warning on, the
     longest exceedance time reported (s), the warning flag of the record at those times)."""
-    from solver.wheelset import RECORD_INDEX
+    from solver.model.outputs import RECORD_INDEX
     model, inputs = _model(**overrides)
     results, warned, flags, longest = [], [], [], 0.0
     for i in range(1500):

@@ -47,7 +47,7 @@ BOGIE_F11, BOGIE_F22 = 8.0e6, 7.0e6
 
 def bogie_check_parameters():
     from cosim.vehicle.parameters import VehicleParameters
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     vehicle = VehicleParameters(bogie_height=0.46, secondary_height=0.46)
     wheelset = WheelsetParameters(wheel_profile="cone:0.15", creep_model="kalker",
                                   creep_coefficients=(BOGIE_F11, BOGIE_F22, 1e-9, 1e-9), gyroscopic=False)
@@ -61,7 +61,8 @@ def bogie_geometry(vehicle, wheelset, dy=1e-5):
     gravitational stiffness kg (N/m) under the wheelset's normal load."""
     from cosim.vehicle.parameters import GRAVITY
     from cosim.vehicle.stability import wheelset_parameters
-    from solver.geometry import ContactSetup, static_contact
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.points import static_contact
     p = wheelset_parameters(vehicle, wheelset)
     setup = ContactSetup.from_names(p.wheel_profile, p.rail_profile, inclination=p.rail_inclination,
                                     gauge=p.gauge, back_to_back=p.back_to_back, nominal_radius=p.nominal_radius)
@@ -268,7 +269,7 @@ WHY_BOGIE = ("3 %: the figure asked for; the reference leaves out the wheelsets'
 def _stability_rows(name, fmu):
     from cosim.vehicle import stability as vstab
     from cosim.vehicle.parameters import VehicleParameters
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     rows = []
     vehicle, wheelset = bogie_check_parameters()
     g = bogie_geometry(vehicle, wheelset)

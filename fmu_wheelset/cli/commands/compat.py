@@ -59,7 +59,7 @@ def _scenario_values(name: str, **overrides) -> Dict[str, object]:
     """The FMU start values of a built-in scenario of solver.scenarios."""
     import dataclasses
 
-    import solver.wheelset as wheelset
+    import solver.model as wheelset
     from fmu_wheelset.fmu.variables import start_values_for
     from solver.scenarios import load_scenario
     params = load_scenario(name).params

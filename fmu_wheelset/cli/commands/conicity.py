@@ -33,7 +33,7 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from solver.geometry_analysis import equivalent_conicity
+    from solver.contact.geometry.analysis import equivalent_conicity
 
     # GeometryError, ProfileError: ValueErrors, one line and exit 2 (cli.args.run_command)
     setup = build_setup(args)

@@ -31,7 +31,7 @@ def _parameter(text):
     typed = _typed({name: value})[name]
     try:
         if var.type == "Enumeration":
-            import solver.wheelset as wheelset
+            import solver.model as wheelset
             variables.core_value(var, typed, wheelset)
         elif var.type in ("Real", "Integer"):
             variables.core_value(var, typed, None)

@@ -18,8 +18,9 @@ import argparse
 import math
 
 from fmu_wheelset.cli.commands.geometry import add_setup_arguments, build_setup
+from fmu_wheelset.fmu.variables import model_names
 
-MODELS = ("kalker", "she", "polach", "fastsim", "fastrip")
+MODELS = model_names("CreepModel")
 
 
 def register(subparsers) -> None:
@@ -47,8 +48,8 @@ def register(subparsers) -> None:
 
 def hertz_at_principal_point(setup, y, wheel_load, young, poisson, side=0):
     """(static contact, HertzEllipse, normal force) at the principal point of wheel `side`."""
-    from solver.geometry import static_contact
-    from solver.normal import hertz_ellipse
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.normal.hertz import hertz_ellipse
 
     sc = static_contact(setup, y)
     pts = sc.points

@@ -82,7 +82,7 @@ def build_setup(args):
     """The ContactSetup of the profile and track arguments (a profile: a built-in
     name or a file, fmu_wheelset.cli.args.check_profile)."""
     from fmu_wheelset.cli.args import check_profile
-    from solver.geometry import ContactSetup
+    from solver.contact.geometry.setup import ContactSetup
     step = args.step * 1e-3
     return ContactSetup(
         check_profile(args.wheel, "wheel", step), check_profile(args.rail, "rail", step),
@@ -109,7 +109,7 @@ def register(subparsers) -> None:
 
 
 def write_csv(rows, path) -> None:
-    from solver.geometry_analysis import TABLE_COLUMNS
+    from solver.contact.geometry.analysis import TABLE_COLUMNS
     with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(TABLE_COLUMNS))
         writer.writeheader()
@@ -187,7 +187,7 @@ def plot_geometry(setup, sweep, path, title=None) -> str:
 
 
 def run(args) -> int:
-    from solver.geometry_analysis import geometry_sweep, geometry_table
+    from solver.contact.geometry.analysis import geometry_sweep, geometry_table
 
     # a profile, a set-up or a displacement the geometry cannot answer is a
     # ValueError (GeometryError, ProfileError): one line, exit 2 (cli.args.run_command)

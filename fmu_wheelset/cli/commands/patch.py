@@ -48,8 +48,8 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from solver.geometry import static_contact
-    from solver.normal_exact import wheel_normal_contact
+    from solver.contact.geometry.points import static_contact
+    from solver.contact.normal.contact_plane import wheel_normal_contact
     from fmu_wheelset.plots import plot_plane_pressure_maps
 
     # GeometryError, NormalContactError, ProfileError: ValueErrors, one line and

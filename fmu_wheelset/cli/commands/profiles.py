@@ -51,8 +51,10 @@ def run(args) -> int:
     import math
     import os
 
-    from solver.profiles import (BUILTIN_ALIASES, SIMPACK_EXTENSIONS, ProfileError, builtin_profile,
-                                 list_builtin_profiles, load_profile, load_simpack_profile)
+    from solver.profiles.builtins import BUILTIN_ALIASES, builtin_profile, list_builtin_profiles
+    from solver.profiles.simpack import SIMPACK_EXTENSIONS
+    from solver.errors import ProfileError
+    from solver.profiles.files import load_profile, load_simpack_profile
 
     if args.check:
         try:

@@ -12,6 +12,7 @@ up to there.
 from __future__ import annotations
 
 import argparse
+from fmu_wheelset.fmu.variables import model_names
 
 
 def register(subparsers):
@@ -32,11 +33,11 @@ def register(subparsers):
     p.add_argument("--out", default="run.csv", type=output_file(), help="CSV of the time histories")
     p.add_argument("--plot", type=output_file(),
                    help="PNG with lateral displacement, normal forces and Y/Q")
-    p.add_argument("--contact-geometry", choices=("online", "table"),
+    p.add_argument("--contact-geometry", choices=model_names("ContactGeometry"),
                    help="contact geometry: online (profiles scanned, minima tracked between "
                         "scans) or table (precomputed at initialisation, the same points); "
                         "default: the scenario's")
-    p.add_argument("--integrator", choices=("rk4", "semi-implicit", "rk23", "rk45", "rosenbrock"),
+    p.add_argument("--integrator", choices=model_names("Integrator"),
                    help="internal integrator: rk4 or semi-implicit (fixed steps of at most "
                         "--internal-step), rk23, rk45 or rosenbrock (adaptive steps of at most "
                         "--internal-step under --tolerance; rosenbrock is linearly implicit, "

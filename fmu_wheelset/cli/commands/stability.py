@@ -28,6 +28,7 @@ import argparse
 import dataclasses
 import math
 import sys
+from fmu_wheelset.fmu.variables import model_names
 
 SYSTEMS = ("wheelset", "bogie", "vehicle")
 
@@ -43,7 +44,7 @@ def register(subparsers):
     p.add_argument("--wheel-profile", default="S1002",
                    help="S1002, LMA, cone:<conicity>, MBench_S1002_v3, a file (.txt, .prw)")
     p.add_argument("--rail-profile", default="UIC60", help="UIC60, CHN60, MBench_UIC60_v3, a file")
-    p.add_argument("--creep-model", default="polach", choices=["kalker", "she", "polach", "fastsim", "fastrip"])
+    p.add_argument("--creep-model", default="polach", choices=model_names("CreepModel"))
     p.add_argument("--friction", type=number(0.0, 2.0), default=None, help="coefficient of friction")
     for name in ("f11", "f22", "f23", "f33"):
         p.add_argument(f"--{name}", type=number(0.0, 1e12), default=None,
@@ -128,7 +129,7 @@ def _defaults(cls):
 def collect_overrides(args):
     """{"wheelset": {...}, "vehicle": {...}} from --params and --set (--set last)."""
     from cosim.vehicle.parameters import VehicleParameters
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     classes = {"wheelset": WheelsetParameters, "vehicle": VehicleParameters}
     out = {"wheelset": {}, "vehicle": {}}
     raw = []
@@ -157,7 +158,7 @@ def collect_overrides(args):
 
 def list_parameters() -> str:
     from cosim.vehicle.parameters import VehicleParameters
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     lines = []
     for group, cls in (("wheelset", WheelsetParameters), ("vehicle", VehicleParameters)):
         for name, value in _defaults(cls).items():
@@ -166,7 +167,7 @@ def list_parameters() -> str:
 
 
 def wheelset_parameters(args, overrides):
-    from solver.wheelset import WheelsetParameters
+    from solver.model.parameters import WheelsetParameters
     values = dict(wheel_profile=args.wheel_profile, rail_profile=args.rail_profile,
                   creep_model=args.creep_model, roll_rate_creepage=not args.no_roll_rate_creepage,
                   gyroscopic=not args.no_gyroscopic)

@@ -88,7 +88,7 @@ def _number(x) -> str:
 
 def rows(causality: str | None = None):
     """(VR, variable, start value text) of the table, in its order."""
-    import solver.wheelset as wheelset
+    import solver.model as wheelset
     from fmu_wheelset.fmu import variables
     out = []
     for vr, var in enumerate(variables.VARIABLES):
@@ -109,7 +109,7 @@ def rows(causality: str | None = None):
 
 def _range(var) -> str:
     if var.type == "Enumeration":
-        import solver.wheelset as wheelset
+        import solver.model as wheelset
         from fmu_wheelset.fmu.variables import enumeration_names
         return f"0 .. {len(enumeration_names(var, wheelset)) - 1}"
     if var.min is None and var.max is None:

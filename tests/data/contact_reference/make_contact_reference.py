@@ -79,7 +79,7 @@ MODULE1 = """% {title}
 def write_profiles(workdir: Path) -> None:
     """The project's S1002 and UIC60 (0.1 mm grid) in CONTACT's canonical form: lateral
     towards the field side, z downwards, mm (wheel z = radius increase F, rail z = -height)."""
-    from solver.profiles import builtin_profile
+    from solver.profiles.builtins import builtin_profile
     wheel = builtin_profile("S1002", step=1e-4)
     rail = builtin_profile("UIC60", step=1e-4)
     with open(workdir / "S1002_project.wheel", "w") as handle:
@@ -122,7 +122,8 @@ def parse_module1(text: str) -> dict:
 
 
 def normal_cases(contact: Path, workdir: Path) -> dict:
-    from solver.geometry import ContactSetup, static_contact
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.points import static_contact
     setup = ContactSetup.from_names("S1002", "UIC60", step=1e-4, gauge=GAUGE, back_to_back=BACK_TO_BACK,
                                     nominal_radius=RADIUS)
     cases = []

@@ -97,7 +97,8 @@ def write_csv(path, rows, header_lines):
 def main(argv):
     exe, examples = argv[1], argv[2]
     sys.path.insert(0, ROOT)
-    from solver.geometry import ContactSetup, static_contact
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.points import static_contact
     setup = ContactSetup.from_names("MBench_S1002_v3", "MBench_UIC60_v3", inclination_ratio=40,
                                     gauge=1.435, back_to_back=1.360, nominal_radius=0.46)
     # stored outputs of CONTACT's own example

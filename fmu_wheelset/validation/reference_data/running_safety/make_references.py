@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[4]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fmu_wheelset.validation.running_safety import climb, drop  # noqa: E402
+from fmu_wheelset.validation.running_safety import HOST_STEP, climb, drop  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 

@@ -1,0 +1,486 @@
+"""The numba side of the wheelset: data layouts, right-hand side, step check, outputs.
+
+Rigid 6-DOF wheelset on a track with N elastic contact points per wheel.
+
+Equations of motion in the track-following frame (x forward, y left, z up; the
+frame moves along the track centreline at the speed V), after Ren & Jin (2010,
+Eq. 8a-e), generalised to up to MAX_POINTS contact points per wheel:
+
+  m (x'')           = sum Fx + Fx_ext
+  m (y'')           = sum Fy + Fy_ext - m V^2 kappa cos(phi_t) - m g sin(phi_t)
+  m (z'')           = sum Fz + Fz_ext - m g cos(phi_t) + m V^2 kappa sin(phi_t)
+  Jx roll''         = sum Mx + Mx_ext + Jy Omega (yaw' + V kappa)         (gyroscopic)
+  Jz yaw''          = sum Mz + Mz_ext - Jy Omega roll' - Jz V^2 kappa'    (track heading)
+  Jy Omega'         = sum My + axle torque
+
+kappa = track curvature (1/m, + left curve), phi_t = track cant angle (rad, +
+lifts the left rail), Omega = spin about the axle (rad/s, + rolls forward,
+Omega = V/r0 in pure rolling). The contact forces come from the contact search
+(solver.geometry, trace line + multipoint detection) at every right-hand-side
+evaluation: each contact point's Hertz contact by its own penetration, the
+points of one wheel sharing the load of the patches their interpenetrations
+form (solver.normal.merged_patch_forces_kernel: a point alone carries K
+delta^1.5), plus C ddelta/dt, never pulling; its creep forces from the
+creepages (solver.creep, model by parameter) on the Hertz ellipse of its load.
+The single-point model puts the wheel's whole normal load on its deepest point.
+Contact points appear and vanish as the wheel moves, with zero load; a wheel may lift.
+
+Creepages at a contact point (velocity of the wheel material relative to the
+rail, divided by V, in the contact frame t1 = rolling, t2 = lateral in the
+contact plane towards +y, n = normal from rail into wheel):
+  xi = (v_w - v_r).t1 / V, eta = (v_w - v_r).t2 / V, spin = (omega_w.n) / V,
+with v_w = v_C + omega_w x r_c, omega_w = Omega e + (roll', 0, yaw' + V kappa).
+
+The numba kernel `wheelset_rhs` evaluates all of this; solver.integrate steps
+it; solver.wheelset (`WheelsetModel`) wraps both with parameters, the track,
+inputs, outputs and state snapshots. This module owns the data layouts everybody
+shares: the state vector (S_*), the model parameter vector (M_*), the contact
+rows (C_*), the summary (O_*), the derived outputs (D_*), the input vector (U_*)
+and the output record (R_*). Kernel arguments come in named groups (named
+tuples, plain structs to numba): TrackPoint, StepInputs, ContactResults and
+geometry's ContactTables and ContactBuffers.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ..contact.creep.forces import creep_forces_kernel
+from ..contact.creep.inputs import CreepPatch
+from ..contact.creep.kalker import kalker_coefficients_kernel
+from ..contact.creep.models import KALKER
+from ..contact.geometry.setup import WheelsetPose
+from ..contact.geometry.table import wheelset_table_kernel
+from ..contact.geometry.tracked import wheelset_contact_tracked
+from ..contact.geometry.update import wheelset_contact_update
+from ..contact.normal.hertz import hertz_from_penetration_fit_kernel
+from ..contact.normal.load_sharing import merged_patch_forces_kernel
+from ..layout import (
+    C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX, C_FY,
+    C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT,
+    C_S_WHEEL, C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_TAPING_AXIAL, HZ_A, HZ_A_SUM,
+    HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_STIFFNESS, MAX_POINTS, M_BOGIE,
+    M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX,
+    M_CY, M_CZ, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ,
+    M_KX, M_KY, M_KZ, M_MASS, M_MULTIPOINT, M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED,
+    M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, N_CREEP_OPTIONS, O_GAP_LEFT, O_MAX_PENETRATION,
+    O_RAIL_ON_WHEEL_LEFT, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_SADDLE, PATCH_SHARED,
+    PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE, P_S_WHEEL, P_TAN_CONTACT,
+    P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
+    S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, W_PATCH,
+)
+
+
+GRAVITY = 9.81
+# the creep model whose linear coefficients may be overridden (M_F11 .. M_F33)
+KALKER_ID = KALKER.id
+
+
+class TrackPoint(NamedTuple):
+    """The track layout where the wheelset is."""
+
+    curvature: float        # kappa (1/m), + left curve
+    curvature_rate: float   # d kappa / ds (1/m^2)
+    cant: float             # cant angle phi_t (rad), + lifts the left rail
+
+
+class StepInputs(NamedTuple):
+    """External inputs, held constant over one step; (2, 3) arrays are per side
+    (left, right) in the track frame."""
+
+    rail_motion: np.ndarray     # lateral, vertical (m), roll (rad) of each rail
+    rail_velocity: np.ndarray   # their rates
+    box_force: np.ndarray       # force on each axle box (N)
+    box_moment: np.ndarray      # moment on each axle box (N m)
+    axle_torque: float          # about the axle (N m), + drives forward
+
+
+class ContactResults(NamedTuple):
+    """What `wheelset_rhs` reports of the contact besides the derivative."""
+
+    contact: np.ndarray   # (2, MAX_POINTS, N_CONTACT) rows C_*
+    summary: np.ndarray   # (N_SUMMARY,) entries O_*
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _cross(ax, ay, az, bx, by, bz):
+    return ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu, share):
+    """Kalker's linear creep forces (Fx, Fy, Mz, rail on wheel) with the
+    coefficients overridden where model[M_F11..M_F33] > 0; the others from
+    Kalker's table: f11 = G a b C11, f22 = G a b C22, f23 = G (ab)^1.5 C23,
+    f33 = G (ab)^2 C33 (docs/CONVENTIONS.md, Creep).
+
+    An override is the coefficient of the wheel's whole load. A point carrying
+    `share` of it (multipoint contact) gets it scaled as Kalker's own are with
+    a Hertz patch of that load (a b ~ N^(2/3)): f11, f22 by share^(2/3), f23 by
+    share, f33 by share^(4/3). So a point that joins with no load adds no creep
+    force (a constant coefficient per point would add its whole force at once)."""
+    c11, c22, c23, c33 = kalker_coefficients_kernel(a / b, nu)
+    ab = a * b
+    area = share ** (2.0 / 3.0)
+    f11 = model[M_F11] * area if model[M_F11] > 0.0 else shear * ab * c11
+    f22 = model[M_F22] * area if model[M_F22] > 0.0 else shear * ab * c22
+    f23 = model[M_F23] * share if model[M_F23] > 0.0 else shear * ab ** 1.5 * c23
+    f33 = model[M_F33] * area * area if model[M_F33] > 0.0 else shear * ab * ab * c33
+    return -f11 * xi, -f22 * eta - f23 * spin, f23 * eta - f33 * spin
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False,
+                 table_search=None, reuse_geometry=False, record=True):
+    """Time derivative of the wheelset state (deriv, N_STATE) and the contact results.
+
+    state (N_STATE,) S_*; track a TrackPoint; tables the geometry.ContactTables;
+    model the parameter vector M_*; inputs the StepInputs; search the
+    geometry.ContactBuffers of the contact search; results the ContactResults,
+    filled. update_only: keep the contact points found by the last full search
+    in `search.points` and only re-locate them at this state
+    (geometry.wheelset_contact_update); the integrator does so at the
+    intermediate stages of a step. table_search: a TableSearch;
+    with a table in it (contact_geometry = "table") the full search reads the
+    table instead of scanning the profiles (the same points); None or an empty
+    table (no tparams) or None: the online search (geometry.wheelset_contact_tracked:
+    the minima of the last full scan re-located while the pose stays near it,
+    the same points as a full scan).
+    reuse_geometry: the contact points in
+    `search` are those of a full search at this very pose and rail motion (the
+    caller knows it, solver.integrate compares them bit for bit): no search.
+    record: fill the per-point rows of results.contact (False: only deriv and
+    results.summary, for the integrators' stages whose rows nobody reads,
+    solver.integrate: the derivative is the same to the bit, the rows are left as
+    they were).
+    """
+    curvature = track.curvature
+    curvature_rate = track.curvature_rate
+    cant = track.cant
+    rail_velocity = inputs.rail_velocity
+    box_force = inputs.box_force
+    box_moment = inputs.box_moment
+    points = search.points
+    counts = search.counts
+    contact = results.contact
+    summary = results.summary
+    V = model[M_SPEED]
+    g = model[M_GRAVITY]
+    m = model[M_MASS]
+    y = state[S_Y]
+    z = state[S_Z]
+    roll = state[S_ROLL]
+    yaw = state[S_YAW]
+    vx = state[S_VX]
+    vy = state[S_VY]
+    vz = state[S_VZ]
+    roll_rate = state[S_ROLL_RATE]
+    yaw_rate = state[S_YAW_RATE]
+    spin_rate = state[S_SPIN_RATE]
+    epsilon = -1.0   # elastic mode: every penetrating minimum is a candidate
+    pose = WheelsetPose(y, z, roll, yaw)
+    if reuse_geometry:
+        pass
+    elif update_only:
+        wheelset_contact_update(tables, pose, inputs.rail_motion, search)
+    elif table_search is not None:
+        if table_search.arrays.tparams.size > 0:
+            wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
+                                                 epsilon, search, table_search.scratch)
+        else:
+            wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
+    else:
+        wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
+    cos_yaw = math.cos(yaw)     # the rolling direction of every contact point
+    sin_yaw = math.sin(yaw)
+    # Axle direction and angular velocity of the wheelset (absolute yaw rate
+    # includes the rotation of the track-following frame, V kappa).
+    ex = -math.sin(yaw) * math.cos(roll)
+    ey = math.cos(yaw) * math.cos(roll)
+    ez = math.sin(roll)
+    wx = spin_rate * ex + roll_rate
+    wy = spin_rate * ey
+    wz = spin_rate * ez + yaw_rate + V * curvature
+    young = model[M_YOUNG]
+    nu = model[M_POISSON]
+    shear = young / (2.0 * (1.0 + nu))
+    fx_tot = 0.0
+    fy_tot = 0.0
+    fz_tot = 0.0
+    mx_tot = 0.0
+    my_tot = 0.0
+    mz_tot = 0.0
+    max_pen = 0.0
+    inv_speed_ref = 1.0 / max(abs(V), 0.1)    # creepages: velocities over the reference speed
+    creep_model = int(model[M_CREEP_MODEL])
+    overrides = (model[M_F11] > 0.0 or model[M_F22] > 0.0 or model[M_F23] > 0.0
+                 or model[M_F33] > 0.0)
+    multipoint = model[M_MULTIPOINT] >= 0.5
+    damping = model[M_CONTACT_DAMPING]
+    patch = search.work[W_PATCH]
+    hertz = search.work[W_PATCH + 1]
+    n_max = MAX_POINTS
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        if record:
+            for i in range(MAX_POINTS):
+                row = contact[side, i]
+                for f in range(N_CONTACT):
+                    row[f] = 0.0
+        n_points = counts[side]
+        # 1. each point's Hertz contact by its own penetration, and the load
+        # sharing of the points along the wheel (solver.normal.merged_patch_forces_kernel)
+        for i in range(n_points):
+            p = points[side, i]
+            rail_slope = p[P_RAIL_SLOPE]
+            rail_q = 1.0 + rail_slope * rail_slope
+            rail_root = math.sqrt(rail_q)
+            pen = -p[P_GAP] / rail_root
+            wheel_slope = p[P_WHEEL_SLOPE]
+            wheel_q = 1.0 + wheel_slope * wheel_slope
+            wheel_root = math.sqrt(wheel_q)
+            curv_roll = 1.0 / (wheel_root * p[P_RADIUS])     # cos(gamma) / r, gamma = atan(-F')
+            k_w = -p[P_WHEEL_F2] / (wheel_q * wheel_root)     # F'' / (1 + F'^2)^1.5
+            k_r = -p[P_RAIL_Z2] / (rail_q * rail_root)
+            A = 0.5 * curv_roll
+            B = 0.5 * (k_w + k_r)
+            elastic, a, b, flag = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
+            stiffness = elastic / (pen * math.sqrt(pen)) if elastic > 0.0 else 0.0
+            hertz[HZ_FORCE * n_max + i] = elastic
+            hertz[HZ_A * n_max + i] = a
+            hertz[HZ_B * n_max + i] = b
+            hertz[HZ_FLAG * n_max + i] = flag
+            hertz[HZ_STIFFNESS * n_max + i] = stiffness
+            hertz[HZ_A_SUM * n_max + i] = A
+            hertz[HZ_B_SUM * n_max + i] = B
+            if pen > max_pen:
+                max_pen = pen
+            # its place along the profile (equal s: the lower index first, as
+            # geometry.fill_saddles orders them)
+            rank = 0
+            for j in range(n_points):
+                sj = points[side, j, P_S_WHEEL]
+                if sj < p[P_S_WHEEL] or (sj == p[P_S_WHEEL] and j < i):
+                    rank += 1
+            patch[PATCH_INDEX * n_max + rank] = i
+            hertz[HZ_RANK * n_max + i] = rank
+            depth = -p[P_GAP]
+            patch[PATCH_DEPTH * n_max + rank] = depth if depth > 0.0 else 0.0
+            patch[PATCH_SADDLE * n_max + rank] = -p[P_SADDLE]
+            # the force along the normal per (vertical depth)^1.5: K pen^1.5 = K (depth / root)^1.5
+            patch[PATCH_STIFFNESS * n_max + rank] = stiffness / (rail_root * math.sqrt(rail_root))
+        merged_patch_forces_kernel(patch[PATCH_DEPTH * n_max:(PATCH_DEPTH + 1) * n_max],
+                                   patch[PATCH_SADDLE * n_max:(PATCH_SADDLE + 1) * n_max],
+                                   patch[PATCH_STIFFNESS * n_max:(PATCH_STIFFNESS + 1) * n_max],
+                                   n_points,
+                                   patch[PATCH_FORCE * n_max:(PATCH_FORCE + 1) * n_max],
+                                   patch[PATCH_SHARED * n_max:(PATCH_SHARED + 1) * n_max])
+        wheel_load = 0.0        # (for linear creep coefficients given per wheel)
+        for rank in range(n_points):
+            wheel_load += patch[PATCH_FORCE * n_max + rank]
+        if not multipoint and n_points > 1:
+            # the single-point model: the wheel's whole load on its deepest point
+            lump = 0.0
+            for rank in range(n_points):
+                lump += patch[PATCH_FORCE * n_max + rank]
+            rank = int(hertz[HZ_RANK * n_max])
+            patch[PATCH_FORCE * n_max + rank] = lump
+            patch[PATCH_SHARED * n_max + rank] = 1.0
+            n_points = 1
+        # 2. forces and moments of each point
+        any_force = False
+        for i in range(n_points):
+            p = points[side, i]
+            tan_c = p[P_TAN_CONTACT]
+            # cos, sin of delta = atan(tan_c) by algebra (no further transcendental call)
+            cd = 1.0 / math.sqrt(1.0 + tan_c * tan_c)
+            sd = tan_c * cd
+            # contact frame (track axes): n normal rail->wheel, t1 rolling, t2 = n x t1 lateral (+y)
+            nx, ny, nz = 0.0, -sign * sd, cd
+            # rolling direction along the wheelset's heading, projected into the contact plane
+            t1x = cos_yaw
+            t1y = sin_yaw
+            t1z = 0.0
+            dotn = t1x * nx + t1y * ny + t1z * nz
+            t1x -= dotn * nx
+            t1y -= dotn * ny
+            t1z -= dotn * nz
+            inv_norm = 1.0 / math.sqrt(t1x * t1x + t1y * t1y + t1z * t1z)
+            t1x *= inv_norm
+            t1y *= inv_norm
+            t1z *= inv_norm
+            t2x, t2y, t2z = _cross(nx, ny, nz, t1x, t1y, t1z)
+            # contact point relative to the wheelset centre
+            rx = p[P_X]
+            ry = p[P_Y] - y
+            rz = p[P_Z] - z
+            cx_, cy_, cz_ = _cross(wx, wy, wz, rx, ry, rz)
+            vwx = V + vx + cx_
+            vwy = vy + cy_
+            vwz = vz + cz_
+            vrx = 0.0
+            vry = rail_velocity[side, 0]
+            vrz = rail_velocity[side, 1]
+            # v_w - v_r: the rail material moves only with the rail motion inputs
+            # (its longitudinal velocity is zero in the ground frame).
+            dvx = vwx - vrx
+            dvy = vwy - vry
+            dvz = vwz - vrz
+            rel_n = dvx * nx + dvy * ny + dvz * nz
+            if model[M_ROLL_RATE_CREEPAGE] < 0.5:
+                # the textbook creepages: without the velocity roll_rate x r of
+                # the roll rate at the contact point (the normal rate keeps it)
+                dvy += roll_rate * rz
+                dvz -= roll_rate * ry
+            rel_t1 = dvx * t1x + dvy * t1y + dvz * t1z
+            rel_t2 = dvx * t2x + dvy * t2y + dvz * t2z
+            # rail rotation rate about x contributes to the spin
+            spin_w = wx * nx + wy * ny + wz * nz - rail_velocity[side, 2] * nx
+            xi = rel_t1 * inv_speed_ref
+            eta = rel_t2 * inv_speed_ref
+            spin = spin_w * inv_speed_ref
+            # penetration along the normal and its rate
+            rail_slope = p[P_RAIL_SLOPE]
+            pen = -p[P_GAP] / math.sqrt(1.0 + rail_slope * rail_slope)
+            pen_rate = -rel_n
+            own = hertz[HZ_FORCE * n_max + i]
+            rank = int(hertz[HZ_RANK * n_max + i])
+            normal = patch[PATCH_FORCE * n_max + rank]
+            a = hertz[HZ_A * n_max + i]
+            b = hertz[HZ_B * n_max + i]
+            flag = int(hertz[HZ_FLAG * n_max + i])
+            energy = 0.0
+            if normal > 0.0:
+                stiffness = hertz[HZ_STIFFNESS * n_max + i]
+                # the patch of a shared load: the Hertz ellipse of the penetration
+                # that carries it alone, (N / K)^(2/3)
+                equivalent = pen
+                if patch[PATCH_SHARED * n_max + rank] > 0.0:
+                    equivalent = (normal / stiffness) ** (2.0 / 3.0)
+                    _, a, b, flag = hertz_from_penetration_fit_kernel(
+                        equivalent, hertz[HZ_A_SUM * n_max + i], hertz[HZ_B_SUM * n_max + i],
+                        young, nu)
+                energy = 0.4 * normal * equivalent
+                # the damping of the point's own share of its compression
+                normal += damping * pen_rate * (normal / own if own > normal else 1.0)
+                if normal < 0.0:
+                    normal = 0.0
+            else:
+                normal = 0.0
+            fl = 0.0
+            ft = 0.0
+            ms = 0.0
+            if normal > 0.0:
+                any_force = True
+                if creep_model == KALKER_ID and overrides:
+                    share = min(patch[PATCH_FORCE * n_max + rank] / wheel_load, 1.0)
+                    fl, ft, ms = kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu,
+                                                       share)
+                else:
+                    fl, ft, ms = creep_forces_kernel(
+                        creep_model, CreepPatch(xi, eta, spin, a, b, normal, model[M_FRICTION],
+                                                shear, nu, V),
+                        model[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS])
+            fxp = normal * nx + fl * t1x + ft * t2x
+            fyp = normal * ny + fl * t1y + ft * t2y
+            fzp = normal * nz + fl * t1z + ft * t2z
+            mxp, myp, mzp = _cross(rx, ry, rz, fxp, fyp, fzp)
+            mxp += ms * nx
+            myp += ms * ny
+            mzp += ms * nz
+            fx_tot += fxp
+            fy_tot += fyp
+            fz_tot += fzp
+            mx_tot += mxp
+            my_tot += myp
+            mz_tot += mzp
+            if not record:
+                continue
+            row = contact[side, i]
+            row[C_ACTIVE] = 1.0 if normal > 0.0 else 0.0
+            row[C_S_WHEEL] = p[P_S_WHEEL]
+            row[C_U_RAIL] = p[P_U_RAIL]
+            row[C_X] = p[P_X]
+            row[C_Y] = p[P_Y]
+            row[C_Z] = p[P_Z]
+            row[C_ANGLE] = math.atan(tan_c)
+            row[C_RADIUS] = p[P_RADIUS]
+            row[C_GAP] = p[P_GAP]
+            row[C_PENETRATION] = pen
+            row[C_NORMAL] = normal
+            row[C_CREEP_LONG] = fl
+            row[C_CREEP_LAT] = ft
+            row[C_SPIN_MOMENT] = ms
+            row[C_XI] = xi
+            row[C_ETA] = eta
+            row[C_SPIN] = spin
+            row[C_A] = a
+            row[C_B] = b
+            row[C_FX] = fxp
+            row[C_FY] = fyp
+            row[C_FZ] = fzp
+            row[C_ELASTIC_ENERGY] = energy
+            row[C_HERTZ_FLAG] = flag
+        summary[side] = 0.0 if any_force else 1.0
+        summary[O_GAP_LEFT + side] = points[side, 0, P_GAP] if counts[side] > 0 else 1.0
+    summary[O_MAX_PENETRATION] = max_pen
+    # the rail head's centre under each wheel, along the axle (side-local: the right
+    # wheel mirrored), in the wheel profile's coordinate
+    params = tables.params
+    axle_cos = math.cos(yaw) * math.cos(roll)
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        rail_centre = params[G_RAIL_CENTRE_Y] + sign * inputs.rail_motion[side, 0]
+        taping = sign * y + params[G_TAPING_AXIAL] * axle_cos
+        summary[O_RAIL_ON_WHEEL_LEFT + side] = (rail_centre - taping) / axle_cos
+    # External loads at the axle boxes (host bogie) or the built-in bogie.
+    b_ab = model[M_BOX_SEMI_SPACING]
+    for side in range(2):
+        sign = 1.0 if side == 0 else -1.0
+        rbx = sign * b_ab * ex
+        rby = sign * b_ab * ey
+        rbz = sign * b_ab * ez
+        fbx = box_force[side, 0]
+        fby = box_force[side, 1]
+        fbz = box_force[side, 2]
+        if model[M_BOGIE] > 0.5:
+            # box velocity = v_C + omega_body x r_b (body: roll, yaw rates only)
+            vbx = vx + (roll_rate * 0.0 - yaw_rate * rby)
+            vby = vy + yaw_rate * rbx - 0.0
+            vbz = vz + roll_rate * rby
+            dbx = rbx - 0.0
+            dby = y + rby - sign * b_ab
+            dbz = z + rbz - model[M_BOX_Z_REF]
+            fbx += -model[M_KX] * (state[S_X] + dbx) - model[M_CX] * vbx
+            fby += -model[M_KY] * dby - model[M_CY] * vby
+            fbz += -model[M_KZ] * dbz - model[M_CZ] * vbz
+            # the suspended mass' share: weight and uncompensated centrifugal force
+            ms_half = 0.5 * model[M_SUSPENDED_MASS]
+            fby += -ms_half * (V * V * curvature * math.cos(cant) + g * math.sin(cant))
+            fbz += -ms_half * (g * math.cos(cant) - V * V * curvature * math.sin(cant))
+        mbx, mby, mbz = _cross(rbx, rby, rbz, fbx, fby, fbz)
+        fx_tot += fbx
+        fy_tot += fby
+        fz_tot += fbz
+        mx_tot += mbx + box_moment[side, 0]
+        my_tot += mby + box_moment[side, 1]
+        mz_tot += mbz + box_moment[side, 2]
+    my_tot += inputs.axle_torque
+    jx = model[M_JX]
+    jy = model[M_JY]
+    jz = model[M_JZ]
+    deriv[S_X] = vx
+    deriv[S_Y] = vy
+    deriv[S_Z] = vz
+    deriv[S_ROLL] = roll_rate
+    deriv[S_YAW] = yaw_rate
+    deriv[S_SPIN_ANGLE] = spin_rate
+    deriv[S_VX] = fx_tot / m
+    deriv[S_VY] = (fy_tot - m * V * V * curvature * math.cos(cant) - m * g * math.sin(cant)) / m
+    deriv[S_VZ] = (fz_tot - m * g * math.cos(cant) + m * V * V * curvature * math.sin(cant)) / m
+    gyro = model[M_GYROSCOPIC]
+    deriv[S_ROLL_RATE] = (mx_tot + gyro * jy * spin_rate * (yaw_rate + V * curvature)) / jx
+    deriv[S_YAW_RATE] = (mz_tot - gyro * jy * spin_rate * roll_rate - jz * V * V * curvature_rate) / jz
+    deriv[S_SPIN_RATE] = my_tot / jy

@@ -1,0 +1,223 @@
+"""The parameters of the wheelset model and the names of its models."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..contact.creep.models import CREEP_MODELS
+from ..contact.geometry.modes import CONTACT_MODELS, GEOMETRY_MODES
+from ..dynamics.integrators.methods import INTEGRATORS
+from ..errors import WheelsetError
+from ..profiles.builtins import builtin_profile, is_builtin_profile
+from ..profiles.files import load_profile
+from ..track.alignment import Track, load_track
+from ..track.builtins import BUILTIN_TRACKS, builtin_track
+
+
+# Model names, in id order, from their registries (the FMU's enumerations are
+# made from the same registries: fmu_wheelset/fmu/registries.py).
+INTEGRATOR_NAMES = INTEGRATORS.names()
+CREEP_MODEL_NAMES = CREEP_MODELS.names()
+CONTACT_MODEL_NAMES = CONTACT_MODELS.names()           # the id is M_MULTIPOINT: 0 single, 1 multipoint
+CONTACT_GEOMETRY_NAMES = GEOMETRY_MODES.names()
+MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
+
+
+@dataclass
+class WheelsetParameters:
+    """Parameters of the wheelset model (SI units).
+
+    Profiles: a built-in name (solver.profiles), a path to a profile file, or a
+    Profile object. `rail_inclination` in rad (atan(1/40) for 1:40). Defaults:
+    Manchester benchmark wheelset (Iwnicki 1998) on S1002/UIC60 1:40.
+    `creep_model`: "kalker", "she", "polach", "fastsim", "fastrip"; `creep_options`
+    passed to solver.creep (Polach kA, kS, A, B; FASTSIM and FaStrip nx, ny).
+    `contact_model`: "multipoint" or "single" (deepest point per wheel only).
+    `contact_geometry`: "online" (the profiles scanned; between scans the
+    minima of the last one re-located, geometry.wheelset_contact_tracked: the
+    same points as a scan at every full contact search) or "table"
+    (solver.geometry_table: contact point sets precomputed at initialisation,
+    the same points to rounding).
+    `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
+    `integrator`: "rosenbrock" (the default: the adaptive linearly implicit
+    W-method with a kept Jacobian; the stiff contact and creep modes set it no
+    step limit, and its error control resolves contact onsets and impacts),
+    "rk4" (fixed steps of at most internal_step), "semi-implicit", or the
+    adaptive explicit "rk23" / "rk45"; the adaptive ones take steps of at most
+    internal_step under the local error `tolerance` (solver.integrate). The
+    defaults (Rosenbrock, tolerance 1e-5, steps of at most 1 ms) keep Q within
+    2 % of the static wheel load and y within 1 um of a converged run on the
+    loaded straight track, the Ren & Jin curve and hard flange contact
+    (docs/convergence.md); internal_step 10 ms is faster with long
+    communication steps, at the same tolerance.
+    `bogie`: True for the built-in spring-damper to a frame following the
+    track centreline (stand-alone runs); False when the host supplies the
+    axle-box forces. `suspended_mass`: the share of the vehicle mass carried by
+    this wheelset's primary suspension (used by the built-in bogie only).
+    `track`: a built-in scenario name, a track file path, or a Track.
+    """
+
+    wheel_profile: object = "S1002"
+    rail_profile: object = "UIC60"
+    profile_step: float = 1e-4
+    gauge: float = 1.435
+    rail_inclination: float = float(np.arctan(1.0 / 40.0))
+    back_to_back: float = 1.360
+    nominal_radius: float = 0.46
+    mass: float = 1813.0
+    inertia_roll: float = 1120.0
+    inertia_spin: float = 112.0
+    inertia_yaw: float = 1120.0
+    young: float = 2.1e11
+    poisson: float = 0.28
+    friction: float = 0.3
+    creep_model: str = "polach"
+    creep_options: dict = field(default_factory=dict)
+    contact_model: str = "multipoint"
+    contact_geometry: str = "online"
+    separation_min: float = 0.008
+    slope_difference_min: float = 0.025
+    contact_damping: float = 0.0
+    speed: float = 27.78
+    internal_step: float = 1e-3
+    integrator: str = "rosenbrock"
+    # the adaptive integrators ("rk23", "rk45", "rosenbrock"): local error tolerance, relative
+    # to the scales of solver.integrate.ERROR_SCALE (1 mm, 1 mrad, 0.1 m/s, 0.1 rad/s);
+    # internal_step is then their largest step
+    tolerance: float = 1e-5
+    track: object = "straight"
+    axle_box_semi_spacing: float = 1.0
+    bogie: bool = False
+    suspension_stiffness: tuple = (31.391e6, 3.884e6, 1.22e6)   # kx, ky, kz per box (Iwnicki 1998)
+    suspension_damping: tuple = (15e3, 2e3, 4e3)                # cx, cy, cz per box
+    suspended_mass: float = 0.0
+    initial_lateral: float = 0.0
+    initial_yaw: float = 0.0
+    max_penetration: float = 2e-3
+    # most internal steps one advance() may take: a longer step is discarded before
+    # it starts (1e5 steps of 1 ms = 100 s of simulated time, some seconds of wall
+    # time; a host asking for a step of 1e5 s gets a discard, not an hour's wait)
+    max_substeps: int = 100_000
+    # linear-study controls (the textbook models): Kalker's linear coefficients
+    # f11, f22 (N), f23 (N m), f33 (N m^2) per contact point, 0 = from Kalker's
+    # table (used with creep_model "kalker" only); the roll-rate term of the
+    # creepages and the gyroscopic moments on (True) or off
+    creep_coefficients: tuple = (0.0, 0.0, 0.0, 0.0)
+    roll_rate_creepage: bool = True
+    gyroscopic: bool = True
+
+    def validate(self):
+        positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
+                    "inertia_roll", "inertia_spin", "inertia_yaw", "young", "internal_step",
+                    "axle_box_semi_spacing", "max_penetration", "separation_min"]
+        for name in positive:
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise WheelsetError(f"parameter {name} must be a positive finite number, got {value!r}")
+        for name in ["speed", "friction", "contact_damping", "suspended_mass", "rail_inclination",
+                     "initial_lateral", "initial_yaw", "slope_difference_min", "poisson"]:
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise WheelsetError(f"parameter {name} must be finite, got {value!r}")
+        if not 0.0 <= self.poisson < 0.5:
+            raise WheelsetError(f"poisson must be in [0, 0.5), got {self.poisson}")
+        if self.friction < 0 or self.friction > 2:
+            raise WheelsetError(f"friction must be in [0, 2], got {self.friction}")
+        if self.speed < 0:
+            raise WheelsetError(f"speed must be >= 0 (m/s), got {self.speed}")
+        if self.suspended_mass < 0 or self.contact_damping < 0:
+            raise WheelsetError("suspended_mass and contact_damping must be >= 0")
+        if not isinstance(self.creep_model, str) or self.creep_model not in CREEP_MODELS.names():
+            raise WheelsetError(f"creep_model must be one of {list(CREEP_MODELS.names())}, "
+                                f"got {self.creep_model!r}")
+        if self.contact_geometry not in CONTACT_GEOMETRY_NAMES:
+            raise WheelsetError(f"contact_geometry must be one of {CONTACT_GEOMETRY_NAMES}, "
+                                f"got {self.contact_geometry!r}")
+        if self.contact_model not in CONTACT_MODEL_NAMES:
+            raise WheelsetError(f"contact_model must be 'multipoint' or 'single', got {self.contact_model!r}")
+        if self.integrator not in INTEGRATOR_NAMES:
+            raise WheelsetError(f"integrator must be one of {INTEGRATOR_NAMES}, got {self.integrator!r}")
+        if not (isinstance(self.tolerance, (int, float)) and 1e-12 <= self.tolerance <= 0.1):
+            raise WheelsetError(f"tolerance must be a number in [1e-12, 0.1], got {self.tolerance!r}")
+        if self.internal_step > 0.01:
+            raise WheelsetError(f"internal_step {self.internal_step} s is too large (<= 0.01 s)")
+        if (not isinstance(self.max_substeps, int) or isinstance(self.max_substeps, bool)
+                or not 1 <= self.max_substeps <= MAX_SUBSTEPS_LIMIT):
+            raise WheelsetError(f"max_substeps must be an integer in [1, {MAX_SUBSTEPS_LIMIT}], "
+                                f"got {self.max_substeps!r}")
+        vals = self.creep_coefficients
+        if (not isinstance(vals, (tuple, list)) or len(vals) != 4
+                or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                       or v < 0 for v in vals)):
+            raise WheelsetError("creep_coefficients must be four finite values >= 0 "
+                                f"(f11, f22, f23, f33; 0 = Kalker's table), got {vals!r}")
+        if any(v > 0 for v in vals) and self.creep_model != "kalker":
+            raise WheelsetError("creep coefficient overrides apply to Kalker's linear theory: "
+                                f"set creep_model 'kalker' (got {self.creep_model!r})")
+        for name in ("roll_rate_creepage", "gyroscopic"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise WheelsetError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name in ("suspension_stiffness", "suspension_damping"):
+            vals = getattr(self, name)
+            if (not isinstance(vals, (tuple, list)) or len(vals) != 3
+                    or any(not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 for v in vals)):
+                raise WheelsetError(f"{name} must be three finite values >= 0")
+
+
+def resolve_source(spec: str, is_builtin, search_dirs=(), working_directory: bool = True):
+    """THE lookup rule for a profile or a track given by name (the core and the
+    FMU slave both use it): a built-in name (`is_builtin(spec)`) first; else a
+    file: an absolute path as it is, a relative one in each of `search_dirs`
+    (the FMU's resources), then, if `working_directory`, relative to the working
+    directory. Returns the built-in name or the file's path; None if it is neither.
+
+    The FMU calls it with ``working_directory=False``: a relative name must then
+    stay inside a search folder ('..' or a link out of it raises DataFileError,
+    solver/data_files.py), so that a host's string cannot name any file of the
+    machine unless it is an absolute path, given on purpose."""
+    import os
+    from ..data_files import resolve_contained
+    if is_builtin(spec):
+        return spec
+    if not working_directory:
+        return resolve_contained(spec, search_dirs)
+    if os.path.isabs(spec):
+        candidates = [spec]
+    else:
+        candidates = [os.path.join(d, spec) for d in search_dirs if d] + [spec]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def resolve_profile(spec, kind, step):
+    if hasattr(spec, "lateral") and hasattr(spec, "kind"):   # a Profile (or one built alike)
+        if spec.kind != kind:
+            raise WheelsetError(f"a {kind} profile is needed, got a {spec.kind} profile")
+        return spec
+    if not isinstance(spec, str):
+        raise WheelsetError(f"{kind} profile must be a name, a path or a Profile, got {spec!r}")
+    source = resolve_source(spec, is_builtin_profile)
+    if source is None:
+        raise WheelsetError(f"unknown {kind} profile {spec!r} (not built in, no such file)")
+    if source == spec and is_builtin_profile(spec):
+        return builtin_profile(spec, step=step)
+    return load_profile(source, kind, step=step)
+
+
+def resolve_track(spec):
+    if isinstance(spec, Track):
+        return spec
+    if isinstance(spec, str):
+        source = resolve_source(spec, lambda name: name in BUILTIN_TRACKS)
+        if source is None:
+            raise WheelsetError(f"unknown track {spec!r}: not built in "
+                                f"({', '.join(sorted(BUILTIN_TRACKS))}) and no such file")
+        if source == spec and spec in BUILTIN_TRACKS:
+            return builtin_track(spec)
+        return load_track(source)
+    raise WheelsetError(f"track must be a name, a path or a Track, got {spec!r}")

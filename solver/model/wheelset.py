@@ -1,0 +1,711 @@
+"""The wheelset model: parameters, the Python object around the numba core.
+
+`WheelsetParameters` (SI units, defaults: the Manchester benchmark wheelset on
+S1002/UIC60 1:40) and `WheelsetModel`: profiles and track resolved, the static
+equilibrium at t = 0, `advance(h)` over one host step, outputs, snapshots. The
+equations of motion and the data layouts are those of solver.dynamics (the
+numba side); the integrators those of solver.integrate. The layouts the callers
+read (state S_*, input vector U_*, output record R_*, contact rows C_*, derived
+outputs D_*) are re-exported here, as the interface of `WheelsetModel.record`
+and `WheelsetModel.advance_vector`.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import NamedTuple
+
+import numpy as np
+
+from ..contact.creep.forces import kernel_parameters
+from ..contact.creep.kalker import linear_creep_coefficients
+from ..contact.geometry.modes import CONTACT_MODELS, GEOMETRY_MODES
+from ..contact.geometry.points import static_contact
+from ..contact.geometry.setup import (
+    ContactBuffers, ContactSetup, GeometryError, forget_tracked_minima,
+)
+from ..contact.geometry.table import TableSearch, empty_table_arrays, table_scratch
+from ..dynamics.acceptance import (
+    PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_OFF_RAIL,
+    PROBLEM_PENETRATION, PROBLEM_STEP_SIZE,
+)
+from ..dynamics.derailment import JUMP_FACTOR, airborne_limit, flange_height, flange_passed_lateral
+from ..dynamics.integrators.methods import INTEGRATORS
+from ..dynamics.integrators.step import N_STAGE_ROWS, StepData, quantized_step
+from ..dynamics.outputs import derived_outputs, fill_record
+from ..dynamics.rhs import ContactResults, GRAVITY, StepInputs, TrackPoint, wheelset_rhs
+from ..errors import WheelsetError
+from ..layout import (
+    CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
+    CLK_TIME, CORE_ARRAYS, C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG,
+    C_ELASTIC_ENERGY, C_ETA, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
+    C_U_RAIL, C_X, C_XI, C_Z, D_BOX_POS, D_BOX_VEL, D_ENERGY, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR,
+    D_WHEEL_RAIL, D_Y, D_YQ, JAC_AGE, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF,
+    M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX, M_CZ, M_F11, M_F33, M_FRICTION,
+    M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MAX_STEPS, M_MULTIPOINT,
+    M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED, M_SUSPENDED_MASS, M_TOLERANCE, M_YOUNG, N_CLOCK,
+    N_CONTACT, N_CREEP_OPTIONS, N_DERIVED, N_INPUT, N_JACOBIAN, N_MODEL, N_RECORD, N_RHS_COUNT,
+    N_ROS_MEMO, N_SAFETY, N_SEARCH_KEY, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT,
+    O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB,
+    REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_DISTANCE, REC_LIFT_HEIGHT, REC_TIME, REC_WEINSTOCK,
+    ROS_MEMO_END_VALID, ROS_MEMO_W_DT, SF_AIRBORNE_SINCE, SF_CLIMB_SINCE, S_ROLL, S_ROLL_RATE,
+    S_SPIN_RATE, S_VX, S_VY, S_VZ, S_Y, S_YAW, S_YAW_RATE, S_Z, T_LAT, U_BOX_FORCE, U_BOX_MOMENT,
+    U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
+)
+from ..track.alignment import track_state_kernel
+from .fast_step import NEVER, core_step, pack_core_block, update_safety
+from .outputs import StepResult, WheelsetInputs, WheelsetOutputs, bad_input_error
+from .parameters import WheelsetParameters, resolve_profile, resolve_track
+
+
+class ModelArrays(NamedTuple):
+    """The arrays a WheelsetModel works on, each created once and changed in place
+    (the FMU's fast step reaches them by address); their layouts are solver.layout's."""
+
+    state: np.ndarray           # (N_STATE,) S_*
+    inputs: np.ndarray          # (N_INPUT,) U_*: the inputs of the last step
+    inputs_before: np.ndarray   # the inputs before it (what undo_step restores)
+    clock: np.ndarray           # (N_CLOCK,) CLK_*
+    rhs_count: np.ndarray       # (N_RHS_COUNT,) int64: RHS evaluations, and before the last step
+    safety: np.ndarray          # (N_SAFETY,) SF_*: the running-safety memory
+    safety_before: np.ndarray   # its copy for undo_step
+    contact: np.ndarray         # (2, MAX_POINTS, N_CONTACT) C_*
+    summary: np.ndarray         # (N_SUMMARY,) O_*
+    derived: np.ndarray         # (N_DERIVED,) D_*
+    record: np.ndarray          # (N_RECORD,) REC_*: the outputs at the current state
+    deriv: np.ndarray           # (N_STATE,) the last right-hand side
+    search: ContactBuffers      # the contact search's scratch and points
+    search_key: np.ndarray      # (N_SEARCH_KEY,) KEY_*
+    jacobian: np.ndarray        # (N_JACOBIAN,) JAC_*: the Rosenbrock method's kept Jacobian
+    table_scratch: object       # the contact table's TableScratch, None for the online search
+
+
+class WheelsetModel:
+    """The wheelset core: parameters, track, state, and `advance`."""
+
+    def __init__(self, params: WheelsetParameters | None = None):
+        self.params = params = params or WheelsetParameters()
+        params.validate()
+        try:
+            wheel = resolve_profile(params.wheel_profile, "wheel", params.profile_step)
+            rail = resolve_profile(params.rail_profile, "rail", params.profile_step)
+            self.setup = ContactSetup(
+                wheel, rail, gauge=params.gauge, inclination=params.rail_inclination,
+                back_to_back=params.back_to_back, nominal_radius=params.nominal_radius,
+                separation_min=params.separation_min,
+                slope_difference_min=params.slope_difference_min)
+        except GeometryError as exc:
+            raise WheelsetError(str(exc)) from exc
+        self.track = resolve_track(params.track)
+        model_id, creep_options = kernel_parameters(params.creep_model, dict(params.creep_options))
+        m = np.zeros(N_MODEL)
+        m[M_MASS] = params.mass
+        m[M_JX] = params.inertia_roll
+        m[M_JY] = params.inertia_spin
+        m[M_JZ] = params.inertia_yaw
+        m[M_YOUNG] = params.young
+        m[M_POISSON] = params.poisson
+        m[M_FRICTION] = params.friction
+        m[M_CREEP_MODEL] = model_id
+        m[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS] = creep_options
+        m[M_CONTACT_DAMPING] = params.contact_damping
+        m[M_MULTIPOINT] = float(CONTACT_MODELS.get(params.contact_model).id)
+        m[M_BOX_SEMI_SPACING] = params.axle_box_semi_spacing
+        m[M_BOGIE] = 1.0 if params.bogie else 0.0
+        m[M_KX:M_KZ + 1] = params.suspension_stiffness
+        m[M_CX:M_CZ + 1] = params.suspension_damping
+        m[M_SUSPENDED_MASS] = params.suspended_mass
+        m[M_SPEED] = params.speed
+        m[M_GRAVITY] = GRAVITY
+        m[M_F11:M_F33 + 1] = params.creep_coefficients
+        m[M_ROLL_RATE_CREEPAGE] = 1.0 if params.roll_rate_creepage else 0.0
+        m[M_GYROSCOPIC] = 1.0 if params.gyroscopic else 0.0
+        m[M_TOLERANCE] = params.tolerance
+        m[M_MAX_STEPS] = params.max_substeps
+        self.model = m
+        self._track_table = self.track.segment_table()
+        self._search = self.setup.buffers()          # the contact search's scratch and points
+        self._work, self._points, self._counts = self._search
+        self._results = ContactResults(np.zeros((2, MAX_POINTS, N_CONTACT)), np.zeros(N_SUMMARY))
+        self._contact, self._summary = self._results
+        self._deriv = np.zeros(N_STATE)
+        self._saved = (np.zeros(N_STATE), np.zeros_like(self._contact), np.zeros(N_SUMMARY))
+        self._derived = np.zeros(N_DERIVED)
+        # pose and rail motion of the points in self._search (integrate.K_*; 0 = none)
+        self._search_key = np.zeros(N_SEARCH_KEY)
+        # the Rosenbrock integrator's Jacobian, kept from step to step (integrate.JAC_*)
+        self._jacobian = self._no_jacobian()
+        # and its W^-1 and last derivative (integrate.ROS_MEMO_*; none: W_DT -1, END_VALID 0)
+        self._rosenbrock_memo = np.zeros(N_ROS_MEMO)
+        self._rosenbrock_memo[ROS_MEMO_W_DT] = -1.0
+        # tabulated contact geometry: built here (the mode's builder), shared by the
+        # models of one set-up
+        self.contact_table = None
+        self._table_search = None
+        table_arrays = empty_table_arrays()
+        mode = GEOMETRY_MODES.get(params.contact_geometry)
+        if mode.builder is not None:
+            self.contact_table = mode.builder(self.setup)
+            table_arrays = self.contact_table.arrays
+            self._table_search = TableSearch(table_arrays, table_scratch())
+        scratch = (self._table_search.scratch if self._table_search is not None
+                   else table_scratch())
+        self.state = np.zeros(N_STATE)
+        self.record = np.zeros(N_RECORD)    # the outputs at the current state, flat (R_*)
+        # all that the per-step kernel works on, as the plain tuple it takes (see
+        # integrate.advance_kernel); the arrays are shared, changed in place
+        saved_state, saved_contact, saved_summary = self._saved
+        self._step_data = tuple(StepData(
+            track_table=self._track_table, rail_distance=self.track.rail_distance,
+            track_length=self.track.length, wheel_table=self.setup.wheel_table,
+            rail_table=self.setup.rail_table, geometry_params=self.setup.params, model=self.model,
+            integrator_id=INTEGRATORS.get(params.integrator).id,
+            max_penetration=params.max_penetration,
+            tread_end=float(self.setup.wheel_table[-1, T_LAT]),
+            flange_tip=float(self.setup.wheel_table[0, T_LAT]),
+            work=self._work, points=self._points, counts=self._counts,
+            contact=self._contact, summary=self._summary,
+            stages=np.zeros((N_STAGE_ROWS, N_STATE)),
+            saved_state=saved_state, saved_contact=saved_contact, saved_summary=saved_summary,
+            derived=self._derived, record=self.record, table_params=table_arrays.tparams,
+            table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
+            table_rows=scratch.rows, table_index=scratch.index,
+            search_key=self._search_key, jacobian=self._jacobian,
+            rosenbrock_memo=self._rosenbrock_memo))
+        self._block_owner = (0, (), ())     # core_step_block: none yet
+        # the scalars that evolve live in arrays, which the FMU's fast step
+        # (solver/py) updates from numba as the Python step does:
+        # time, distance, internal step and what undo_step restores
+        # (K_*), the RHS evaluations and their number before the last step
+        self._clock = np.zeros(N_CLOCK)
+        self._rhs_count = np.zeros(N_RHS_COUNT, dtype=np.int64)
+        self._u = self.input_vector(WheelsetInputs())   # the inputs of the last step
+        # derailment (solver/py): the lateral displacement past the flange,
+        # the Nadal ratios at the current state, the time each flange last climbed
+        self._flange_passed = flange_passed_lateral(self.setup)
+        # the running-safety memory (SF_*) and its copy for undo_step
+        self._safety = self._no_safety()
+        self._safety_before = self._no_safety()
+        self._u_before = self._u.copy()     # what undo_step restores
+        self._initialized = False
+        self.arrays = ModelArrays(
+            state=self.state, inputs=self._u, inputs_before=self._u_before, clock=self._clock,
+            rhs_count=self._rhs_count, safety=self._safety, safety_before=self._safety_before,
+            contact=self._contact, summary=self._summary, derived=self._derived,
+            record=self.record, deriv=self._deriv, search=self._search,
+            search_key=self._search_key, jacobian=self._jacobian,
+            table_scratch=self._table_search.scratch if self._table_search is not None else None)
+
+    # the model's public view of its state of work, for the FMU and for diagnostics
+    @property
+    def initialized(self) -> bool:
+        """True once initialize() has run (or a state of an initialized model was set)."""
+        return self._initialized
+
+    @property
+    def step_data(self) -> tuple:
+        """The plain tuple of StepData that advance_kernel (and the FMU's fast step) takes."""
+        return self._step_data
+
+    @property
+    def flange_passed(self) -> float:
+        """The lateral displacement (m) past which a flange has passed its rail (derailment)."""
+        return self._flange_passed
+
+    def set_inputs(self, u: np.ndarray):
+        """Set the input vector (U_*, N_INPUT entries, as input_vector builds it) in
+        place, then the record: the outputs at the current state with these inputs
+        take a contact evaluation first (rhs), which the caller chooses."""
+        self._u[:] = u
+
+    # the evolving scalars, stored in _clock / _rhs_count (see __init__)
+    @property
+    def time(self) -> float:
+        return float(self._clock[CLK_TIME])
+
+    @time.setter
+    def time(self, value: float):
+        self._clock[CLK_TIME] = value
+
+    @property
+    def distance(self) -> float:
+        return float(self._clock[CLK_DISTANCE])
+
+    @distance.setter
+    def distance(self, value: float):
+        self._clock[CLK_DISTANCE] = value
+
+    @property
+    def rhs_evaluations(self) -> int:
+        return int(self._rhs_count[0])
+
+    @rhs_evaluations.setter
+    def rhs_evaluations(self, value: int):
+        self._rhs_count[0] = value
+
+    @property
+    def internal_step(self) -> float:
+        """The internal step advance() uses (s; set by initialize: stable_internal_step)."""
+        return float(self._clock[CLK_INTERNAL_STEP])
+
+    @internal_step.setter
+    def internal_step(self, value: float):
+        self._clock[CLK_INTERNAL_STEP] = value
+
+    # -- state ---------------------------------------------------------------
+    @staticmethod
+    def _no_jacobian() -> np.ndarray:
+        """A kept-Jacobian array (integrate.JAC_*) that holds none."""
+        jacobian = np.zeros(N_JACOBIAN)
+        jacobian[JAC_AGE] = -1.0
+        return jacobian
+
+    def get_state(self) -> dict:
+        """A deep, picklable snapshot of everything that evolves."""
+        return {"state": self.state.copy(), "time": self.time, "distance": self.distance,
+                "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
+                "summary": self._summary.copy(), "inputs": self._u.copy(),
+                "initialized": self._initialized, "model": self.model.copy(),
+                "safety": self._safety.copy(), "jacobian": self._jacobian.copy()}
+
+    def set_state(self, snapshot: dict):
+        self._clock[CLK_BEFORE_VALID] = 0.0
+        self.state[:] = snapshot["state"]
+        self.time = float(snapshot["time"])
+        self.distance = float(snapshot["distance"])
+        self.rhs_evaluations = int(snapshot["rhs_evaluations"])
+        self._contact[:] = snapshot["contact"]
+        self._summary[:] = snapshot["summary"]
+        self._u[:] = snapshot["inputs"]
+        self._initialized = bool(snapshot["initialized"])
+        self.model[:] = snapshot["model"]
+        self._safety[:] = snapshot.get("safety", self._no_safety())
+        # the Rosenbrock integrator's kept Jacobian; without one the next step computes it
+        self._jacobian[:] = snapshot.get("jacobian", self._no_jacobian())
+        self._rosenbrock_memo[ROS_MEMO_W_DT] = -1.0
+        self._rosenbrock_memo[ROS_MEMO_END_VALID] = 0.0
+        # the contact search's tracked minima belong to another pose: the next search scans
+        forget_tracked_minima(self._work)
+        self.refresh_record()
+
+    # -- track and inputs ------------------------------------------------------
+    def _track_values(self, s: float, u: np.ndarray):
+        """(curvature, curvature rate, cant angle) at s, with the overrides of the input vector."""
+        kap, rate, cant = track_state_kernel(self._track_table, self.track.rail_distance,
+                                             self.track.length, float(s))
+        if math.isfinite(u[U_CURVATURE]):
+            kap, rate = u[U_CURVATURE], 0.0
+        if math.isfinite(u[U_CANT]):
+            cant = u[U_CANT]
+        return kap, rate, cant
+
+    @staticmethod
+    def input_vector(inputs: WheelsetInputs) -> np.ndarray:
+        """The flat input vector (U_*, N_INPUT) of `inputs`; WheelsetError if an
+        entry is not finite (curvature and cant may be NaN: from the track)."""
+        rm = inputs.rail_motion
+        u = np.empty(N_INPUT)
+        motion = u[U_RAIL_MOTION:U_RAIL_MOTION + 6].reshape(2, 3)
+        motion[:, 0], motion[:, 1], motion[:, 2] = rm.lateral, rm.vertical, rm.roll
+        rate = u[U_RAIL_VELOCITY:U_RAIL_VELOCITY + 6].reshape(2, 3)
+        rate[:, 0], rate[:, 1], rate[:, 2] = rm.lateral_velocity, rm.vertical_velocity, rm.roll_velocity
+        u[U_BOX_FORCE:U_BOX_FORCE + 6] = np.asarray(inputs.axle_box_force, dtype=float).reshape(6)
+        u[U_BOX_MOMENT:U_BOX_MOMENT + 6] = np.asarray(inputs.axle_box_moment, dtype=float).reshape(6)
+        u[U_TORQUE] = float(inputs.axle_torque)
+        u[U_CURVATURE] = float(inputs.curvature)
+        u[U_CANT] = float(inputs.cant_angle)
+        bad_input_error(u)
+        return u
+
+    def rhs(self, state=None, inputs: WheelsetInputs | None = None, s=None):
+        """The state derivative at `state` (default: the current one); fills the contact results."""
+        state = self.state if state is None else np.asarray(state, dtype=float)
+        u = self._u if inputs is None else self.input_vector(inputs)
+        s = self.distance if s is None else s
+        kap, rate, cant = self._track_values(s, u)
+        inputs = StepInputs(rail_motion=u[U_RAIL_MOTION:U_RAIL_MOTION + 6].reshape(2, 3),
+                            rail_velocity=u[U_RAIL_VELOCITY:U_RAIL_VELOCITY + 6].reshape(2, 3),
+                            box_force=u[U_BOX_FORCE:U_BOX_FORCE + 6].reshape(2, 3),
+                            box_moment=u[U_BOX_MOMENT:U_BOX_MOMENT + 6].reshape(2, 3),
+                            axle_torque=u[U_TORQUE])
+        self._search_key[:] = 0.0     # the points below are not those of the step's key
+        wheelset_rhs(state, TrackPoint(kap, rate, cant), self.setup.tables, self.model, inputs,
+                     self._search, self._results, self._deriv, False, self._table_search)
+        return self._deriv.copy()
+
+    def refresh_record(self):
+        """Rebuild the output record (and the running-safety outputs) from the
+        current state and contact results: after the inputs or the state were set
+        from outside (set_inputs, set_state, a feedthrough evaluation)."""
+        fill_record(self.state, self._results, self.params.axle_box_semi_spacing,
+                    self._derived, self.record)
+        self.record[REC_TIME] = self.time
+        self.record[REC_DISTANCE] = self.distance
+        self._update_safety()
+
+    def _update_safety(self):
+        """The running-safety outputs of the current state into the record
+        (update_safety, outside a step: anything that begins now is
+        dated now)."""
+        time, distance = self.time, self.distance
+        update_safety(self._contact, self._derived, self._summary, self.model[M_FRICTION],
+                                self._safety, self.record, time, distance, time, distance)
+
+    @staticmethod
+    def _no_safety() -> np.ndarray:
+        """A running-safety memory (SF_*) with nothing begun."""
+        safety = np.zeros(N_SAFETY)
+        safety[SF_CLIMB_SINCE:SF_CLIMB_SINCE + 2] = NEVER
+        safety[SF_AIRBORNE_SINCE] = NEVER
+        return safety
+
+    # -- initialisation ----------------------------------------------------------
+    def initialize(self, inputs: WheelsetInputs | None = None, lateral: float | None = None,
+                   yaw: float | None = None):
+        """Static equilibrium at t = 0, s = 0: the rigid contact pose, then the
+        vertical position and roll that balance the loads with the elastic
+        contact forces (Newton on z and roll with the velocities of pure rolling).
+
+        `inputs` (WheelsetInputs or the flat U_* vector) are the loads held at
+        t = 0, e.g. the static axle-box forces of the vehicle the wheelset
+        carries: the equilibrium is found under them, so a coupled run starts
+        without a load step."""
+        p = self.params
+        if isinstance(inputs, np.ndarray):        # the flat vector of input_vector (U_*)
+            u = np.array(inputs, dtype=float).reshape(N_INPUT)
+            bad_input_error(u)
+            self._u[:] = u
+        else:
+            # in place: the step reaches self._u by address (core_step_block)
+            self._u[:] = self.input_vector(inputs or WheelsetInputs())
+        y0 = p.initial_lateral if lateral is None else lateral
+        yaw0 = p.initial_yaw if yaw is None else yaw
+        try:
+            rigid = static_contact(self.setup, y0, yaw0)
+        except GeometryError as exc:
+            raise WheelsetError(f"no static contact at the initial pose: {exc}") from exc
+        st = np.zeros(N_STATE)
+        st[S_Y] = y0
+        st[S_YAW] = yaw0
+        st[S_Z] = rigid.z - 5e-5     # start just inside the elastic contact
+        st[S_ROLL] = rigid.roll
+        st[S_SPIN_RATE] = p.speed / p.nominal_radius
+        if p.bogie:
+            self.model[M_BOX_Z_REF] = rigid.z
+        # Newton on (z, roll) for zero vertical and roll accelerations, damped: a
+        # step that does not reduce them is halved (the creep forces' vertical
+        # parts may make the accelerations turn faster than their finite-difference
+        # Jacobian says, e.g. with a large linear spin coefficient f23)
+        z_ref0 = rigid.z
+
+        def residual(pose):
+            d = self.rhs(pose)
+            return np.array([d[S_VZ], d[S_ROLL_RATE]])
+
+        f = residual(st)
+        for _ in range(60):
+            if abs(f[0]) < 1e-6 and abs(f[1]) < 1e-6:
+                break
+            jac = np.zeros((2, 2))
+            for j, (idx, h) in enumerate(((S_Z, 1e-7), (S_ROLL, 1e-7))):
+                st2 = st.copy()
+                st2[idx] += h
+                jac[:, j] = (residual(st2) - f) / h
+            if abs(np.linalg.det(jac)) < 1e-30:
+                step = np.array([-1e-5, 0.0])     # not yet in contact on both wheels
+            else:
+                step = np.clip(np.linalg.solve(jac, -f), -2e-5, 2e-5)
+            for _ in range(12):
+                trial = st.copy()
+                trial[S_Z] += step[0]
+                trial[S_ROLL] += step[1]
+                f_trial = residual(trial)
+                if np.linalg.norm(f_trial) < np.linalg.norm(f) or not np.all(np.isfinite(jac)):
+                    break
+                step = 0.5 * step
+            st, f = trial, f_trial
+        else:
+            raise WheelsetError("static equilibrium not found at the initial pose")
+        if p.bogie:
+            # the built-in bogie's rest height: the boxes at rest where the wheelset sits
+            self.model[M_BOX_Z_REF] = z_ref0
+        self.state[:] = st
+        self.time = 0.0
+        self.distance = 0.0
+        self.rhs(self.state)
+        self.refresh_record()
+        self.internal_step = self.stable_internal_step()
+        self._initialized = True
+
+    # -- stepping ------------------------------------------------------------------
+    def advance(self, h: float, inputs: WheelsetInputs | None = None) -> StepResult:
+        """Advance by exactly h (s) with n = ceil(h / internal_step) equal substeps.
+
+        Returns StepResult("discard", reason) and leaves the state unchanged if
+        the step cannot be completed (non-finite state, excessive penetration,
+        derailment, loss of all contact)."""
+        return self.advance_vector(h, self._u if inputs is None else self.input_vector(inputs))
+
+    def core_step_block(self):
+        """(block, ints, reals) of pack_core_block: the step's arrays by
+        address (numba unboxes 3 arrays instead of 40). Built on first use and
+        again for a copy of the model (whose arrays are its own: the block
+        records the id of the model it was made for)."""
+        core = (self.state, self._clock, self._rhs_count, self._safety_before, self._safety,
+                self._u, self._u_before)
+        owner = self._block_owner
+        if owner[0] != id(self) or not all(map(operator.is_, core, owner[1])):
+            # (also if one of these arrays was replaced rather than changed in place)
+            block, ints, reals, kept = pack_core_block(
+                dict(zip(CORE_ARRAYS, core)), self._step_data)
+            self._block = (block, ints, reals)
+            self._block_owner = (id(self), core, kept)
+        return self._block
+
+    def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
+        """`advance` with the inputs as the flat vector of `input_vector` (U_*):
+        one numba call for the whole step and its bookkeeping (core_step:
+        solver.integrate.advance_kernel, accept_step); the outputs at
+        the new state are in `record`. A non-finite input raises
+        WheelsetError and changes nothing."""
+        if not self._initialized:
+            raise WheelsetError("advance() before initialize()")
+        if not (isinstance(h, (int, float)) and 0.0 < h < math.inf):
+            raise WheelsetError(f"step size must be positive and finite, got {h!r}")
+        if not (type(u) is np.ndarray and u.dtype == np.float64 and u.shape == (N_INPUT,)
+                and u.flags.c_contiguous):
+            # the compiled step reads N_INPUT entries without bounds checks
+            try:
+                u = np.ascontiguousarray(u, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise WheelsetError(f"the input vector must be {N_INPUT} numbers (input_vector): "
+                                    f"{exc}") from None
+            if u.shape != (N_INPUT,):
+                raise WheelsetError(f"the input vector must have {N_INPUT} entries "
+                                    f"(input_vector), got shape {u.shape}")
+        # (the substeps of the step as integrated: core_step rounds h)
+        n_sub = max(1, int(math.ceil(quantized_step(float(h)) / self.internal_step - 1e-9)))
+        if n_sub > self.params.max_substeps:
+            return StepResult(
+                "discard", f"a step of {h:g} s needs {n_sub} internal steps of at most "
+                f"{self.internal_step:g} s, more than the {self.params.max_substeps} "
+                "allowed per step (max_substeps, FMU parameter solver.max_substeps): split "
+                "it into shorter communication steps", 0, "too_many_substeps")
+        saved_state, saved_contact, saved_summary = self._saved
+        code, where, n_rhs = core_step(float(h), n_sub, u, float(self.params.speed),
+                                                 self._flange_passed, *self.core_step_block())
+        if code == PROBLEM_BAD_INPUT:
+            bad_input_error(u)
+        if code == PROBLEM_NONE and abs(self.state[S_Y]) > self._flange_passed:
+            # past the flange: the flange tip has crossed the rail's gauge face
+            y_before, y_after = float(saved_state[S_Y]), float(self.state[S_Y])
+            self.state[:] = saved_state
+            self._contact[:] = saved_contact
+            self._summary[:] = saved_summary
+            self.refresh_record()
+            if (abs(y_before) <= self._flange_passed
+                    and abs(y_after) > JUMP_FACTOR * self._flange_passed):
+                # from before the flange to far beyond it in one step: not a wheel
+                # climbing but the integration failing
+                return StepResult(
+                    "discard", f"the lateral displacement jumped from {y_before * 1e3:.1f} "
+                    f"to {y_after * 1e3:.1f} mm in one step (numerical instability: reduce "
+                    "the internal step)" + self._stability_hint(h / n_sub), 0, "non_finite")
+            side = 0 if y_after > 0 else 1
+            return StepResult(
+                "discard", f"derailment: the {('left', 'right')[side]} wheel is off its rail "
+                f"head on the field side: the lateral displacement {y_after * 1e3:.1f} mm is past "
+                f"the flange (its tip crosses the gauge face at {self._flange_passed * 1e3:.1f} mm)",
+                0, "derailment")
+        if code == PROBLEM_AIRBORNE and min(self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]) >= 0.5:
+            # both wheels half a metre off their rails (or not over them at all)
+            # after one step: not a flight but the integration failing
+            self.state[:] = saved_state
+            self._contact[:] = saved_contact
+            self._summary[:] = saved_summary
+            self.refresh_record()
+            return StepResult(
+                "discard", "both wheels left their rails by more than 0.5 m in one step "
+                "(numerical instability: reduce the internal step)"
+                + self._stability_hint(h / n_sub), 0, "non_finite")
+        if code == PROBLEM_OFF_RAIL:
+            moved = abs(self._summary[O_RAIL_ON_WHEEL_LEFT + where]
+                        - saved_summary[O_RAIL_ON_WHEEL_LEFT + where])
+            if moved > self._flange_passed:
+                # across the rail head by more than the flange's reach in one step:
+                # not a wheel sliding off its rail but the integration failing
+                self.state[:] = saved_state
+                self._contact[:] = saved_contact
+                self._summary[:] = saved_summary
+                return StepResult(
+                    "discard", f"the {('left', 'right')[where]} wheel moved {moved * 1e3:.1f} mm "
+                    "across its rail head in one step (numerical instability: reduce the internal "
+                    "step)" + self._stability_hint(h / n_sub), 0, "non_finite")
+        if code != PROBLEM_NONE:
+            reason, message = self._problem_message(code, where)
+            self.state[:] = saved_state
+            self._contact[:] = saved_contact
+            self._summary[:] = saved_summary
+            if code == PROBLEM_AIRBORNE:
+                # (the step's outputs were recorded before its flight was judged)
+                self.refresh_record()
+            if reason != "derailment":
+                message += self._stability_hint(h / n_sub)
+            return StepResult("discard", message, 0, reason)
+        # accepted: core_step did the bookkeeping (as the FMU's fast step does)
+        return StepResult("ok", "", n_rhs)
+
+    def undo_step(self):
+        """Take back the last accepted step (the state, time, inputs and outputs as
+        before it, bit for bit): for a caller that refuses its result, e.g. the FMU
+        when an output would leave its declared range. Only once per step."""
+        if not self._clock[CLK_BEFORE_VALID]:
+            raise WheelsetError("undo_step() without an accepted step to take back")
+        saved_state, saved_contact, saved_summary = self._saved
+        self.state[:] = saved_state
+        self._contact[:] = saved_contact
+        self._summary[:] = saved_summary
+        self._u[:] = self._u_before
+        clock = self._clock
+        clock[CLK_TIME] = clock[CLK_BEFORE_TIME]
+        clock[CLK_DISTANCE] = clock[CLK_BEFORE_DISTANCE]
+        self._rhs_count[0] = self._rhs_count[1]
+        self._safety[:] = self._safety_before
+        clock[CLK_BEFORE_VALID] = 0.0
+        self.refresh_record()
+
+    def creep_time_constant(self) -> float:
+        """Time constant (s) of the longitudinal slip mode at the current contact
+        patches. A longitudinal slip velocity dv = vx - r Omega decays under the
+        creep forces f11 dv / V, which brake the wheelset (mass m) and spin up the
+        axle (inertia J_y, lever r):  d(dv)/dt = -(1/V) sum f11 (1/m + r^2/J_y) dv,
+        so tau = V / sum[f11 (1/m + r^2/J_y)], with Kalker's f11 = G a b C11 per
+        active point (the initial slope of every creep model here; saturation only
+        lowers it). inf when no point is in contact or V = 0."""
+        p = self.params
+        shear = p.young / (2.0 * (1.0 + p.poisson))
+        rate = 0.0
+        for row in self._contact.reshape(-1, N_CONTACT):
+            if row[C_ACTIVE] > 0.5 and row[C_A] > 0.0 and row[C_B] > 0.0:
+                f11 = (p.creep_coefficients[0] if p.creep_coefficients[0] > 0 else
+                       linear_creep_coefficients(row[C_A], row[C_B], shear, p.poisson)[0])
+                rate += f11 * (1.0 / p.mass + row[C_RADIUS] ** 2 / p.inertia_spin)
+        return p.speed / rate if rate > 0.0 and p.speed > 0.0 else math.inf
+
+    #: fraction of the explicit stability limit the internal step is held to: the
+    #: limit is computed at the initial contact; flange contact adds contact
+    #: points and can halve the time constant during a run.
+    STABILITY_SAFETY = 0.5
+
+    def stable_internal_step(self) -> float:
+        """The internal step used by `advance`: params.internal_step, or less where
+        the explicit stability limit of the creep damping at the initial contact
+        (the integrator's stability_limit fact, solver.dynamics.integrators.methods,
+        times creep_time_constant(), e.g. 0.986 ms for
+        the S1002/UIC60 wheelset at 5 m/s with RK4) times STABILITY_SAFETY is
+        smaller (low speeds: the time constant is proportional to V). With an
+        adaptive integrator ("rk23", "rk45", "rosenbrock") params.internal_step, their largest
+        step: the error test keeps every step within the stability limit."""
+        method = INTEGRATORS.get(self.params.integrator)
+        if method.facts["adaptive"]:
+            return self.params.internal_step     # the largest step; the error test does the rest
+        limit = method.facts["stability_limit"] * self.creep_time_constant()
+        return min(self.params.internal_step, self.STABILITY_SAFETY * limit)
+
+    def _stability_hint(self, dt: float) -> str:
+        """A sentence for a discarded step when the internal step is above the
+        explicit stability limit of the creep damping (else empty)."""
+        method = INTEGRATORS.get(self.params.integrator)
+        if method.facts["adaptive"]:
+            return ""
+        tau = self.creep_time_constant()
+        limit = method.facts["stability_limit"] * tau
+        if not dt > limit:
+            return ""
+        return (f"; probable cause: the internal step {dt * 1e3:.3g} ms is above the "
+                f"stability limit {limit * 1e3:.3g} ms of the creep damping (longitudinal "
+                f"slip time constant {tau * 1e3:.3g} ms at V = {self.params.speed:g} m/s, "
+                "WheelsetModel.creep_time_constant): reduce the internal step")
+
+    def _problem_message(self, code, side):
+        """(reason, message) of a step that cannot be accepted (PROBLEM_* code)."""
+        if code == PROBLEM_STEP_SIZE:
+            return ("step_size", f"the {self.params.integrator} integrator needed more than "
+                    f"{self.params.max_substeps} steps (max_substeps) in this communication "
+                    f"step to meet its tolerance {self.params.tolerance:g} (an impact or an "
+                    "instability; raise solver.tolerance or split the communication step)")
+        if code == PROBLEM_NON_FINITE:
+            return ("non_finite", "the wheelset state became non-finite (numerical instability: "
+                    "reduce the internal step)")
+        if code == PROBLEM_PENETRATION:
+            pen = self._summary[O_MAX_PENETRATION]
+            return ("excessive_penetration", f"excessive penetration {pen * 1e3:.2f} mm > "
+                    f"{self.params.max_penetration * 1e3:.2f} mm (impact or instability)")
+        name = ("left", "right")[side] if side >= 0 else ""
+        if code == PROBLEM_OFF_RAIL:
+            offset = self._summary[O_RAIL_ON_WHEEL_LEFT + side]
+            return ("derailment", f"derailment: the {name} wheel has dropped off its rail head "
+                    f"inside the gauge (the rail head's centre lies {offset * 1e3:.1f} mm from "
+                    f"its taping line, beyond the profile's field-side end at "
+                    f"{self.setup.wheel_table[-1, T_LAT] * 1e3:.1f} mm)")
+        if code == PROBLEM_AIRBORNE:
+            height = flange_height(self.setup)
+            gaps = self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]
+            if min(gaps) > height:
+                return ("derailment", "derailment: both wheels are more than the flange height "
+                        f"({height * 1e3:.1f} mm) above their rails (gaps {gaps[0] * 1e3:.1f} and "
+                        f"{gaps[1] * 1e3:.1f} mm): the flanges no longer guide the wheelset")
+            return ("derailment", "derailment: both wheels have been off their rails for longer "
+                    f"than {airborne_limit(self.setup) * 1e3:.0f} ms, the flight of a "
+                    f"wheelset rising by the flange height ({height * 1e3:.1f} mm) under gravity "
+                    "alone: the flanges no longer guide it")
+        return ("derailment", f"derailment: the {name} wheel has climbed its rail (a loaded "
+                "contact within 3 mm of the flange tip: risen by the flange height)")
+
+    # -- outputs -------------------------------------------------------------------
+    def outputs(self) -> WheelsetOutputs:
+        """The outputs at the current state (derived quantities by the numba kernel
+        `derived_outputs`; the arrays are fresh copies, safe to keep)."""
+        c = self._contact.copy()
+        d = np.empty(N_DERIVED)
+        derived_outputs(self.state, c, self.params.axle_box_semi_spacing, d)
+        st = self.state
+        active = c[..., C_ACTIVE] > 0.5
+        return WheelsetOutputs(
+            time=self.time, distance=self.distance, position=st[0:3].copy(),
+            orientation=st[3:6].copy(), velocity=st[6:9].copy(), angular_velocity=st[9:12].copy(),
+            axle_box_position=d[D_BOX_POS:D_BOX_POS + 6].reshape(2, 3),
+            axle_box_velocity=d[D_BOX_VEL:D_BOX_VEL + 6].reshape(2, 3),
+            wheel_rail_force=d[D_WHEEL_RAIL:D_WHEEL_RAIL + 6].reshape(2, 3),
+            lateral_force=d[D_Y:D_Y + 2], vertical_force=d[D_Q:D_Q + 2], derailment_quotient=d[D_YQ:D_YQ + 2],
+            contact_count=active.sum(axis=1), contact_active=active,
+            contact_y_wheel=c[..., C_S_WHEEL], contact_y_rail=c[..., C_U_RAIL],
+            contact_position=c[..., C_X:C_Z + 1], contact_angle=c[..., C_ANGLE],
+            rolling_radius=c[..., C_RADIUS], creepage_longitudinal=c[..., C_XI],
+            creepage_lateral=c[..., C_ETA], creepage_spin=c[..., C_SPIN], normal_force=c[..., C_NORMAL],
+            creep_force_longitudinal=c[..., C_CREEP_LONG], creep_force_lateral=c[..., C_CREEP_LAT],
+            spin_moment=c[..., C_SPIN_MOMENT], semi_axis_a=c[..., C_A], semi_axis_b=c[..., C_B],
+            point_lateral_force=d[D_PY:D_PY + 6].reshape(2, 3),
+            point_vertical_force=d[D_PQ:D_PQ + 6].reshape(2, 3),
+            point_derailment_quotient=d[D_PYQ:D_PYQ + 6].reshape(2, 3),
+            wear_number=d[D_WEAR:D_WEAR + 6].reshape(2, 3), penetration=c[..., C_PENETRATION],
+            elastic_energy=float(d[D_ENERGY]),
+            flange_climb_ratio=self.record[REC_CLIMB:REC_CLIMB + 2].copy(),
+            flange_climb_time=self.record[REC_CLIMB_TIME:REC_CLIMB_TIME + 2].copy(),
+            flange_climb_distance=self.record[REC_CLIMB_DISTANCE:REC_CLIMB_DISTANCE + 2].copy(),
+            axle_sum_y_over_q=float(self.record[REC_AXLE_SUM]),
+            weinstock_ratio=float(self.record[REC_WEINSTOCK]),
+            airborne_time=float(self.record[REC_AIRBORNE]),
+            lift_height=self.record[REC_LIFT_HEIGHT:REC_LIFT_HEIGHT + 2].copy(),
+            wheel_lift=self._summary[:2] > 0.5,
+            rhs_evaluations=self.rhs_evaluations)
+
+    def mechanical_energy(self) -> float:
+        """Kinetic + gravitational (track frame, no cant) + elastic contact energy (J)."""
+        p, st = self.params, self.state
+        kinetic = 0.5 * p.mass * (st[S_VX] ** 2 + st[S_VY] ** 2 + st[S_VZ] ** 2) \
+            + 0.5 * p.inertia_roll * st[S_ROLL_RATE] ** 2 + 0.5 * p.inertia_yaw * st[S_YAW_RATE] ** 2 \
+            + 0.5 * p.inertia_spin * st[S_SPIN_RATE] ** 2
+        self.rhs(self.state)
+        return float(kinetic + p.mass * GRAVITY * st[S_Z] + self._contact[..., C_ELASTIC_ENERGY].sum())
