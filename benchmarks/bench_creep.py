@@ -1,4 +1,4 @@
-"""Benchmark of the creep-force kernels (solver/creep.py).
+"""Benchmark of the creep-force kernels (solver/contact/creep/).
 
 Prints microseconds per call for
   - Polach with spin (numba kernel; target <= 2 us),

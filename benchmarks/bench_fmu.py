@@ -14,7 +14,7 @@
   slave calls), hence the share of the FMI layer (FMPy + the native front end + the slave);
 * the plain C host of tests/c_host (a Modelica/Simulink-like importer with no
   Python of its own) reading ALL outputs after every 1 ms doStep, twice: the
-  fast doStep (the numba cfunc the front end calls, solver/fast_step.py) and
+  fast doStep (the numba cfunc the front end calls, solver/model/fast_step.py) and
   the Python step (WHEELSET_FMU_FAST_STEP=0); its per-step cost against the
   core's own step (goal <= 1.15x) and its real-time factor (goal >= 30x); then the same C host with the Rosenbrock integrator as the core's
   speed figures run it (solver.integrator 4, internal step 10 ms, tolerance

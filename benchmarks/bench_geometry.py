@@ -1,4 +1,4 @@
-"""Benchmark of the contact-geometry kernel (solver/geometry.py).
+"""Benchmark of the contact-geometry kernel (solver/contact/geometry/).
 
 One full geometry evaluation = both wheels, multipoint detection, 0.1 mm
 profile step, a yawed and rolled pose, S1002 / UIC60 1:40 (gauge 1435,

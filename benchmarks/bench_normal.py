@@ -1,4 +1,4 @@
-"""Benchmark of solver/normal.py: numba kernels against their NumPy/SciPy references.
+"""Benchmark of solver/contact/normal/: numba kernels against their NumPy/SciPy references.
 
 Prints measured figures only (no pass/fail on time). Targets: Hertz ellipse +
 force <= 2 us per call (numba), exact normal solver on ~2000 elements <= 50 ms.
@@ -131,7 +131,7 @@ def bench_exact():
 
 
 def main():
-    print("solver/normal.py benchmark (best of several runs; numba compile excluded)")
+    print("solver/contact/normal/ benchmark (best of several runs; numba compile excluded)")
     bench_hertz()
     bench_multipoint()
     bench_kik_piotrowski()

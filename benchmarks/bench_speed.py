@@ -21,7 +21,7 @@ RK4 at 1 ms) this prints, for contact_geometry = "online" and "table":
     and how many of the table run's searches (at its recorded states) the table
     handed to the online scan (a zero difference is expected: the table only
     chooses the minima, each point is re-located with the online arithmetic,
-    solver/geometry_table.py);
+    solver/contact/geometry/table.py);
 the same runs with the adaptive RK23 integrator and with the linearly implicit
 Rosenbrock W-method (steps of at most 10 ms, tolerances 1e-4 and 1e-3: the
 configurations that reach the real-time targets); the accuracy of the

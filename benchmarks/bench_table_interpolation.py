@@ -1,6 +1,6 @@
 """What an interpolating contact table would cost in accuracy.
 
-The table of solver/geometry_table.py interpolates only WHERE the minima of the
+The table of solver/contact/geometry/table.py interpolates only WHERE the minima of the
 distance function lie and re-locates each point with the online arithmetic, so
 its points are the online ones (zero table error) but it saves little time over
 the tracked online search. The commercial codes' tables interpolate the contact
@@ -158,7 +158,7 @@ def ren_jin_curve():
     active = contact[1, :, C_ACTIVE] > 0
     state = model.state
     setup = model.setup
-    # the right wheel is the left wheel of the mirrored pose (solver.geometry); its pose
+    # the right wheel is the left wheel of the mirrored pose (solver.contact.geometry); its pose
     # relative to the rail in the table's coordinates (lateral offset from the build's y = 0)
     mirrored = WheelsetPose(-state[S_Y], state[S_Z], -state[S_ROLL], -state[S_YAW])
     lateral, _, roll, yaw = _relative_pose(setup.params, mirrored, RailPose(0.0, 0.0, 0.0))

@@ -3,7 +3,7 @@
     .venv/bin/python profiles/write_builtin_profiles.py [--out DIR] [--step-mm 0.1]
 
 Each file (`<name>.txt`) has a header comment with the source, the coordinate
-convention and the directives `solver.profiles.load_profile` reads
+convention and the directives `solver.profiles.files.load_profile` reads
 (`# kind:`, `# name:`, `# source:`, `# flange_back_to_taping_line_mm:`,
 `# corners_mm:`, `# units:`). The points are the built-in profile's grid values.
 """
@@ -33,7 +33,7 @@ def profile_text(name: str, step_m: float) -> str:
     profile = builtin_profile(name, step=step_m)
     lines = [
         f"# {profile.name}: {profile.kind} profile, {profile.lateral.size} points, step {step_m * 1e3:g} mm",
-        "# written by profiles/write_builtin_profiles.py from solver/profile_definitions.py",
+        "# written by profiles/write_builtin_profiles.py from solver/profiles/definitions.py",
         f"# convention: {CONVENTION[profile.kind]}",
         f"# kind: {profile.kind}",
         f"# name: {profile.name}",

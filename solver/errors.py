@@ -5,16 +5,16 @@ ValueError, as each of them was before), so that a caller such as the FMU can
 catch all of them in one clause and still tell them apart:
 
     SolverError
-      ProfileError        solver.profiles, solver.profile_definitions: a malformed or
+      ProfileError        solver.profiles, solver.profiles.definitions: a malformed or
                           unusable profile (names file and line)
-      TrackError          solver.track, solver.track_excitation: a bad track layout,
+      TrackError          solver.track, solver.track.excitation: a bad track layout,
                           irregularity or rail motion
-      GeometryError       solver.geometry: a contact-geometry request that cannot be answered
-      NormalContactError  solver.normal: bad input to the normal-contact layer (and normal_exact)
-      CreepError          solver.creep, solver.exact_rolling: bad input to the tangential
+      GeometryError       solver.contact.geometry: a contact-geometry request that cannot be answered
+      NormalContactError  solver.contact.normal: bad input to the normal-contact layer (and normal_exact)
+      CreepError          solver.contact.creep, solver.contact.creep.exact_rolling: bad input to the tangential
                           contact (creepages, ellipse, model, grid)
       DataFileError       solver.data_files: an input file that cannot be read safely
-      WheelsetError       here: bad wheelset parameters, inputs or calls (solver.wheelset)
+      WheelsetError       here: bad wheelset parameters, inputs or calls (solver.model.wheelset)
 
 This module imports nothing of the solver, so that every layer can use it.
 """

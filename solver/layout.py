@@ -62,7 +62,7 @@ M_GRAVITY = 26
 M_F11, M_F22, M_F23, M_F33 = 27, 28, 29, 30
 M_ROLL_RATE_CREEPAGE = 31
 M_GYROSCOPIC = 32
-# adaptive integrators (solver.integrate, "rk23" / "rk45"): the local error
+# adaptive integrators (solver.dynamics.integrators, "rk23" / "rk45"): the local error
 # tolerance (relative, see integrate.ERROR_SCALE) and the most steps, accepted
 # or rejected, one host step may take
 M_TOLERANCE = 33
@@ -244,8 +244,8 @@ REC_COUNT = REC_CONTACT + 2 * MAX_POINTS * N_CONTACT     # (2,)
 REC_LIFT = REC_COUNT + 2                                      # (2,) 1.0 = lifted
 REC_WEAR = REC_LIFT + 2                                       # (2,) wear number T gamma per wheel (N)
 REC_LIFT_HEIGHT = REC_WEAR + 2                                # (2,) a lifted wheel's height above its rail (m)
-# running safety (solver/derailment.py), written by the step's bookkeeping
-# (solver/fast_step.py update_safety): per wheel the flange-climb ratio (flange
+# running safety (solver/dynamics/derailment.py), written by the step's bookkeeping
+# (solver/model/fast_step.py update_safety): per wheel the flange-climb ratio (flange
 # Y/Q over Nadal's limit), how long (s) and how far (m) it has been above 1;
 # Weinstock's axle sum of |Y/Q| and its ratio to Weinstock's limit; how long
 # both wheels have been off the rails (s); the flange-climb warning (1.0: a

@@ -17,6 +17,7 @@ reached, so `register` refuses it with a message saying where to register.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -214,10 +215,22 @@ def define_dispatch(registry: Registry, name: str, arguments: str, namespace: di
     module's globals), compile it with `jit` (numba.njit(...)) and freeze the
     registry. The compiled function's name carries the registry's digest, so
     numba's cache never serves the dispatch of another set of entries."""
+    package = namespace.get("__name__", "").split(".")[0]
     for entry in registry.entries:
         if entry.kernel is None:
             raise RegistryError(f"{registry.kind} {entry.name!r} has no kernel")
         namespace[f"_kernel_{int(entry.id)}"] = entry.kernel
+    # numba caches a kernel by its own source only: the compiled kernels that call
+    # this dispatch (the right-hand side, the step) would come from the cache with
+    # the dispatch of the built-in entries in them. Entries of a user's own need
+    # a cache of their own, one per set of registrations.
+    own = [e.name for e in registry.entries
+           if getattr(e.kernel, "__module__", "").split(".")[0] != package]
+    if own and not os.environ.get("NUMBA_CACHE_DIR"):
+        raise RegistryError(f"{registry.kind}(s) {own} registered outside the solver: numba's "
+                            f"cache of the solver's kernels does not know them; set "
+                            f"NUMBA_CACHE_DIR to a folder of your own (one per set of "
+                            f"registrations) before Python starts")
     unique = f"{name}_{registry.digest()}"
     source = dispatch_source(registry, unique, arguments, guard, fallback)
     function = codegen.define(source, unique, namespace)

@@ -50,6 +50,7 @@ import numpy as np
 from .errors import WheelsetError
 from .model.outputs import named_outputs
 from .model.parameters import WheelsetParameters
+from .registry import Entry, Registry
 
 
 @dataclass
@@ -109,19 +110,38 @@ def _klingel() -> Scenario:
                                 "5 m/s, 1 mm initial offset")
 
 
-BUILTIN_SCENARIOS = {
-    "ren-jin-r400-100": lambda: _ren_jin(100.0),
-    "ren-jin-r400-80": lambda: _ren_jin(80.0),
-    "kang-r320": _kang,
-    "straight-klingel": _klingel,
-}
+def _ren_jin_100() -> Scenario:
+    return _ren_jin(100.0)
+
+
+def _ren_jin_80() -> Scenario:
+    return _ren_jin(80.0)
+
+
+# the built-in scenarios (solver.registry); facts: `track`, the FMU's name of its
+# track (track.scenario), which the command line also names the scenario by, and
+# `aliases`, the other names the command line takes (fmu_wheelset/cli/args.py,
+# through fmu_wheelset/fmu/registries.py)
+SCENARIOS = Registry("built-in scenario", error=WheelsetError)
+SCENARIOS.register(Entry("ren-jin-r400-100", "Ren & Jin 2010: LMA-worn/CHN60, R 400 m curve, "
+                         "100 km/h", builder=_ren_jin_100, source="Ren & Jin (2010)"),
+                   track="ren-jin-r400", aliases=("ren-jin-r400-100",))
+SCENARIOS.register(Entry("ren-jin-r400-80", "Ren & Jin 2010 at 80 km/h", builder=_ren_jin_80,
+                         source="Ren & Jin (2010)"),
+                   track=None, aliases=("ren-jin-r400-80",))
+SCENARIOS.register(Entry("kang-r320", "Kang 2012: S1002/UIC60 1:20, R 320 m curve, 80 km/h",
+                         builder=_kang, source="Kang (2012)"),
+                   track="kang-r320", aliases=())
+SCENARIOS.register(Entry("straight-klingel", "free S1002/UIC60 wheelset on straight track, "
+                         "5 m/s, released 1 mm off centre", builder=_klingel),
+                   track="straight", aliases=("straight-klingel",))
 
 
 def load_scenario(name_or_path: str, **overrides) -> Scenario:
     """A built-in scenario by name or a scenario TOML file; `overrides` replace
     WheelsetParameters fields (and `duration`, `output_interval`)."""
-    if name_or_path in BUILTIN_SCENARIOS:
-        scenario = BUILTIN_SCENARIOS[name_or_path]()
+    if name_or_path in SCENARIOS.names():
+        scenario = SCENARIOS.get(name_or_path).builder()
     elif os.path.exists(name_or_path):
         from .data_files import DataFileError, read_text
         try:
@@ -150,7 +170,7 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
             raise WheelsetError(f"scenario file {name_or_path}: {exc}") from exc
     else:
         raise WheelsetError(f"unknown scenario {name_or_path!r}: not built in "
-                            f"({', '.join(BUILTIN_SCENARIOS)}) and no such file")
+                            f"({', '.join(SCENARIOS.names())}) and no such file")
     for key in ("duration", "output_interval"):
         if key in overrides:
             setattr(scenario, key, float(overrides.pop(key)))
@@ -162,7 +182,7 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
 
 
 # Columns recorded by `simulate`, per time step: every named quantity of the
-# model's output record, under the project's output names (solver.wheelset
+# model's output record, under the project's output names (solver.model.wheelset
 # RECORD_INDEX: the FMU's output names, e.g. "wheel.left.Q",
 # "contact.left.point[1].normal_force"; "time" in s).
 def _record(model) -> dict:
@@ -172,7 +192,7 @@ def _record(model) -> dict:
 @dataclass
 class SimulationResult:
     scenario: Scenario
-    columns: dict          # output name (solver.wheelset.RECORD_INDEX) -> 1-D array over the output times
+    columns: dict          # output name (solver.model.outputs.RECORD_INDEX) -> 1-D array over the output times
     status: str
     message: str
     wall_time: float

@@ -1,4 +1,4 @@
-"""Test helper: contact point rows (solver.geometry P_*) as they act.
+"""Test helper: contact point rows (solver.contact.geometry P_*) as they act.
 
 A point's saddle (P_SADDLE) matters only where it lies below the rail (the two
 points' patches join); above it a search may stop at any sample >= 0

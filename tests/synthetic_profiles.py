@@ -1,6 +1,6 @@
 """Synthetic profiles for analytic checks: a pure cone and a circular-crown rail.
 
-They carry the same attributes as solver.profiles.Profile (lateral, height,
+They carry the same attributes as solver.profiles.profile.Profile (lateral, height,
 slope, second_derivative in SI units on a uniform grid), built from closed-form
 expressions so that the analytic results (Klingel, pure-rolling curving) apply.
 """

@@ -1,4 +1,4 @@
-"""The adaptive integrators (solver.integrate: RK23 Bogacki-Shampine, RK45
+"""The adaptive integrators (solver.dynamics.integrators: RK23 Bogacki-Shampine, RK45
 Dormand-Prince, the Rosenbrock W-method) against their published order
 conditions and against the fixed-step RK4 refined until it converges (the
 aim: an adaptive step so that hard flange contact does not need a hand-cut internal

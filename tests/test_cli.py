@@ -85,15 +85,15 @@ def test_scenario_names_are_the_fmus_track_names():
     """One set of names: the command line's scenarios are the FMU's
     track.scenario names; the earlier names stay as aliases."""
     from fmu_wheelset.cli.args import SCENARIO_ALIASES, SCENARIOS, load_scenario
-    from solver.track.builtins import BUILTIN_TRACKS
-    assert set(SCENARIOS) == set(BUILTIN_TRACKS)
+    from solver.track.builtins import TRACKS
+    assert set(SCENARIOS) == set(TRACKS.names())
     for name in SCENARIOS:
         scenario = load_scenario(name)
         assert scenario.name == name
         # each runs on the FMU track of its name
         assert scenario.params.track == name
     for alias in SCENARIO_ALIASES:
-        assert load_scenario(alias).params.track in BUILTIN_TRACKS
+        assert load_scenario(alias).params.track in TRACKS.names()
     assert load_scenario("ren-jin-r400-100").params == load_scenario("ren-jin-r400").params
     assert load_scenario("ren-jin-r400-80").params.speed == pytest.approx(80 / 3.6)
 

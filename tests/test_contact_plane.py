@@ -1,7 +1,7 @@
-"""Non-Hertzian normal contact in the contact plane (solver/normal_exact.py, `wheelset-fmu patch`).
+"""Non-Hertzian normal contact in the contact plane (solver/contact/normal/, `wheelset-fmu patch`).
 
 References:
-- Hertz (closed form, solver.normal.hertz_ellipse) for two circular profiles
+- Hertz (closed form, solver.contact.normal.hertz.hertz_ellipse) for two circular profiles
   meeting at 25 deg: the gap of the exact surfaces in the contact plane is
   Hertzian to second order, so the patch must be Hertz's.
 - An independent construction of the gap: root-finding of the normal line on

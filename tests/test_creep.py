@@ -1,4 +1,4 @@
-"""Tests of solver/creep.py against published and analytic numbers.
+"""Tests of solver/contact/creep/ against published and analytic numbers.
 
 Sources of the expected values:
 - Kalker, "Three-Dimensional Elastic Bodies in Rolling Contact" (1990), Table E.3
@@ -380,7 +380,7 @@ def test_polach_bounded_by_mu_n():
 def test_fastrip_small_creepage_equals_linear_theory():
     """The normalised creepages of FaStrip make the strip theory reproduce
     Kalker's f11, f22, f23 in the continuum (derivation in the FaStrip block
-    of solver/creep.py). Measured on the default 20 x 20 grid: C11 and C22
+    of solver/contact/creep/). Measured on the default 20 x 20 grid: C11 and C22
     -3.0 %, C23 +0.2 %, for a/b = 0.5, 1.2 and 2 alike. Tolerance 4 % for the
     default grid only: the error is the midpoint sample of the strip theory's
     inverse-square-root traction at the trailing edge and varies erratically

@@ -48,7 +48,7 @@ def by(md):
 def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     """dQ/d(rail vertical displacement) at the static load is the tangent of the
     contact law: each point's Hertz stiffness K (the SciPy reference of
-    solver/normal.py, from the curvatures at the point), the load shared along
+    solver/contact/normal/, from the curvatures at the point), the load shared along
     the saddles of the wheel's distance function (merged_patch_forces, the
     recursive reference), differentiated for a rail raised uniformly (every
     depth and saddle depth of the vertical gap grows alike) and projected on the

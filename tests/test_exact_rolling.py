@@ -1,4 +1,4 @@
-"""solver.exact_rolling: Kalker's exact steady rolling (half-space boundary
+"""solver.contact.creep.exact_rolling: Kalker's exact steady rolling (half-space boundary
 elements), the independent reference for the approximate creep models."""
 import math
 

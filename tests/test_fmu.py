@@ -198,8 +198,14 @@ def test_every_start_value_is_the_core_default(md):
     defaults = WheelsetParameters()
     by_name = {v.name: v for v in md.modelVariables}
     checked = 0
+    from solver.contact.creep.models import CREEP_MODELS
     for var in fmu_variables.PARAMETERS:
         if var.core is None:
+            continue
+        if var.core == fmu_variables.CREEP_OPTION:      # the option's default in its registry
+            model, option = var.component
+            assert md_start(by_name[var.name]) == CREEP_MODELS.get(model).option(option).default
+            checked += 1
             continue
         default = getattr(defaults, var.core)
         if var.component is not None:

@@ -2,10 +2,10 @@
 
 Only the documented error types may escape:
 
-* profile files, ``solver.profiles.load_profile``: ProfileError;
+* profile files, ``solver.profiles.files.load_profile``: ProfileError;
 * scenario TOML, ``solver.scenarios.load_scenario`` (+ ``WheelsetParameters.validate``):
   WheelsetError;
-* track TOML, ``solver.track.Track.from_toml``: TrackError;
+* track TOML, ``solver.track.alignment.Track.from_toml``: TrackError;
 * sweep TOML, ``fmu_wheelset.sweeps.sweep.load_sweep`` (if present): ValueError
   (tomllib.TOMLDecodeError is one).
 

@@ -1,8 +1,8 @@
-"""Tabulated contact geometry (solver/geometry_table.py) against the online search.
+"""Tabulated contact geometry (solver/contact/geometry/table.py) against the online search.
 
 The table only chooses which minima of the distance function to look at; each
 is then re-located on the profile grid by the arithmetic of the online search
-(solver.geometry.wheel_distance_minima). So wherever both find the same minima
+(solver.contact.geometry.search.wheel_distance_minima). So wherever both find the same minima
 the points must be the online points to rounding (1e-12 m, 1e-12 rad: a few
 ulps of the 0.5 m coordinates), not merely within an interpolation error; the
 required bound (0.01 mm, 0.1 %) is a much weaker statement of the same. The

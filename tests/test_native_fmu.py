@@ -30,7 +30,7 @@ from fmpy import read_model_description  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 H = 1e-3
-GRAVITY = 9.81          # solver.wheelset.GRAVITY
+GRAVITY = 9.81          # solver.dynamics.rhs.GRAVITY
 
 pytestmark = pytest.mark.fmu        # the session's FMU in C hosts, and FMUs built here
 

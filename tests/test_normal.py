@@ -1,4 +1,4 @@
-"""Tests of solver/normal.py: Hertz, multipoint, Kik-Piotrowski, exact BEM.
+"""Tests of solver/contact/normal/: Hertz, multipoint, Kik-Piotrowski, exact BEM.
 
 Check values: Hertz closed form for the sphere (Johnson 1985, Contact
 Mechanics, section 4.2), the classical m, n table (Timoshenko & Goodier, as in

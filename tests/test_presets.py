@@ -22,7 +22,7 @@ from fmpy.fmi1 import FMICallException  # noqa: E402
 
 from conftest import FmiLog  # noqa: E402
 
-GRAVITY = 9.81                  # solver.wheelset.GRAVITY
+GRAVITY = 9.81                  # solver.dynamics.rhs.GRAVITY
 REQUIRED = {"free", "loaded-passenger", "ren-jin-lma-chn60", "manchester-vehicle-1"}
 _LOG = None
 
@@ -197,7 +197,7 @@ def test_loaded_passenger_carries_the_benchmark_wheel_load(md, unzipped, wheelse
     # (1813 + 9307.5) kg g / 2 is 54.55 kN; the model gives 54.48 kN per wheel,
     # 0.12 % less, because the built-in frame is held at its nominal height: the
     # wheelset settles 54 um into the rails and the primary springs (2 x
-    # 1.22 MN/m) lift it by 132 N (solver/dynamics.py; reported, not hidden)
+    # 1.22 MN/m) lift it by 132 N (solver/dynamics/rhs.py; reported, not hidden)
     h = Slave(md, unzipped, "preset-loaded")
     try:
         h.set("preset", "loaded-passenger")

@@ -1,4 +1,4 @@
-"""Tests of solver.profiles, solver.profile_definitions, profiles/*.txt and the `profiles` command."""
+"""Tests of solver.profiles, solver.profiles.definitions, profiles/*.txt and the `profiles` command."""
 from __future__ import annotations
 
 import math

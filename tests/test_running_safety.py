@@ -3,7 +3,7 @@ follow the physics, the same with every integrator and step.
 
 Cases: fmu_wheelset/validation/running_safety.py; converged references:
 reference_data/running_safety/ beside it.
-Criteria (solver/derailment.py): the warning when a flange contact's Y/Q is
+Criteria (solver/dynamics/derailment.py): the warning when a flange contact's Y/Q is
 above Nadal's limit; derailment at the end of the first communication step in
 which a loaded contact reaches the flange tip, a wheel is off its rail head
 (past the gauge face, or dropped inside the gauge), or both wheels have been

@@ -3,7 +3,7 @@
 Ren & Jin do not give their vehicle data; solver/scenarios.py names the source
 of every value (REN_JIN_VEHICLE_SOURCES). The LMA is the published geometry,
 CHN60 is built from its published radii with an assumed arc junction, the worn
-LMA is synthetic (solver/profile_definitions.py), so contact positions are
+LMA is synthetic (solver/profiles/definitions.py), so contact positions are
 asserted to about 1 mm.
 """
 import math
@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from solver.scenarios import BUILTIN_SCENARIOS, load_scenario, simulate
+from solver.scenarios import SCENARIOS, load_scenario, simulate
 
 # Contact-angle zones (fmu_wheelset/validation/ren_jin.py): the
 # LMA flange flank is at ~70 deg, so a flange point has >= 60 deg; the flange
@@ -126,7 +126,7 @@ def test_kang_r320_flange_limits_lateral_displacement(runs):
     assert not flange_two_point(c)[curve].any()
 
 
-@pytest.mark.parametrize("name", sorted(BUILTIN_SCENARIOS))
+@pytest.mark.parametrize("name", sorted(SCENARIOS.names()))
 def test_builtin_scenario_runs_from_the_cli_to_its_end(name, tmp_path):
     """Every built-in scenario, as a new user runs it (`wheelset-fmu simulate
     --scenario NAME`, all defaults), reaches its duration (a straight-klingel

@@ -1,5 +1,5 @@
 """Derailment is detected with every contact and creep model and told apart from
-a wheel lift (solver/derailment.py, docs/running_safety.md).
+a wheel lift (solver/dynamics/derailment.py, docs/running_safety.md).
 
 A flange slam that makes the wheelset jump off its rail on the flange is a
 derailment of that wheel (its flange contact reached the tip, or it passed the

@@ -154,7 +154,7 @@ def _time_far_future(doc):
 
 
 def _climb_since(doc):
-    # the running-safety memory (solver/fast_step.py SF_*): a climb dated 1e300 s
+    # the running-safety memory (solver/model/fast_step.py SF_*): a climb dated 1e300 s
     doc["model"]["safety"]["float64_le"] = base64.b64encode(
         np.array([0.0, 0.0, 1.0e300, -1.0e9, 0.0, 0.0, -1.0e9]).tobytes()).decode()
 

@@ -1,4 +1,4 @@
-"""Tests of solver/track.py: analytic geometry, file round trips, errors,
+"""Tests of solver/track/: analytic geometry, file round trips, errors,
 irregularity statistics and rail motion."""
 import math
 import os

@@ -304,7 +304,7 @@ def test_creep_stiffness_instability_is_named_in_the_discard_message():
 
 
 def test_rhs_without_the_contact_rows_gives_the_same_derivative():
-    # The integrators' stages call the RHS with record=False (solver/dynamics.py):
+    # The integrators' stages call the RHS with record=False (solver/dynamics/rhs.py):
     # only the contact rows, which no stage reads, may be left out. At a Ren &
     # Jin state with several loaded points per wheel (1 s into the run, on the
     # straight: the worn hollow's two tread points on each wheel) the derivative

@@ -57,7 +57,7 @@ def rail_load_kernel(out, index, crown_above_centroid, no_torque, loads):
             delta = out[index[s, 4] + o]
             cd, sd = math.cos(delta), math.sin(delta)
             # force of the rail on the wheel: N n + T2 t2, n = (0, -sign sd, cd),
-            # t2 = n x t1 = (0, cd, sign sd) (docs/CONVENTIONS.md, solver.wheelset)
+            # t2 = n x t1 = (0, cd, sign sd) (docs/CONVENTIONS.md, solver.model.wheelset)
             fy = -(-sign * sd * normal + cd * lateral_creep)      # of the wheel on the rail
             fz = -(cd * normal + sign * sd * lateral_creep)
             y_offset = sign * out[index[s, 5] + o]                # field side = +y on the left

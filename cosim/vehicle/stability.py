@@ -4,7 +4,7 @@ the same study by bisection on nonlinear co-simulation runs through the FMU.
 
 It lives here, beside the vehicle model it analyses (cosim.vehicle.bodies): the
 bodies, the suspensions and their matrices are `VehicleModel`'s, used as they
-are; the wheelsets are the project's wheelset core (solver.wheelset), the same
+are; the wheelsets are the project's wheelset core (solver.model.wheelset), the same
 code the FMU runs, linearised numerically. Nothing is moved: solver/ keeps the
 single-wheelset study (solver/stability.py), this module builds on both.
 

@@ -178,7 +178,7 @@ def builtin_profile_names(kind: str) -> list:
 def check_profile(spec, kind: str, step: float = 1.0e-4):
     """The Profile that `spec` names: a built-in profile of this kind (S1002,
     cone:0.15, UIC60, ...) or a profile file (mm) that loads as this kind; a
-    ValueError (solver.profiles.ProfileError) saying why not otherwise. A
+    ValueError (solver.errors.ProfileError) saying why not otherwise. A
     relative file name is taken relative to the working directory (as the core
     takes it)."""
     from solver.profiles.builtins import CONE_PREFIX, builtin_profile, is_builtin_profile
@@ -206,18 +206,21 @@ def profile(kind: str) -> Callable[[str], str]:
 # The scenarios of the command line have the FMU's names (track.scenario): each
 # runs its paper's wheelset on the FMU's track of the same name. The names the
 # command line had before stay accepted as aliases.
-SCENARIOS = {
-    # name: (solver.scenarios name, what it is)
-    "ren-jin-r400": ("ren-jin-r400-100", "Ren & Jin 2010: LMA-worn/CHN60, R 400 m curve, 100 km/h"),
-    "kang-r320": ("kang-r320", "Kang 2012: S1002/UIC60 1:20, R 320 m curve, 80 km/h"),
-    "straight": ("straight-klingel", "free S1002/UIC60 wheelset on straight track, 5 m/s, "
-                                     "released 1 mm off centre"),
-}
-SCENARIO_ALIASES = {
-    "ren-jin-r400-100": "ren-jin-r400",
-    "straight-klingel": "straight",
-    "ren-jin-r400-80": "ren-jin-r400-80",      # Ren & Jin's second speed (80 km/h)
-}
+def _cli_scenarios():
+    """(SCENARIOS, SCENARIO_ALIASES) from the solver's scenario registry, as the
+    FMU declares it (fmu/registries.py: no solver import for the command line)."""
+    from fmu_wheelset.fmu import registries
+    names, aliases = {}, {}
+    for name, label, track, _ in registries.SCENARIOS:
+        if track is not None:
+            names[track] = (name, label)
+    for name, _, track, others in registries.SCENARIOS:
+        for alias in others:
+            aliases[alias] = track or name
+    return names, aliases
+
+
+SCENARIOS, SCENARIO_ALIASES = _cli_scenarios()
 
 
 def scenario_help() -> str:

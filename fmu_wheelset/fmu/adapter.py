@@ -72,13 +72,13 @@ def make_track(slave, core, spec):
     if spec is None:
         spec = str(slave._default("track.scenario")).strip()
     direction = str(slave.value_in_force("track.direction")).strip()
-    source = core.resolve_source(spec, lambda name: name in core.BUILTIN_TRACKS,
+    source = core.resolve_source(spec, lambda name: name in core.TRACKS.names(),
                                  (slave.resources,), working_directory=False)
-    if source == spec and spec in core.BUILTIN_TRACKS:
+    if source == spec and spec in core.TRACKS.names():
         return core.builtin_track(spec, direction=direction)
     if source is None:
         raise ValueError(f"track.scenario {spec!r} is neither a built-in scenario "
-                         f"({', '.join(sorted(core.BUILTIN_TRACKS))}) nor a file "
+                         f"({', '.join(sorted(core.TRACKS.names()))}) nor a file "
                          f"(relative names are looked up in the FMU resources only; "
                          f"give an absolute path for a file elsewhere)")
     return core.load_track(source)
@@ -219,7 +219,7 @@ def restore_bounds(core, input_map):
       ranges can reach through the input map (|matrix| @ max|input| + |offset|,
       plus the cross level's rail roll and roll rate); the curvature and cant
       rows NaN when taken from the track (checked by the finiteness test);
-    * safety (the running-safety memory, solver/fast_step.py SF_*): the
+    * safety (the running-safety memory, solver/model/fast_step.py SF_*): the
       flange-climb ratios within their outputs' range, the times since which a
       climb or a flight lasts NEVER (none) up to MAX_TIME, the distances within
       +-MAX_TIME (the travelled distance's own bound would do: 1e12 m)."""

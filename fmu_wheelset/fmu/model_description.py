@@ -52,6 +52,8 @@ UNITS = {
     "N/m": ("Stiffness", "Stiffness", {"kg": 1, "s": -2}),
     # Kalker's spin creep coefficient f33 = G (ab)^2 C33 (contact.creep_coefficient.f33)
     "N.m2": ("SpinCreepCoefficient", "SpinCreepCoefficient", {"kg": 1, "m": 3, "s": -2}),
+    # Polach's decay of the friction with the slip velocity, mu = mu0 ((1 - A) exp(-B w) + A)
+    "s/m": ("InverseVelocity", "InverseVelocity", {"m": -1, "s": 1}),
 }
 
 
@@ -75,7 +77,7 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
     """Add units, types, ranges, ModelStructure and a DefaultExperiment to a
     modelDescription.xml written by pythonfmu for fmu_wheelset.fmu.slave.
     `wheelset`: the core's module (its model names give the enumeration values;
-    default: solver.wheelset)."""
+    default: solver.model.wheelset)."""
     if wheelset is None:
         import solver.model as wheelset
     root = ET.fromstring(xml)

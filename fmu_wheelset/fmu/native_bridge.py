@@ -15,7 +15,7 @@ the initialization, each doStep (one call) and the FMU states.
 fmi2DoStep runs without Python when it can: after every call that
 builds or restores the model (exitInitializationMode, set_state) the bridge
 sets ``fast_step_address`` and ``fast_block_address``: a numba ``cfunc`` doing
-the whole accepted step (solver/fast_step.py) and the block of array
+the whole accepted step (solver/model/fast_step.py) and the block of array
 addresses it works on; C calls it directly and takes the Python ``do_step``
 only when it returns anything but ACCEPTED (the state then as before the
 call). 0, 0: every step through Python (the cfunc could not be had -- logged
@@ -207,7 +207,7 @@ class Instance:
         self._new_slave()
         return self._status(OK)
 
-    # -- the fast doStep (solver/fast_step.py) ------------------------------------
+    # -- the fast doStep (solver/model/fast_step.py) ------------------------------------
     def _drop_fast_step(self):
         self.fast_step_address = 0
         self.fast_block_address = 0

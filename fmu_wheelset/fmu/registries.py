@@ -1,8 +1,8 @@
 """The solver's registries as the FMU declares them (GENERATED, do not edit).
 
 Written by `python -m fmu_wheelset.fmu.registry_declarations` from the
-registries of solver.contact.creep.models, solver.contact.geometry.modes and
-solver.dynamics.integrators.methods; tests/test_variables.py fails when this
+registries of solver.contact.creep.models, solver.contact.geometry.modes,
+solver.dynamics.integrators.methods, solver.scenarios and solver.track.builtins; tests/test_variables.py fails when this
 file and the registries differ. Bundled in the FMU beside variables.py (plain
 data: the standard library only).
 
@@ -11,6 +11,9 @@ order as (name, FMI item name, description)).
 CREEP_OPTIONS: per option of a creep model (model, option, unit, default, low,
 high, integer, choices, description, source); the FMU parameter is
 contact.creep.<model>.<option>.
+SCENARIOS: the built-in scenarios (name, description, the FMU's name of its
+track or None, the command line's aliases); TRACKS: the built-in tracks
+(name, description), the values of track.scenario.
 """
 
 ENUMERATIONS = {'CreepModel': ('CREEP_MODEL_NAMES',
@@ -153,3 +156,19 @@ CREEP_OPTIONS = (('polach',
   (),
   'cells across',
   "20: CONTACT's default grid (Vollebregt, CONTACT user guide); 400: a bound on the work"))
+
+SCENARIOS = (('ren-jin-r400-100',
+  'Ren & Jin 2010: LMA-worn/CHN60, R 400 m curve, 100 km/h',
+  'ren-jin-r400',
+  ('ren-jin-r400-100',)),
+ ('ren-jin-r400-80', 'Ren & Jin 2010 at 80 km/h', None, ('ren-jin-r400-80',)),
+ ('kang-r320', 'Kang 2012: S1002/UIC60 1:20, R 320 m curve, 80 km/h', 'kang-r320', ()),
+ ('straight-klingel',
+  'free S1002/UIC60 wheelset on straight track, 5 m/s, released 1 mm off centre',
+  'straight',
+  ('straight-klingel',)))
+
+TRACKS = (('ren-jin-r400',
+  'Ren & Jin 2010: 100 m straight, 100 m transition, R 400 m curve with 120 mm cant'),
+ ('kang-r320', 'Kang 2012: R = inf/inf/320/320/320 m at stations 0-400 m, 120 mm cant'),
+ ('straight', 'straight, no cant'))

@@ -30,8 +30,8 @@ TARGET = Path(__file__).with_name("registries.py")
 HEADER = '''"""The solver's registries as the FMU declares them (GENERATED, do not edit).
 
 Written by `python -m fmu_wheelset.fmu.registry_declarations` from the
-registries of solver.contact.creep.models, solver.contact.geometry.modes and
-solver.dynamics.integrators.methods; tests/test_variables.py fails when this
+registries of solver.contact.creep.models, solver.contact.geometry.modes,
+solver.dynamics.integrators.methods, solver.scenarios and solver.track.builtins; tests/test_variables.py fails when this
 file and the registries differ. Bundled in the FMU beside variables.py (plain
 data: the standard library only).
 
@@ -40,6 +40,9 @@ order as (name, FMI item name, description)).
 CREEP_OPTIONS: per option of a creep model (model, option, unit, default, low,
 high, integer, choices, description, source); the FMU parameter is
 contact.creep.<model>.<option>.
+SCENARIOS: the built-in scenarios (name, description, the FMU's name of its
+track or None, the command line's aliases); TRACKS: the built-in tracks
+(name, description), the values of track.scenario.
 """
 '''
 
@@ -59,7 +62,11 @@ def declarations() -> dict:
     options = tuple((e.name, o.name, o.unit, float(o.default), float(o.low), float(o.high),
                      bool(o.integer), tuple(o.choices), o.description, o.source)
                     for e in creep.entries for o in e.options)
-    return {"ENUMERATIONS": enumerations, "CREEP_OPTIONS": options}
+    scenarios = tuple((e.name, e.label, e.facts["track"], tuple(e.facts["aliases"]))
+                      for e in registry("solver.scenarios", "SCENARIOS").entries)
+    tracks = tuple((e.name, e.label) for e in registry("solver.track.builtins", "TRACKS").entries)
+    return {"ENUMERATIONS": enumerations, "CREEP_OPTIONS": options, "SCENARIOS": scenarios,
+            "TRACKS": tracks}
 
 
 def source(data: dict | None = None) -> str:

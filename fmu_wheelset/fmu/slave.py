@@ -27,11 +27,11 @@ their declaration order); ``fmi2SetReal`` writes the inputs into it,
 ``fmi2DoStep`` maps them to the core's input vector with one matrix product
 (plus the cross-level roll, which is not linear), calls
 ``WheelsetModel.advance_vector`` and copies the outputs from the core's record
-(``solver.fast_step.fmu_core_inputs`` and ``fmu_outputs``, numba);
+(``solver.model.fast_step.fmu_core_inputs`` and ``fmu_outputs``, numba);
 ``fmi2GetReal/Integer/Boolean`` read the array through an index built once per
 list of value references. In the native front end (fmu_wheelset/fmu/native) the
 whole accepted step runs without Python: a numba ``cfunc``
-(solver/fast_step.py) on the same arrays, with the same numba functions, so
+(solver/model/fast_step.py) on the same arrays, with the same numba functions, so
 ``do_step`` here runs only for the steps it hands over (bad input, a discard,
 ...), recomputing them from the unchanged state. The communication point
 (``_time``) lives in the array ``_slave_time`` for that reason.
@@ -39,7 +39,7 @@ whole accepted step runs without Python: a numba ``cfunc``
 Variable names follow the FMI 2.0 "structured" convention: dots for the
 hierarchy, ``[i]`` (1-based) for the contact slots, ``left`` / ``right`` for the
 sides (``fmu_wheelset/fmu/variables.py``); the outputs carry the names of the core's
-output record (``solver.wheelset.RECORD_INDEX``).
+output record (``solver.model.outputs.RECORD_INDEX``).
 
 Status mapping of pythonfmu 0.7.0 (its C++ wrapper, ``fmi2DoStep``):
 ``do_step`` returning ``False`` gives **fmi2Discard**; a Python exception in any
@@ -203,7 +203,7 @@ class Wheelset(FeedthroughMixin, Fmi2Slave):
         # (stepComplete) -> terminated; fmi2Reset makes a new instance
         self._phase = "instantiated"
         # the communication point, in an array that the native front end's fast
-        # step (solver/fast_step.py) advances too; `_time` reads and writes it
+        # step (solver/model/fast_step.py) advances too; `_time` reads and writes it
         self._slave_time = np.zeros(1)
         self._time = 0.0
         self._input_map = None      # (matrix, offset, cross-level slots) to the core's inputs

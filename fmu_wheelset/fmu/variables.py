@@ -4,16 +4,16 @@ Every FMU variable is one `ScalarVariable` in `VARIABLES`: its name, type,
 causality, variability, initial, unit, range, start, description and the core
 quantity it carries (``core``):
 
-* a parameter: the ``solver.wheelset.WheelsetParameters`` field (and, for a
+* a parameter: the ``solver.model.parameters.WheelsetParameters`` field (and, for a
   3-vector field, the ``component``). Its start value is the core's default:
   ``start`` is ``CORE_DEFAULT`` and `fmi_value` reads it from
   ``WheelsetParameters()``; only the parameters the core does not have (the
   FMU's track options) carry their own start;
 * an input: ``(layout constant, offset)`` of its entry in the core's input
-  vector (``solver.wheelset.U_*``), or None for the track irregularities, which
+  vector (``solver.model.wheelset.U_*``), or None for the track irregularities, which
   the slave spreads over both rails;
 * an output: its name in the core's output record (the names are the same:
-  ``solver.wheelset.RECORD_INDEX``), None for the status flags that the slave
+  ``solver.model.outputs.RECORD_INDEX``), None for the status flags that the slave
   sets.
 
 Everything else derives from this table: the model description
@@ -23,7 +23,7 @@ sweep runner (`start_values_for`) and the tests. A new FMU parameter is one
 row here (plus the physics in the core that uses it).
 
 Enumerations: the values are the core's ids (the position of the model name in
-``solver.wheelset.CREEP_MODEL_NAMES``, ``CONTACT_MODEL_NAMES``,
+``solver.model.parameters.CREEP_MODEL_NAMES``, ``CONTACT_MODEL_NAMES``,
 ``CONTACT_GEOMETRY_NAMES``, ``INTEGRATOR_NAMES``); `ENUMERATIONS` only adds the FMI item name and its
 description per core name.
 
@@ -430,12 +430,12 @@ def _outputs() -> List[ScalarVariable]:
               0, POINTS_PER_WHEEL),
             o(f"wheel.{side}.lift", "Boolean",
               f"the {side} wheel has lost contact with its rail"),
-            # a wheel not over its rail at all reads 1 m (solver/dynamics.py fill_record)
+            # a wheel not over its rail at all reads 1 m (solver/dynamics/rhs.py fill_record)
             o(f"wheel.{side}.lift_height", "Real",
               f"height of the {side} wheel above its rail while it has lost contact "
               f"(the smallest wheel-rail distance; 0 in contact)", "m", 0.0, 1.0),
             # bound: a point's Y/Q is 0 unless Q > 1 N, so |Y/Q| <= BIG_FORCE / 1 N;
-            # the Nadal limit is taken >= 1e-3 (solver/derailment.py): ratio <= 1e10
+            # the Nadal limit is taken >= 1e-3 (solver/dynamics/derailment.py): ratio <= 1e10
             o(f"wheel.{side}.flange_climb_ratio", "Real",
               f"flange-climb indicator of the {side} wheel: the largest Y/Q of a flange "
               f"contact (contact angle >= 45 deg) divided by Nadal's limit (tan d - mu) / "

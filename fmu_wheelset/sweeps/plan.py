@@ -138,16 +138,16 @@ def check_profile(value, kind):
 
 
 def check_track(value):
-    """A built-in track name (solver.track.BUILTIN_TRACKS: the FMU's
+    """A built-in track name (solver.track.builtins.TRACKS: the FMU's
     track.scenario names) or a track file that loads; ValueError otherwise."""
     import os
-    from solver.track.builtins import BUILTIN_TRACKS
+    from solver.track.builtins import TRACKS
     from solver.track.alignment import load_track
-    if value in BUILTIN_TRACKS:
+    if value in TRACKS.names():
         return value
     if os.path.exists(value):
         return load_track(value)
-    raise ValueError(f"unknown track {value!r}: not built in ({', '.join(BUILTIN_TRACKS)}) "
+    raise ValueError(f"unknown track {value!r}: not built in ({', '.join(TRACKS.names())}) "
                      "and no such file")
 
 

@@ -94,7 +94,7 @@ SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "durat
 
 def output_names():
     """The outputs a case records (the project's output names: the FMU's, and
-    the core's record, solver.wheelset.RECORD_INDEX)."""
+    the core's record, solver.model.outputs.RECORD_INDEX)."""
     names = ["wheelset.y"]
     for side in SIDES:
         names += [f"wheel.{side}.Y_over_Q", f"wheel.{side}.wear_number"]
@@ -255,9 +255,9 @@ def start_values(params, fmi_names) -> tuple[dict, list]:
     # the FMU looks relative names up in its resources only (docs/SECURITY.md): a
     # file the plan names relative to the working directory is passed absolute
     from solver.profiles.builtins import is_builtin_profile
-    from solver.track.builtins import BUILTIN_TRACKS
+    from solver.track.builtins import TRACKS
     builtin = {"wheel.profile": is_builtin_profile, "rail.profile": is_builtin_profile,
-               "track.scenario": lambda name: name in BUILTIN_TRACKS}
+               "track.scenario": lambda name: name in TRACKS.names()}
     for name, is_builtin in builtin.items():
         value = values.get(name)
         if (isinstance(value, str) and not os.path.isabs(value) and not is_builtin(value)

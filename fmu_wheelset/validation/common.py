@@ -3,7 +3,7 @@ scenario through the FMU (FMPy) or the core, table rows and figure helpers.
 
 `run_case(scenario, out_dir, backend="fmu"|"core", **overrides)` returns a
 `Run` whose `columns` use the project's output names (the FMU's, e.g.
-"wheel.left.Q", "contact.left.point[1].normal_force"; solver.wheelset
+"wheel.left.Q", "contact.left.point[1].normal_force"; solver.model.wheelset
 RECORD_INDEX), whatever the backend, and whose `backend` / `note` say which one
 produced it.
 
@@ -30,7 +30,7 @@ SIDES = ("left", "right")
 POINTS = 3
 
 # The outputs a validation run through the FMU records (the columns of a `Run`
-# use the project's output names, solver.wheelset.RECORD_INDEX, whatever the
+# use the project's output names, solver.model.outputs.RECORD_INDEX, whatever the
 # backend; a core run has every named quantity).
 POINT_OUTPUTS = ("active", "wheel_lateral", "rail_lateral", "contact_angle", "rolling_radius",
                  "normal_force", "longitudinal_force", "lateral_force")

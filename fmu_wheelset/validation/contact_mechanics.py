@@ -9,9 +9,9 @@ there; docs/contact_mechanics.md):
 - non-Hertzian normal contact of the project's S1002 on its UIC60 1:40
   (CONTACT module 1, planar contact), tread (y = 0, 3 mm) and flange root
   (y = 6 mm, 24 deg), 80 kN, against the exact solver in the contact plane
-  (solver.normal_exact.wheel_normal_contact, `wheelset-fmu patch`);
+  (solver.contact.normal.contact_plane.wheel_normal_contact, `wheelset-fmu patch`);
 - Kalker's full theory with spin (CONTACT module 3) against the spin moment of
-  the saturated models Shen-Hedrick-Elkins and Polach (solver.creep): at full
+  the saturated models Shen-Hedrick-Elkins and Polach (solver.contact.creep): at full
   sliding, in the linear range, and everywhere between (reported); and the
   forces of the two models under large spin (reported: a limit of the models,
   docs/contact_mechanics.md).

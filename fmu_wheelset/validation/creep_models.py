@@ -15,7 +15,7 @@ examples/fastsim.ref_out; and examples/tractcurv.ref_out):
 - a full-theory longitudinal creep curve (Hertz a = 6.304, b = 12.61 mm,
   Fn = 106.7 kN, mu = 0.33, G = 82 GPa, nu = 0.28; Coulomb friction).
 
-The sweep against the project's own exact solver (solver/exact_rolling.py:
+The sweep against the project's own exact solver (solver/contact/creep/exact_rolling.py:
 lateral creepage, spin, lateral creepage + spin) costs ~15 min of CPU and is
 not part of the suite: `python -m fmu_wheelset.validation.creep_models`
 prints it (docs/validation.md gives the measured table).
@@ -124,7 +124,7 @@ def case_creep_models(out=None, backend="core") -> CaseResult:
     return CaseResult("creep_models", "Creep models against published full-theory values",
                       rows, figures, [], "core",
                       ["CONTACT's example fastsim as run here (tests/data/contact_reference/fastrip.json), "
-                       "its tractcurv.ref_out; the sweep against solver/exact_rolling.py: python -m "
+                       "its tractcurv.ref_out; the sweep against solver/contact/creep/exact_rolling.py: python -m "
                        "fmu_wheelset.validation.creep_models"])
 
 
@@ -180,7 +180,7 @@ def aitken(f1, f2, f3):
 
 
 def exact_sweep(points=SWEEP, stream=sys.stdout):
-    """FaStrip and FASTSIM (default grids) against solver.exact_rolling on CONTACT's
+    """FaStrip and FASTSIM (default grids) against solver.contact.creep.exact_rolling on CONTACT's
     ellipse, Fy extrapolated by Aitken over 16, 32, 64 cells along x (16 across;
     the reference case gives -0.612, CONTACT -0.6074). Returns rows of
     (kind, xi, eta, phi, exact Fy/(mu Fn), FaStrip, FASTSIM, cpu s)."""

@@ -1,9 +1,9 @@
 """Static contact geometry of LMA/CHN60 and LMA-worn/CHN60 (Ren & Jin 2010):
 static flange-root + flange two-point onset at 9.4 mm (new LMA); the worn LMA
 touches at two tread points near 1 mm on the INNER wheel (the wheel moving
-away from its rail). solver.geometry_analysis, no FMU.
+away from its rail). solver.contact.geometry.analysis, no FMU.
 
-The LMA is the published geometry (solver/profile_definitions.py: the chain
+The LMA is the published geometry (solver/profiles/definitions.py: the chain
 of the public LMA table); CHN60 is built from its published radii and head
 width with an assumed R300/R80 junction (estimated deviation up to ~0.3 mm at
 the gauge corner).
@@ -19,7 +19,7 @@ flange root to the flange face: the paper's flange-root + flange contact.
 The rows report both: the two-point count (not reached) and the y at which
 the contact reaches the flange, compared with the paper's 9.4 mm.
 
-The worn profile is SYNTHETIC (solver/profile_definitions.py): the LMA minus a
+The worn profile is SYNTHETIC (solver/profiles/definitions.py): the LMA minus a
 raised-cosine hollow 1 mm deep, 45 mm wide, centred at s = +6 mm (our
 parameters, "in the spirit of" the paper's Fig. 6, not digitised from it;
 Ren & Jin's measured profile is not available). Where its two tread points
@@ -120,7 +120,7 @@ def case_geometry(out, backend="fmu") -> CaseResult:
             Row(name, "LMA/CHN60 static contact reaches the flange (>= 60 deg), rigid",
                 "9.4 mm (flange root + flange, static)", reach_flange * 1e3, "mm", 9.4, 0.3, "geometry",
                 why="0.3 mm: the estimated deviation of the assumed CHN60 gauge corner (up to ~0.3 mm, "
-                    "solver/profile_definitions.py CHN60_*) moves this y about as much",
+                    "solver/profiles/definitions.py CHN60_*) moves this y about as much",
                 note=f"there the wheel is within 0.1 mm of the rail from {band[0]:.0f} to {band[1]:.0f} deg "
                      f"(flange root and flange); the flange root (>= 20 deg) from {reach_root * 1e3:.2f} mm; "
                      "reported with the published LMA, not tuned")]
@@ -179,7 +179,7 @@ def case_geometry(out, backend="fmu") -> CaseResult:
     figs = [("Static contact geometry, contact points vs lateral displacement (Ren & Jin 2010 "
              "Figs. 3-6) [geometry, no FMU]", save(fig, out / "static_geometry.png"))]
     return CaseResult("geometry", "Static contact geometry LMA / LMA-worn on CHN60", rows, figs,
-                      [csv], "geometry", ["solver.geometry_analysis (rigid static contact, epsilon 0.1 mm)",
+                      [csv], "geometry", ["solver.contact.geometry.analysis (rigid static contact, epsilon 0.1 mm)",
                                           "LMA: the published geometry (the public LMA table's chain)",
                                           "LMA-worn is synthetic: LMA minus a raised-cosine hollow "
                                           "(1 mm deep, 45 mm wide, centred at s = +6 mm)"])

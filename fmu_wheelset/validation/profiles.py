@@ -2,9 +2,9 @@
 case A-2.2 with the benchmark's own profile files against CONTACT.
 
 S1002 (EN 13715): the section formulas A-H are written out HERE again,
-independently of solver/profile_definitions.py, from the standard's
+independently of solver/profiles/definitions.py, from the standard's
 coefficients as collected in docs/references.md, and compared with
-(a) the built-in profile (solver.profiles.builtin_profile, the grid the
+(a) the built-in profile (solver.profiles.builtins.builtin_profile, the grid the
 contact search uses) and (b) the shipped file profiles/S1002.txt, at every
 point of each. UIC60 / 60E1 (EN 13674-1): the head from its arcs R300, R80,
 R13 with the published centres and the 1:20 flank, against the built-in
@@ -26,7 +26,7 @@ files MBench_S1002_v3.prw / MBench_UIC60_v3.prr (built-ins of the same names):
   the same quantity computed here, CONTACT's interpenetration centre (strips
   weighted by the integral of the squared interpenetration along x) at the
   rigid approach of the project's exact normal solution
-  (solver.normal_exact.exact_normal_contact, vertical gaps on the horizontal
+  (solver.contact.normal.boundary_element.exact_normal_contact, vertical gaps on the horizontal
   plane: tread contacts, contact angles below 7 deg here) for the normal load
   10 kN / cos(contact angle), with CONTACT's roll and yaw.
 """
@@ -292,7 +292,7 @@ def case_profiles(out, backend="fmu") -> CaseResult:
     return CaseResult("profiles", "Profile data against EN 13715 / EN 13674-1 / the LMA table; "
                       "Manchester A-2.2 against CONTACT", rows, figures, [], "geometry",
                       ["standard formulas re-coded in fmu_wheelset/validation/profiles.py, independently "
-                       "of solver/profile_definitions.py",
+                       "of solver/profiles/definitions.py",
                        "CONTACT reference data: fmu_wheelset/validation/data/contact_a22 (README.md there "
                        "says how they were made)"])
 

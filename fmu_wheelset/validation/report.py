@@ -203,7 +203,7 @@ def write_report(results, path, title="Wheelset FMU validation", extra="", fmu=N
             parts.append(f"<figure>{_img(fig)}<figcaption>{html.escape(caption)}</figcaption></figure>")
     parts.append("<p>Backend 'fmu': the FMU driven by FMPy (fmpy.simulate_fmu, FMI 2.0 "
                  "co-simulation, communication step = output interval); 'core': "
-                 "solver.scenarios.simulate; 'geometry': solver.geometry_analysis (static, no "
+                 "solver.scenarios.simulate; 'geometry': solver.contact.geometry.analysis (static, no "
                  "dynamics).</p></body></html>")
     path.write_text("\n".join(parts), encoding="utf-8")
     return path

@@ -19,7 +19,7 @@ lateral and yaw stiffness and damping, the secondary to a fixed carbody. Two
 refinements the tool's 3-D wheelset has and the plain textbook model leaves
 out are derived here from the contact geometry (contact angle delta0, its
 change with y, the wheelset's roll per lateral displacement sigma, from
-solver.geometry.static_contact): the lateral creepage is taken in the
+solver.contact.geometry.points.static_contact): the lateral creepage is taken in the
 inclined contact plane (the lateral velocity projected, cos delta0; the
 contact point's velocity from the roll rate sigma y' (r0 cos delta0 + l0 sin
 delta0); the trace-line slip of a yawed cone, -psi / cos delta0), and the roll

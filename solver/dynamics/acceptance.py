@@ -16,7 +16,7 @@ PROBLEM_STEP_SIZE = 6    # the adaptive integrator needed more than M_MAX_STEPS 
                          # or rejected) in one host step
 PROBLEM_OFF_RAIL = 7     # derailment: a wheel has dropped off its rail head inside the gauge
 PROBLEM_AIRBORNE = 8     # derailment: both wheels off the rails longer than the airborne limit
-                         # (solver/derailment.py airborne_limit; checked by the step's bookkeeping)
+                         # (solver/dynamics/derailment.py airborne_limit; checked by the step's bookkeeping)
 N_RHS_STEP_SIZE = -2     # the RHS count an integrator returns for PROBLEM_STEP_SIZE
 CLIMB_MARGIN = 0.003     # a loaded contact within 3 mm of the flange tip: the wheel climbs
 

@@ -14,7 +14,7 @@ Indicators (outputs; a warning, not a derailment):
   (1.34 for delta = 70 deg, mu = 0.3). ``flange_climb_ratios`` gives, per
   wheel, the largest Y/Q of a flange contact (contact angle >=
   FLANGE_CONTACT_ANGLE) divided by its Nadal limit: above 1 the flange
-  climbs, and the step's bookkeeping (solver/fast_step.py update_safety)
+  climbs, and the step's bookkeeping (solver/model/fast_step.py update_safety)
   counts how long and over what distance the ratio has stayed above 1 (a
   flange climb needs both: EN 14363 averages Y/Q over a 2 m window for the
   same reason).
@@ -29,7 +29,7 @@ Derailment (a discarded step, fmi2Discard then fmi2Terminated in the FMU),
 reported at the end of the first communication step in which one holds:
 
 * a loaded contact point reaches the flange tip (within CLIMB_MARGIN, 3 mm,
-  of it, solver/dynamics.py step_problem): the wheel has risen over its rail
+  of it, solver/dynamics/rhs.py step_problem): the wheel has risen over its rail
   by the flange height;
 * a wheel is off its rail head: the flange tip has crossed the rail's gauge
   face (the lateral displacement is past `flange_passed_lateral`: the wheel

@@ -16,12 +16,12 @@ Eq. 8a-e), generalised to up to MAX_POINTS contact points per wheel:
 kappa = track curvature (1/m, + left curve), phi_t = track cant angle (rad, +
 lifts the left rail), Omega = spin about the axle (rad/s, + rolls forward,
 Omega = V/r0 in pure rolling). The contact forces come from the contact search
-(solver.geometry, trace line + multipoint detection) at every right-hand-side
+(solver.contact.geometry, trace line + multipoint detection) at every right-hand-side
 evaluation: each contact point's Hertz contact by its own penetration, the
 points of one wheel sharing the load of the patches their interpenetrations
-form (solver.normal.merged_patch_forces_kernel: a point alone carries K
+form (solver.contact.normal.load_sharing.merged_patch_forces_kernel: a point alone carries K
 delta^1.5), plus C ddelta/dt, never pulling; its creep forces from the
-creepages (solver.creep, model by parameter) on the Hertz ellipse of its load.
+creepages (solver.contact.creep, model by parameter) on the Hertz ellipse of its load.
 The single-point model puts the wheel's whole normal load on its deepest point.
 Contact points appear and vanish as the wheel moves, with zero load; a wheel may lift.
 
@@ -31,8 +31,8 @@ contact plane towards +y, n = normal from rail into wheel):
   xi = (v_w - v_r).t1 / V, eta = (v_w - v_r).t2 / V, spin = (omega_w.n) / V,
 with v_w = v_C + omega_w x r_c, omega_w = Omega e + (roll', 0, yaw' + V kappa).
 
-The numba kernel `wheelset_rhs` evaluates all of this; solver.integrate steps
-it; solver.wheelset (`WheelsetModel`) wraps both with parameters, the track,
+The numba kernel `wheelset_rhs` evaluates all of this; solver.dynamics.integrators steps
+it; solver.model.wheelset (`WheelsetModel`) wraps both with parameters, the track,
 inputs, outputs and state snapshots. This module owns the data layouts everybody
 shares: the state vector (S_*), the model parameter vector (M_*), the contact
 rows (C_*), the summary (O_*), the derived outputs (D_*), the input vector (U_*)
@@ -150,10 +150,10 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     the same points as a full scan).
     reuse_geometry: the contact points in
     `search` are those of a full search at this very pose and rail motion (the
-    caller knows it, solver.integrate compares them bit for bit): no search.
+    caller knows it, solver.dynamics.integrators compares them bit for bit): no search.
     record: fill the per-point rows of results.contact (False: only deriv and
     results.summary, for the integrators' stages whose rows nobody reads,
-    solver.integrate: the derivative is the same to the bit, the rows are left as
+    solver.dynamics.integrators: the derivative is the same to the bit, the rows are left as
     they were).
     """
     curvature = track.curvature
@@ -231,7 +231,7 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
                     row[f] = 0.0
         n_points = counts[side]
         # 1. each point's Hertz contact by its own penetration, and the load
-        # sharing of the points along the wheel (solver.normal.merged_patch_forces_kernel)
+        # sharing of the points along the wheel (solver.contact.normal.load_sharing.merged_patch_forces_kernel)
         for i in range(n_points):
             p = points[side, i]
             rail_slope = p[P_RAIL_SLOPE]

@@ -16,7 +16,7 @@ from .. import layout
 from ..profiles.builtins import is_builtin_profile
 from ..track import excitation
 from ..track.alignment import load_track
-from ..track.builtins import BUILTIN_TRACKS, builtin_track
+from ..track.builtins import TRACKS, builtin_track
 from ..track.sections import DEFAULT_RAIL_DISTANCE, TrackError
 from . import fast_step
 from .outputs import (RECORD_INDEX, StepResult, WheelsetInputs, WheelsetOutputs, bad_input_error,
@@ -29,5 +29,5 @@ __all__ = ["RECORD_INDEX", "StepResult", "WheelsetInputs", "WheelsetOutputs", "b
            "named_outputs", "CONTACT_GEOMETRY_NAMES", "CONTACT_MODEL_NAMES", "CREEP_MODEL_NAMES",
            "INTEGRATOR_NAMES", "MAX_SUBSTEPS_LIMIT", "WheelsetParameters", "resolve_source",
            "ModelArrays", "WheelsetModel", "layout", "fast_step", "is_builtin_profile",
-           "excitation", "load_track", "BUILTIN_TRACKS", "builtin_track", "DEFAULT_RAIL_DISTANCE",
+           "excitation", "load_track", "TRACKS", "builtin_track", "DEFAULT_RAIL_DISTANCE",
            "TrackError"]

@@ -2,7 +2,7 @@
 
 Two parts:
 
-* numba functions that BOTH the Python step (solver.wheelset.WheelsetModel.
+* numba functions that BOTH the Python step (solver.model.wheelset.WheelsetModel.
   advance_vector, fmu_wheelset/slave.py) and the fast step call, so that the
   two compute every accepted step with the same operations, bit for bit: the
   bookkeeping of an accepted step (`accept_step`, `update_safety`), the FMU's
@@ -11,7 +11,7 @@ Two parts:
   the FMU's shipped numba cache: fmu_wheelset/build.py ships what is compiled
   under solver/) doing a whole ACCEPTED step of the FMU: the communication
   point check, the inputs' finiteness and declared ranges, the input mapping,
-  the number of substeps, solver.integrate.advance_kernel, the acceptance
+  the number of substeps, solver.dynamics.integrators.step.advance_kernel, the acceptance
   checks of advance_vector (core problem, past the flange), the bookkeeping
   (time, distance, RHS evaluations, the undo record, the running-safety memory),
   the outputs into the FMU's value buffer and their declared ranges. The
@@ -25,7 +25,7 @@ saves what it may change first and restores it -- and returns a code other
 than ACCEPTED: the front end then runs the Python step, which recomputes the
 same step from the same state and composes the messages and statuses.
 
-Nothing here is physics: the equations are those of solver.integrate /
+Nothing here is physics: the equations are those of solver.dynamics.integrators /
 solver.dynamics, called as they are.
 """
 
@@ -82,7 +82,7 @@ FALLBACK_EXCEPTION = 9       # numba code raised
 @njit(cache=True, error_model="numpy")
 def update_safety(contact, derived, summary, friction, safety, record, time, distance,
                   step_time, step_distance):
-    """The running-safety outputs of the current state (solver/derailment.py) into
+    """The running-safety outputs of the current state (solver/dynamics/derailment.py) into
     the record, and the memory of when they began into `safety` (SF_*): the
     flange-climb ratio per wheel and how long (s) / how far (m) it has been above
     1, Weinstock's axle sum, how long both wheels have been off their rails, the
@@ -119,7 +119,7 @@ def update_safety(contact, derived, summary, friction, safety, record, time, dis
 @njit(cache=True, error_model="numpy")
 def airborne_too_long(summary, safety, step_time, time, wheel_table):
     """True if both wheels are off their rails at `time` and either have been
-    since before time - the airborne limit of solver/derailment.py (2 sqrt(2 h /
+    since before time - the airborne limit of solver/dynamics/derailment.py (2 sqrt(2 h /
     g), h the flange height: the radius increase at the flange tip,
     wheel_table[0]) or are both more than h above their rails (their flanges
     clear the rails); a flight that begins in this step dates from its start,
@@ -161,7 +161,7 @@ def accept_step(h, n_rhs, speed, friction, clock, rhs_count, safety_before, safe
 def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
     """The core's input vector (U_*) of the FMU inputs u into core: matrix @ u +
     offset (fmu_wheelset/slave.py _Adapter.input_map), plus the roll of both rails
-    by the cross level u[c_slot] (rate u[dc_slot]; solver.track_excitation).
+    by the cross level u[c_slot] (rate u[dc_slot]; solver.track.excitation).
     False (core unchanged) if the cross level is not below rail_distance."""
     c = u[c_slot]
     dc = u[dc_slot]
@@ -385,7 +385,7 @@ def _airborne_in_block(h, b):
 @njit(cache=True, error_model="numpy")
 def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     """The numba part of WheelsetModel.advance_vector on the block of
-    `pack_core_block`: solver.integrate.advance_kernel from the model's state
+    `pack_core_block`: solver.dynamics.integrators.step.advance_kernel from the model's state
     and distance with the inputs u; unless an input is bad, u becomes the
     model's inputs (the last ones kept for undo); an accepted step (no problem,
     not past the flange at flange_passed) gets its bookkeeping (accept_step, at

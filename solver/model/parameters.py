@@ -14,7 +14,7 @@ from ..errors import WheelsetError
 from ..profiles.builtins import builtin_profile, is_builtin_profile
 from ..profiles.files import load_profile
 from ..track.alignment import Track, load_track
-from ..track.builtins import BUILTIN_TRACKS, builtin_track
+from ..track.builtins import TRACKS, builtin_track
 
 
 # Model names, in id order, from their registries (the FMU's enumerations are
@@ -34,12 +34,12 @@ class WheelsetParameters:
     Profile object. `rail_inclination` in rad (atan(1/40) for 1:40). Defaults:
     Manchester benchmark wheelset (Iwnicki 1998) on S1002/UIC60 1:40.
     `creep_model`: "kalker", "she", "polach", "fastsim", "fastrip"; `creep_options`
-    passed to solver.creep (Polach kA, kS, A, B; FASTSIM and FaStrip nx, ny).
+    passed to solver.contact.creep (Polach kA, kS, A, B; FASTSIM and FaStrip nx, ny).
     `contact_model`: "multipoint" or "single" (deepest point per wheel only).
     `contact_geometry`: "online" (the profiles scanned; between scans the
     minima of the last one re-located, geometry.wheelset_contact_tracked: the
     same points as a scan at every full contact search) or "table"
-    (solver.geometry_table: contact point sets precomputed at initialisation,
+    (solver.contact.geometry.table: contact point sets precomputed at initialisation,
     the same points to rounding).
     `contact_damping`: C in N = K delta^1.5 + C d(delta)/dt (N s/m, Kang 2012).
     `integrator`: "rosenbrock" (the default: the adaptive linearly implicit
@@ -47,7 +47,7 @@ class WheelsetParameters:
     step limit, and its error control resolves contact onsets and impacts),
     "rk4" (fixed steps of at most internal_step), "semi-implicit", or the
     adaptive explicit "rk23" / "rk45"; the adaptive ones take steps of at most
-    internal_step under the local error `tolerance` (solver.integrate). The
+    internal_step under the local error `tolerance` (solver.dynamics.integrators). The
     defaults (Rosenbrock, tolerance 1e-5, steps of at most 1 ms) keep Q within
     2 % of the static wheel load and y within 1 um of a converged run on the
     loaded straight track, the Ren & Jin curve and hard flange contact
@@ -85,7 +85,7 @@ class WheelsetParameters:
     internal_step: float = 1e-3
     integrator: str = "rosenbrock"
     # the adaptive integrators ("rk23", "rk45", "rosenbrock"): local error tolerance, relative
-    # to the scales of solver.integrate.ERROR_SCALE (1 mm, 1 mrad, 0.1 m/s, 0.1 rad/s);
+    # to the scales of solver.dynamics.integrators.embedded.ERROR_SCALE (1 mm, 1 mrad, 0.1 m/s, 0.1 rad/s);
     # internal_step is then their largest step
     tolerance: float = 1e-5
     track: object = "straight"
@@ -213,11 +213,11 @@ def resolve_track(spec):
     if isinstance(spec, Track):
         return spec
     if isinstance(spec, str):
-        source = resolve_source(spec, lambda name: name in BUILTIN_TRACKS)
+        source = resolve_source(spec, lambda name: name in TRACKS.names())
         if source is None:
             raise WheelsetError(f"unknown track {spec!r}: not built in "
-                                f"({', '.join(sorted(BUILTIN_TRACKS))}) and no such file")
-        if source == spec and spec in BUILTIN_TRACKS:
+                                f"({', '.join(sorted(TRACKS.names()))}) and no such file")
+        if source == spec and spec in TRACKS.names():
             return builtin_track(spec)
         return load_track(source)
     raise WheelsetError(f"track must be a name, a path or a Track, got {spec!r}")

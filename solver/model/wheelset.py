@@ -4,7 +4,7 @@
 S1002/UIC60 1:40) and `WheelsetModel`: profiles and track resolved, the static
 equilibrium at t = 0, `advance(h)` over one host step, outputs, snapshots. The
 equations of motion and the data layouts are those of solver.dynamics (the
-numba side); the integrators those of solver.integrate. The layouts the callers
+numba side); the integrators those of solver.dynamics.integrators. The layouts the callers
 read (state S_*, input vector U_*, output record R_*, contact rows C_*, derived
 outputs D_*) are re-exported here, as the interface of `WheelsetModel.record`
 and `WheelsetModel.advance_vector`.
@@ -466,7 +466,7 @@ class WheelsetModel:
     def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
         """`advance` with the inputs as the flat vector of `input_vector` (U_*):
         one numba call for the whole step and its bookkeeping (core_step:
-        solver.integrate.advance_kernel, accept_step); the outputs at
+        solver.dynamics.integrators.step.advance_kernel, accept_step); the outputs at
         the new state are in `record`. A non-finite input raises
         WheelsetError and changes nothing."""
         if not self._initialized:

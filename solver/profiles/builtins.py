@@ -10,12 +10,13 @@ import os
 import numpy as np
 
 from ..errors import ProfileError
+from ..registry import Entry, Registry
 from .definitions import (
     LMA_WORN_HOLLOW_CENTRE_MM, LMA_WORN_HOLLOW_DEPTH_MM, LMA_WORN_HOLLOW_WIDTH_MM, chn60_curve,
     lma_curve, lma_worn_curve, s1002_curve, uic60_curve,
 )
 from .files import load_simpack_profile
-from .profile import DEFAULT_STEP, Profile, RAIL, WHEEL, uniform_grid, profile_from_points
+from .profile import DEFAULT_STEP, Profile, RAIL, WHEEL, profile_from_points, uniform_grid
 
 
 # ---------------------------------------------------------------------------
@@ -52,39 +53,74 @@ _LMA_SOURCE = (
 def _lma_worn_source(depth: float, width: float, centre: float) -> str:
     return (f"synthetic: LMA (published geometry, see LMA) minus a raised-cosine hollow of depth {depth:g} mm, width {width:g} mm, "
             f"centred at s = {centre:g} mm (hollow wear in the spirit of Ren & Jin 2010, Fig. 6; parameters "
-            f"solver.profile_definitions.LMA_WORN_HOLLOW_*)")
+            f"solver.profiles.definitions.LMA_WORN_HOLLOW_*)")
 
-
-# name -> (kind, curve factory, source, flange back in m)
-_BUILTINS = {
-    "S1002": (WHEEL, s1002_curve, _S1002_SOURCE, 0.070),
-    "LMA": (WHEEL, lma_curve, _LMA_SOURCE, 0.070),
-    "LMA-worn": (WHEEL, lma_worn_curve, None, 0.070),
-    "UIC60": (RAIL, uic60_curve, _UIC60_SOURCE, None),
-    "CHN60": (RAIL, chn60_curve, _CHN60_SOURCE, None),
-}
-BUILTIN_ALIASES = {"60E1": "UIC60"}
 
 # Built-ins read from files shipped inside the solver package (so that they
-# travel with it into the FMU and its cache copy), with their licence notice:
-# name -> (kind, file under solver/profiles/data/, loader options, source)
+# travel with it into the FMU and its cache copy), with their licence notice.
 PROFILE_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 MANCHESTER_RAIL_CANT = math.atan(1.0 / 40.0)
-_FILE_BUILTINS = {
-    "MBench_S1002_v3": (WHEEL, os.path.join("manchester", "MBench_S1002_v3.prw"),
-                        {"flange_back_to_taping_line": 0.070},
-                        "the Manchester contact benchmark's S1002 wheel (Shackleton & Iwnicki 2008), "
-                        "SIMPACK file MBench_S1002_v3.prw as distributed with CONTACT (github eve70a/"
-                        "CONTACT, Apache-2.0; solver/profiles/data/manchester/NOTICE.md); within 1 um of EN 13715 for "
-                        "s > -60 mm; s from -69.6 mm (flange back at -70 mm) to +60 mm"),
-    "MBench_UIC60_v3": (RAIL, os.path.join("manchester", "MBench_UIC60_v3.prr"),
-                        {"cant": MANCHESTER_RAIL_CANT},
-                        "the Manchester contact benchmark's UIC60 rail (Shackleton & Iwnicki 2008), "
-                        "SIMPACK file MBench_UIC60_v3.prr as distributed with CONTACT (github eve70a/"
-                        "CONTACT, Apache-2.0; solver/profiles/data/manchester/NOTICE.md); drawn canted 1:40 in the "
-                        "file, the cant taken out (rail in its own frame, origin at the crown); differs "
-                        "from the analytic UIC60 by 22 um rms, 40 um at most for |u| < 30 mm"),
-}
+_MANCHESTER_WHEEL_SOURCE = (
+    "the Manchester contact benchmark's S1002 wheel (Shackleton & Iwnicki 2008), "
+    "SIMPACK file MBench_S1002_v3.prw as distributed with CONTACT (github eve70a/"
+    "CONTACT, Apache-2.0; solver/profiles/data/manchester/NOTICE.md); within 1 um of EN 13715 for "
+    "s > -60 mm; s from -69.6 mm (flange back at -70 mm) to +60 mm")
+_MANCHESTER_RAIL_SOURCE = (
+    "the Manchester contact benchmark's UIC60 rail (Shackleton & Iwnicki 2008), "
+    "SIMPACK file MBench_UIC60_v3.prr as distributed with CONTACT (github eve70a/"
+    "CONTACT, Apache-2.0; solver/profiles/data/manchester/NOTICE.md); drawn canted 1:40 in the "
+    "file, the cant taken out (rail in its own frame, origin at the crown); differs "
+    "from the analytic UIC60 by 22 um rms, 40 um at most for |u| < 30 mm")
+
+
+def _from_curve(curve, kind, flange_back, source=None):
+    """The builder of a built-in generated from its curve: builder(name, step) -> Profile."""
+    def build(name, step):
+        return _profile_from_curve(curve(), name, kind, source or _source_of(name), step,
+                                   flange_back)
+    return build
+
+
+def _from_file(kind, relative, **options):
+    """The builder of a built-in read from a file under PROFILE_FOLDER."""
+    def build(name, step):
+        return load_simpack_profile(os.path.join(PROFILE_FOLDER, relative), kind, step=step,
+                                    name=name, source=PROFILES.get(name).source, **options)
+    return build
+
+
+# the built-in profiles (solver.registry); facts: kind ("wheel" / "rail"),
+# aliases (other names of the same profile), generated (True: from its curve in
+# code, written out under profiles/ by profiles/write_builtin_profiles.py)
+PROFILES = Registry("built-in profile", error=ProfileError)
+PROFILES.register(Entry("S1002", "S1002 wheel (EN 13715)", source=_S1002_SOURCE,
+                        builder=_from_curve(s1002_curve, WHEEL, 0.070)),
+                  kind=WHEEL, aliases=(), generated=True)
+PROFILES.register(Entry("LMA", "LMA wheel (TB/T 449), the published geometry", source=_LMA_SOURCE,
+                        builder=_from_curve(lma_curve, WHEEL, 0.070)),
+                  kind=WHEEL, aliases=(), generated=True)
+PROFILES.register(Entry("LMA-worn", "LMA with a synthetic hollow (Ren & Jin 2010, Fig. 6)",
+                        source=_lma_worn_source(LMA_WORN_HOLLOW_DEPTH_MM, LMA_WORN_HOLLOW_WIDTH_MM,
+                                                LMA_WORN_HOLLOW_CENTRE_MM),
+                        builder=_from_curve(lma_worn_curve, WHEEL, 0.070)),
+                  kind=WHEEL, aliases=(), generated=True)
+PROFILES.register(Entry("UIC60", "UIC60 rail (60E1, EN 13674-1)", source=_UIC60_SOURCE,
+                        builder=_from_curve(uic60_curve, RAIL, None)),
+                  kind=RAIL, aliases=("60E1",), generated=True)
+PROFILES.register(Entry("CHN60", "CHN60 rail (GB/T 2585)", source=_CHN60_SOURCE,
+                        builder=_from_curve(chn60_curve, RAIL, None)),
+                  kind=RAIL, aliases=(), generated=True)
+PROFILES.register(Entry("MBench_S1002_v3", "the Manchester benchmark's S1002 file",
+                        source=_MANCHESTER_WHEEL_SOURCE,
+                        builder=_from_file(WHEEL, os.path.join("manchester", "MBench_S1002_v3.prw"),
+                                           flange_back_to_taping_line=0.070)),
+                  kind=WHEEL, aliases=(), generated=False)
+PROFILES.register(Entry("MBench_UIC60_v3", "the Manchester benchmark's UIC60 file",
+                        source=_MANCHESTER_RAIL_SOURCE,
+                        builder=_from_file(RAIL, os.path.join("manchester", "MBench_UIC60_v3.prr"),
+                                           cant=MANCHESTER_RAIL_CANT)),
+                  kind=RAIL, aliases=(), generated=False)
+BUILTIN_ALIASES = {alias: e.name for e in PROFILES for alias in e.facts["aliases"]}
 
 
 def _canonical_name(name: str) -> str:
@@ -94,10 +130,10 @@ def _canonical_name(name: str) -> str:
     for alias, target in BUILTIN_ALIASES.items():
         if wanted == alias.upper():
             return target
-    for key in list(_BUILTINS) + list(_FILE_BUILTINS):
+    for key in PROFILES.names():
         if wanted == key.upper():
             return key
-    known = ", ".join(list(_BUILTINS) + list(_FILE_BUILTINS) + list(BUILTIN_ALIASES))
+    known = ", ".join(list(PROFILES.names()) + list(BUILTIN_ALIASES))
     raise ProfileError(f"unknown built-in profile {name!r}; known: {known}")
 
 
@@ -115,13 +151,7 @@ def is_builtin_profile(name) -> bool:
 
 
 def _source_of(name: str) -> str:
-    if name in _FILE_BUILTINS:
-        return _FILE_BUILTINS[name][3]
-    source = _BUILTINS[name][2]
-    if source is None:
-        source = _lma_worn_source(LMA_WORN_HOLLOW_DEPTH_MM, LMA_WORN_HOLLOW_WIDTH_MM,
-                                  LMA_WORN_HOLLOW_CENTRE_MM)
-    return source
+    return PROFILES.get(name).source
 
 
 def _profile_from_curve(curve, name: str, kind: str, source: str, step: float,
@@ -145,12 +175,7 @@ def _profile_from_curve(curve, name: str, kind: str, source: str, step: float,
 
 @functools.lru_cache(maxsize=64)
 def _builtin_cached(name: str, step: float) -> Profile:
-    if name in _FILE_BUILTINS:
-        kind, relative, options, source = _FILE_BUILTINS[name]
-        return load_simpack_profile(os.path.join(PROFILE_FOLDER, relative), kind, step=step, name=name,
-                                    source=source, **options)
-    kind, factory, _, flange_back = _BUILTINS[name]
-    return _profile_from_curve(factory(), name, kind, _source_of(name), step, flange_back)
+    return PROFILES.get(name).builder(name, step)
 
 
 def builtin_profile(name: str, step: float = DEFAULT_STEP) -> Profile:
@@ -219,11 +244,9 @@ def cone_profile(conicity: float, step: float = DEFAULT_STEP) -> Profile:
 def list_builtin_profiles(generated_only: bool = False) -> list[tuple[str, str, str]]:
     """(name, kind, source) of every built-in profile (aliases in BUILTIN_ALIASES);
     `generated_only`: only those generated from their definitions in code (not
-    the ones read from the files shipped in profiles/)."""
-    rows = [(name, entry[0], _source_of(name)) for name, entry in _BUILTINS.items()]
-    if not generated_only:
-        rows += [(name, entry[0], entry[3]) for name, entry in _FILE_BUILTINS.items()]
-    return rows
+    the ones read from the files shipped in profiles/data/)."""
+    return [(e.name, e.facts["kind"], e.source) for e in PROFILES
+            if e.facts["generated"] or not generated_only]
 
 
 def worn_lma_profile(depth_mm: float | None = None, width_mm: float | None = None,

@@ -207,7 +207,7 @@ def load_simpack_profile(path, kind: str | None = None, step: float = DEFAULT_ST
     """Load a SIMPACK wheel (.prw) or rail (.prr) profile and resample it.
 
     The header's processing (units, shift, rotation, bounds, mirroring,
-    inversion: solver.profile_formats) is applied first; then the processed
+    inversion: solver.profiles.simpack) is applied first; then the processed
     profile is read as a right-hand profile, y towards the field side and z
     down (`mirror_y` flips y for a file drawn the other way):
 
@@ -218,7 +218,7 @@ def load_simpack_profile(path, kind: str | None = None, step: float = DEFAULT_ST
       (inclined) by this angle in the track frame, field side up (the
       Manchester benchmark's UIC60 file: atan(1/40)); it is rotated back into
       the rail's own frame, as the project's rails are (the inclination is a
-      parameter of the track set-up, solver.geometry.ContactSetup). The origin
+      parameter of the track set-up, solver.contact.geometry.setup.ContactSetup). The origin
       is then moved to the crown: the vertex of a parabola through the points
       within CROWN_FIT_HALF_WIDTH_MM of the highest point. Points of the head's
       flanks that overhang after this (lateral no longer increasing) are cut

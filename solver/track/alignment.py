@@ -83,7 +83,7 @@ metadata. Either sections, header ``type,length_m,radius_m,cant_mm,direction``
 replace ``cant_mm``.
 
 Irregularities and rail motion (``TrackIrregularity``, ``RailMotion``) are in
-solver.track_excitation.
+solver.track.excitation.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..registry import Entry, Registry
 from .alignment import Track
 from .sections import DEFAULT_RAIL_DISTANCE, TrackError, TrackSection, check_direction
 
@@ -51,14 +52,21 @@ def _straight(direction, rail_distance):
                                description="straight, no cant (continues beyond 1000 m)")
 
 
-BUILTIN_TRACKS = {"ren-jin-r400": _ren_jin_r400, "kang-r320": _kang_r320,
-                  "straight": _straight}
+# the built-in tracks by name (solver.registry): the FMU's track.scenario names
+TRACKS = Registry("built-in track", error=TrackError)
+TRACKS.register(Entry("ren-jin-r400", "Ren & Jin 2010: 100 m straight, 100 m transition, R 400 m "
+                      "curve with 120 mm cant", builder=_ren_jin_r400,
+                      source="Ren & Jin (2010), Vehicle System Dynamics 48(suppl.), 173-189"))
+TRACKS.register(Entry("kang-r320", "Kang 2012: R = inf/inf/320/320/320 m at stations 0-400 m, "
+                      "120 mm cant", builder=_kang_r320,
+                      source="Kang (2012), Vehicle System Dynamics 50(7)"))
+TRACKS.register(Entry("straight", "straight, no cant", builder=_straight))
 
 
 def builtin_track(name: str, *, direction: str = "left",
                   rail_distance: float = DEFAULT_RAIL_DISTANCE) -> Track:
     """Built-in scenario by name: 'ren-jin-r400', 'kang-r320', 'straight';
     ``direction`` 'left' (default) or 'right' chooses the side of the curve."""
-    if name not in BUILTIN_TRACKS:
-        raise TrackError(f"unknown built-in track {name!r} (known: {sorted(BUILTIN_TRACKS)})")
-    return BUILTIN_TRACKS[name](check_direction(direction, "direction"), rail_distance)
+    if not isinstance(name, str) or name not in TRACKS.names():
+        raise TrackError(f"unknown built-in track {name!r} (known: {sorted(TRACKS.names())})")
+    return TRACKS.get(name).builder(check_direction(direction, "direction"), rail_distance)

@@ -94,7 +94,7 @@ def cross_level_roll(cross_level: float, cross_level_rate: float, rail_distance:
 @njit(cache=True)
 def cross_level_roll_kernel(cross_level, cross_level_rate, rail_distance):
     """`cross_level_roll` for |cross_level| < rail_distance (numba: the FMU's input
-    mapping, solver/fast_step.py, computes it with the same operations)."""
+    mapping, solver/model/fast_step.py, computes it with the same operations)."""
     return (math.asin(cross_level / rail_distance),
             cross_level_rate / math.sqrt(rail_distance * rail_distance - cross_level * cross_level))
 

@@ -6,7 +6,7 @@ Example (Chinese practice, Ren & Jin 2010):
 
 Lengths on the command line in mm; the inclination as the ratio n of 1:n
 (0 = upright rail). The CSV has one row per (y, side, contact point), columns
-solver.geometry_analysis.TABLE_COLUMNS.
+solver.contact.geometry.analysis.TABLE_COLUMNS.
 """
 from __future__ import annotations
 

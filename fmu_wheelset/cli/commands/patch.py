@@ -7,13 +7,13 @@ of the LEFT wheel is solved in its own contact plane, the plane tangent to
 the rail at the patch's rigid contact point, with the gaps measured along
 the plane's normal between the exact surfaces: the wheel as the body of
 revolution of its profile, the rail as the prismatic surface of its
-(inclined) profile (solver.normal_exact.contact_plane_gap). The wheelset is
+(inclined) profile (solver.contact.normal.contact_plane.contact_plane_gap). The wheelset is
 lowered until the normal forces carry the vertical wheel load (frictionless:
 sum of N cos(contact angle) = load), the gaps those of the lowered wheel, so
 that a flange-root or flange patch is as right as a tread patch: within 1 %
 of CONTACT's area, peak pressure and approach at the S1002/UIC60 flange root
 (docs/contact_mechanics.md). The exact (boundary-element) solver of each
-patch: solver.normal_exact; the maps of all patches are drawn side by side.
+patch: solver.contact.normal; the maps of all patches are drawn side by side.
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ Systems: `wheelset` (the core with its built-in primary suspension to a frame
 on the track centreline, or --free), `bogie` (a bogie of the Manchester vehicle
 under a carbody fixed to the track frame, cosim/stability.py), `vehicle` (the
 whole vehicle: carbody, two bogies, four wheelsets). Every parameter of the API
-can be set: any field of solver.wheelset.WheelsetParameters as
+can be set: any field of solver.model.parameters.WheelsetParameters as
 `--set wheelset.NAME=VALUE`, any field of cosim.vehicle.VehicleParameters as
 `--set vehicle.NAME=VALUE` (VALUE in TOML syntax: 3.2e6, true, "S1002",
 [1, 2, 3]), or both in a TOML file (--params) with tables [wheelset] and

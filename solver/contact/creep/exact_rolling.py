@@ -40,7 +40,7 @@ converge: it is far from diagonally dominant.)
 
 Checks (tests/test_exact_rolling.py): in full adhesion (tiny creepages) the
 forces reproduce Kalker's creep coefficients C11, C22, C23 of the linear
-theory (Kalker 1990, Table E.3; solver.creep.kalker_coefficients), and on
+theory (Kalker 1990, Table E.3; solver.contact.creep.kalker.kalker_coefficients), and on
 CONTACT's reference case (a = 8 mm, b = 4 mm, Fn = 82 kN, G = 82 GPa,
 nu = 0.28, mu = 0.3, eta = -6.25e-4, phi = 0.625 1/m) Fy/(mu Fn) approaches
 the published full-theory value -0.6074 as the grid is refined.
@@ -224,7 +224,7 @@ def _march(axx, axy, ayy, sxx, sxy, syy, wx, wy, bound, tol, max_steps, max_swee
 
 @dataclass(frozen=True)
 class ExactRollingResult:
-    """Forces of the rail on the wheel (N, N*m), contact frame as solver.creep."""
+    """Forces of the rail on the wheel (N, N*m), contact frame as solver.contact.creep."""
     fx: float
     fy: float
     mz: float
@@ -244,7 +244,7 @@ def exact_rolling(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poi
     """Kalker's exact steady rolling solution on the Hertz ellipse (semi-axes a
     along x (rolling), b), on a uniform mx x my grid over [-a, a] x [-b, b]
     (elements whose centre lies inside the ellipse are in contact). Creepages as
-    solver.creep: xi, eta (-), phi (1/m); forces of the rail on the wheel."""
+    solver.contact.creep: xi, eta (-), phi (1/m); forces of the rail on the wheel."""
     for name, v in (("xi", xi), ("eta", eta), ("phi", phi), ("a", a), ("b", b),
                     ("normal_force", normal_force), ("friction", friction),
                     ("shear_modulus", shear_modulus), ("poisson", poisson)):

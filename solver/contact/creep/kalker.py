@@ -223,8 +223,11 @@ def fastsim_flexibilities(a, b, shear_modulus, poisson):
 # ----------------------------------------------------------------------------
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _kalker(xi, eta, phi, a, b, g, nu):
-    """Kalker's linear theory: Fx = -f11 xi, Fy = -f22 eta - f23 phi, Mz = f23 eta - f33 phi."""
+def kalker_creep(patch, options):
+    """Kalker's linear theory on a CreepPatch: Fx = -f11 xi, Fy = -f22 eta - f23 phi,
+    Mz = f23 eta - f33 phi. No options."""
+    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
+    g, nu = patch.shear_modulus, patch.poisson
     c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
     ab = a * b
     f11 = g * ab * c11
@@ -234,14 +237,6 @@ def _kalker(xi, eta, phi, a, b, g, nu):
     return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def kalker_creep(patch, options):
-    """Kalker's linear theory on a CreepPatch (no options): (Fx, Fy, Mz)."""
-    return _kalker(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.shear_modulus,
-                   patch.poisson)
-
-
 def kalker_creep_reference(patch, options):
     """kalker_creep in plain Python."""
-    return _kalker.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.shear_modulus,
-                           patch.poisson)
+    return kalker_creep.py_func(patch, options)

@@ -125,8 +125,9 @@ def _spin_law_polach(v):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _saturated_spin_moment(xi, eta, phi, a, b, mu_n, f23, f33, k3, polach_law):
+def _saturated_spin_moment(patch, mu_n, f23, f33, k3, polach_law):
     """Mz of the saturated models (block comment above): f23 eta k^3 + M_slip g(f33 |phi| / |M_slip|)."""
+    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
     mz = f23 * eta * k3
     if phi == 0.0:
         return mz
@@ -140,10 +141,13 @@ def _saturated_spin_moment(xi, eta, phi, a, b, mu_n, f23, f33, k3, polach_law):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _she(xi, eta, phi, a, b, n, mu, g, nu):
+def she_creep(patch, options):
     """Shen, Hedrick & Elkins (1983): Kalker's linear forces scaled by F'/F =
     1 - u/3 + u^2/27 (u < 3), 1/u beyond, u = F/(mu N); the spin moment of the
-    block comment above with k = 1 - u/3 (Vermeulen & Johnson's adhesion ellipse)."""
+    block comment above with k = 1 - u/3 (Vermeulen & Johnson's adhesion
+    ellipse). No options."""
+    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
+    n, mu, g, nu = patch.normal_force, patch.friction, patch.shear_modulus, patch.poisson
     c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
     ab = a * b
     f11 = g * ab * c11
@@ -160,12 +164,12 @@ def _she(xi, eta, phi, a, b, n, mu, g, nu):
     else:
         scale = 1.0 / u
         k = 0.0
-    mz = _saturated_spin_moment(xi, eta, phi, a, b, mu_n, f23, f33, k * k * k, False)
+    mz = _saturated_spin_moment(patch, mu_n, f23, f33, k * k * k, False)
     return scale * fx, scale * fy, mz
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
+def polach_creep(patch, options):
     """Polach (1999) with spin, Polach (2005) adhesion reduction and falling friction.
 
     Polach 1999: corrected lateral creepage s_yC = eta + phi*a if
@@ -187,7 +191,12 @@ def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     Mz (not given by Polach): the spin moment of the block comment above, with
     k^3 = 1 - F/(mu Q) (F Polach's creep force, without the spin force) and
     Polach's law for the spin part.
+    patch: a CreepPatch (friction is mu0); options: (kA, kS, A, B).
     """
+    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
+    n, mu0, g, nu, speed = (patch.normal_force, patch.friction, patch.shear_modulus,
+                            patch.poisson, patch.speed)
+    k_a, k_s, big_a, big_b = options[0], options[1], options[2], options[3]
     a_over_b = a / b
     c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a_over_b, nu)
     sy_c = eta + phi * a
@@ -233,33 +242,15 @@ def _polach(xi, eta, phi, a, b, n, mu0, g, nu, speed, k_a, k_s, big_a, big_b):
     k3 = 1.0 - f_res / n_mu
     if k3 < 0.0:
         k3 = 0.0
-    mz = _saturated_spin_moment(xi, eta, phi, a, b, n_mu, g * ab * root_ab * c23, g * ab * ab * c33, k3, True)
+    mz = _saturated_spin_moment(patch, n_mu, g * ab * root_ab * c23, g * ab * ab * c33, k3, True)
     return fx, fy, mz
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
-def she_creep(patch, options):
-    """Shen-Hedrick-Elkins on a CreepPatch (no options): (Fx, Fy, Mz)."""
-    return _she(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
-                patch.friction, patch.shear_modulus, patch.poisson)
 
 
 def she_creep_reference(patch, options):
     """she_creep in plain Python."""
-    return _she.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
-                        patch.friction, patch.shear_modulus, patch.poisson)
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
-def polach_creep(patch, options):
-    """Polach on a CreepPatch, options (kA, kS, A, B): (Fx, Fy, Mz)."""
-    return _polach(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
-                   patch.friction, patch.shear_modulus, patch.poisson, patch.speed,
-                   options[0], options[1], options[2], options[3])
+    return she_creep.py_func(patch, options)
 
 
 def polach_creep_reference(patch, options):
     """polach_creep in plain Python."""
-    return _polach.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b, patch.normal_force,
-                           patch.friction, patch.shear_modulus, patch.poisson, patch.speed,
-                           options[0], options[1], options[2], options[3])
+    return polach_creep.py_func(patch, options)

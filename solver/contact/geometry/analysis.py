@@ -1,6 +1,6 @@
 """Contact-geometry analysis over a range of lateral displacements.
 
-Built on `solver.geometry.static_contact` (rigid contact: the wheelset resting
+Built on `solver.contact.geometry.points.static_contact` (rigid contact: the wheelset resting
 on both rails, z and roll solved so that both wheels just touch). Everything
 here is a function of the lateral displacement y of the wheelset centre
 (track frame, y LEFT positive; a positive y moves the LEFT wheel towards its

@@ -21,14 +21,14 @@ from .distance import (
 
 HUMP_MIN = 1e-7         # numerical margin on the intermediate maximum (m)
 VIRTUAL_PENETRATION = 0.55   # Kik & Piotrowski's reduction of the interpenetration (Piotrowski & Kik 2008;
-                             # used by solver.normal_exact)
+                             # used by solver.contact.normal)
 # A local minimum of the distance function separated from a deeper one by a
 # hump lower than this is part of that one's basin, not a contact point of its
 # own: below 1 um the hump is within the profiles' own accuracy (a measured
 # profile is known to a few um at best; the built-ins are sampled every 0.1 mm,
 # whose interpolation leaves wiggles of tenths of a micrometre where arcs
 # meet), and two points that close in depth share their load as one patch
-# anyway (solver.normal.merged_patch_forces_kernel). Without it such a wiggle,
+# anyway (solver.contact.normal.load_sharing.merged_patch_forces_kernel). Without it such a wiggle,
 # sinking below the rail, adds a point from one step to the next that only a
 # full scan would see (drop_shallow_minima).
 SHALLOW_HUMP = 1e-6     # m
@@ -53,7 +53,7 @@ def window_minima(gg, windows, n_windows, stride, k0, k1, min_pos, min_gap):
     k0..k1), each refined by the parabola through its three samples: the
     fractional grid index into min_pos, the gap into min_gap (at most
     MAX_MINIMA). Returns their number. Used by the online search and by the
-    tabulated geometry (solver.geometry_table), so that both locate a minimum
+    tabulated geometry (solver.contact.geometry.table), so that both locate a minimum
     with the same arithmetic."""
     n_min = 0
     for w in range(n_windows):
@@ -253,7 +253,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
     other minimum that penetrates (distance <= 0), up to MAX_POINTS. No
     independence test: how much load two penetrating minima share follows
     from the distance function between them (the saddle, fill_saddles, and
-    solver.normal.merged_patch_forces_kernel), continuously.
+    solver.contact.normal.load_sharing.merged_patch_forces_kernel), continuously.
 
     Static mode (epsilon >= 0, the rigid analysis of Ren & Jin 2010): the minima
     within epsilon of the deepest are candidates (Eq. 4); a candidate is a

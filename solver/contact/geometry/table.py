@@ -4,12 +4,12 @@ over the wheel's pose relative to its rail, interpolated at run time.
 The commercial multibody codes tabulate the wheel-rail contact geometry before
 the run (the "contact table" over lateral displacement, and yaw or roll) and
 interpolate it at every evaluation. This module does the same for the
-trace-line multipoint geometry of solver.geometry, so that a run can choose
+trace-line multipoint geometry of solver.contact.geometry, so that a run can choose
 `contact_geometry = "online"` (every evaluation scans the profiles) or
 `"table"` (this module).
 
 What is tabulated. For one wheel (the left wheel of the side-local frame; the
-right wheel is the mirrored left wheel, exactly as in solver.geometry) the
+right wheel is the mirrored left wheel, exactly as in solver.contact.geometry) the
 contact geometry depends on the pose of the wheelset relative to the rail
 only through three numbers:
   - the lateral position of the wheelset centre along the rail's own lateral
@@ -40,7 +40,7 @@ intermediate maximum of Ren & Jin's Eq. 6). At run time
      the distance function from that s, and refined by the parabola of the
      online search: its position, distance, curvatures and contact angle are
      the online ones, to rounding;
-  3. the multipoint selection of solver.geometry (candidate level, e_d, e_k,
+  3. the multipoint selection of solver.contact.geometry (candidate level, e_d, e_k,
      intermediate maximum) runs on these points, with the interpolated
      intermediate maxima (sampled on the pose, as online, in a cell where the
      minima change or within HUMP_DOUBT of the threshold).
@@ -142,7 +142,7 @@ def _node_minima(tables, pose, work, branches):
     N_BRANCH_FIELDS). Returns the number of branches, -1 if the wheel is not over
     the rail or more than MAX_BRANCHES minima are relevant.
 
-    The minima are located exactly as solver.geometry.wheel_distance_minima does
+    The minima are located exactly as solver.contact.geometry.search.wheel_distance_minima does
     (coarse pass every COARSE_STRIDE points, full grid around each coarse
     minimum, parabola refinement), so that the table holds the online points."""
     n_w = tables.wheel.shape[0]
@@ -255,7 +255,7 @@ MAX_SEEDS = 8 * MAX_BRANCHES
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _refine_branch(k, tables, pose, rail_frame, axle, work, result, max_walk):
     """Walk down the distance function on the profile grid from index k to its local
-    minimum and refine it by the parabola of solver.geometry (the same arithmetic as
+    minimum and refine it by the parabola of solver.contact.geometry (the same arithmetic as
     the online search, so the point is the online point). Fills result[TROW_POS..TROW_Z].
     Returns False if no interior minimum is reached within max_walk steps."""
     gg = work[1]
@@ -329,7 +329,7 @@ def _relative_pose(params, pose, rail):
 def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_scratch, out, axle):
     """Contact points of the left wheel (side-local frame) from the table.
 
-    As solver.geometry.wheel_distance_minima (same arguments, plus the table and
+    As solver.contact.geometry.search.wheel_distance_minima (same arguments, plus the table and
     the scratch arrays of TableScratch, and the axle frame of the pose,
     geometry.axle_frame; same output rows); returns the number
     of points, or -1 when the pose is outside the table or a branch cannot be
@@ -436,7 +436,7 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
     if n_kept < n_b:
         agree = False       # (the interpolated maxima between branches no longer fit)
         n_b = n_kept
-    # 5. the multipoint selection of solver.geometry.wheel_distance_minima, and the
+    # 5. the multipoint selection of solver.contact.geometry.search.wheel_distance_minima, and the
     # saddles between the points as its full search finds them
     n_acc = _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
                              rail_frame, axle, out)
@@ -446,7 +446,7 @@ def table_wheel_points(tables, table, pose, rail, epsilon, work, scratch, index_
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _drop_shallow_branches(tables, pose, rail, rail_frame, axle, work, scratch, n_b):
-    """solver.geometry.drop_shallow_minima on the re-located branches (rows of
+    """solver.contact.geometry.search.drop_shallow_minima on the re-located branches (rows of
     scratch, in place, order kept): every branch but the deepest that lies in a
     deeper one's basin is removed. Returns the number left."""
     if n_b < 2:
@@ -473,7 +473,7 @@ def _drop_shallow_branches(tables, pose, rail, rail_frame, axle, work, scratch, 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, n_b, agree,
                      rail_frame, axle, out):
-    """The multipoint selection of solver.geometry.select_minima on the n_b
+    """The multipoint selection of solver.contact.geometry.search.select_minima on the n_b
     re-located branches in scratch (in order along the wheel; their intermediate
     maxima in TROW_HUMP when `agree`, else sampled on the pose): the points into
     out, deepest first. Returns their number."""
@@ -557,7 +557,7 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def wheelset_table_kernel(tables, table, pose, rail_motion, epsilon, buffers, table_scratch):
-    """Both wheels from the table, as solver.geometry.wheelset_contact_kernel (same
+    """Both wheels from the table, as solver.contact.geometry.search.wheelset_contact_kernel (same
     arguments plus the TableArrays `table` and a TableScratch, same output in the
     track frame). A wheel whose pose the table does not cover is computed online.
     Returns the number of wheels computed online (0, 1 or 2)."""
@@ -696,7 +696,7 @@ def build_contact_table(setup: ContactSetup, grid: TableGrid | None = None) -> C
 def table_contact_points(setup: ContactSetup, table: ContactTable, y: float, z: float,
                          roll: float, yaw: float = 0.0, rail_motion=None,
                          epsilon: float = 0.0) -> ContactPoints:
-    """As solver.geometry.contact_points, from the table."""
+    """As solver.contact.geometry.points.contact_points, from the table."""
     check_pose(y=y, z=z, roll=roll, yaw=yaw, epsilon=epsilon)
     if abs(yaw) > 0.2 or abs(roll) > 0.2:
         raise GeometryError(f"pose out of range: roll {roll!r} rad, yaw {yaw!r} rad (|.| <= 0.2)")

@@ -1,7 +1,7 @@
 """Non-Hertzian normal wheel-rail contact: Kik-Piotrowski, exact boundary elements, contact planes,
 pressure maps.
 
-Conventions as in solver.normal (docs/CONVENTIONS.md): x rolling, y lateral,
+Conventions as in solver.contact.normal (docs/CONVENTIONS.md): x rolling, y lateral,
 SI units (m, Pa, N); wheel and rail of one material (Young's modulus
 ``young``, Poisson's ratio ``poisson``), combined modulus E* = E / (2 (1 - nu^2)).
 Each hot loop is a numba kernel (names ending in ``_kernel``) with a plain

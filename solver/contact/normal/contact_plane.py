@@ -16,7 +16,7 @@ from .hertz import NormalContactError
 # ---------------------------------------------------------------------------
 # Gaps in the contact plane of a wheel on its rail
 # ---------------------------------------------------------------------------
-# Side-local track frame of one wheel (solver.geometry): Y lateral, positive
+# Side-local track frame of one wheel (solver.contact.geometry): Y lateral, positive
 # towards the field side of the wheel's rail (the track's +y for the left
 # wheel; the right wheel is the left wheel of the mirrored wheelset), Z up.
 # The contact plane of a rigid contact point is the plane tangent to the rail
@@ -93,7 +93,7 @@ def _rail_placement(setup, rail):
 def contact_plane(setup, rail_u, rail=None) -> ContactPlane:
     """The plane tangent to the rail at its profile coordinate rail_u (m).
 
-    setup: solver.geometry.ContactSetup; rail: RailPose (lateral, vertical,
+    setup: solver.contact.geometry.setup.ContactSetup; rail: RailPose (lateral, vertical,
     roll) of the wheel's rail in its side-local frame, or None (at rest).
     """
     u = float(rail_u)
@@ -184,7 +184,7 @@ def contact_plane_gap(setup, pose, rail_u, *, side=0, rail=None, cell=1e-4, dept
                       s_window=25e-3, others=()) -> ContactPlaneGrid:
     """Normal gap of one wheel on its rail on a grid of the contact plane at rail_u.
 
-    setup: solver.geometry.ContactSetup; pose: WheelsetPose (track frame);
+    setup: solver.contact.geometry.setup.ContactSetup; pose: WheelsetPose (track frame);
     rail_u: the rail profile coordinate (m) of the rigid contact point whose
     plane is used; side: 0 left, 1 right wheel; rail: RailPose of the wheel's
     rail in its side-local frame (None: at rest); cell: element size (m);
@@ -327,7 +327,7 @@ def wheel_normal_contact(setup, pose, points, vertical_load, young, poisson, *, 
     """Exact frictionless normal contact of one wheel carrying a vertical load, in contact planes.
 
     setup: ContactSetup; pose: WheelsetPose of the rigid contact (e.g. a
-    static_contact() result); points: its ContactPoints (solver.geometry);
+    static_contact() result); points: its ContactPoints (solver.contact.geometry);
     side: 0 left, 1 right; vertical_load: the load of the wheel on its rail
     along the track's vertical (N); young (Pa), poisson. Each patch is solved
     in the plane tangent to the rail at its rigid contact point

@@ -12,7 +12,7 @@ Each hot loop is a numba kernel (``@njit(cache=True, error_model="numpy",
 _nrt=False)``, docs/CONVENTIONS.md; names ending in ``_kernel``) with a plain
 NumPy/SciPy reference beside it; tests/test_normal.py holds the two equal.
 The non-Hertzian methods (Kik-Piotrowski, the exact boundary-element
-solution, pressure maps) are in solver.normal_exact.
+solution, pressure maps) are in solver.contact.normal.
 
 Sources (facts and formulas only; the code is written here):
 

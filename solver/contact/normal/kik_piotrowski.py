@@ -14,7 +14,7 @@ from .hertz import NormalContactError, check_material, material_ok_kernel
 
 
 #: Kik & Piotrowski (1996), Piotrowski & Kik (2008): virtual penetration = 0.55 * delta
-#: (the same fact bounds the contact zones of the multipoint search: solver.geometry).
+#: (the same fact bounds the contact zones of the multipoint search: solver.contact.geometry).
 KIK_PIOTROWSKI_REDUCTION = VIRTUAL_PENETRATION
 
 

@@ -13,7 +13,7 @@ from numba import njit
 # Load sharing of the contact points of one wheel (the merged patch)
 # ---------------------------------------------------------------------------
 # The contact points of a wheel are the penetrating minima of its distance
-# function g(s) (vertical gap along the wheel profile, solver.geometry). Two
+# function g(s) (vertical gap along the wheel profile, solver.contact.geometry). Two
 # neighbouring minima whose saddle (the highest g between them) lies above the
 # rail (g >= 0) touch the rail in separate patches: each carries K d^1.5 by its
 # own depth d = -g (Ren & Jin 2010, Eqs. 10-11). When the saddle penetrates

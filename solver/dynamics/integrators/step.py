@@ -54,9 +54,9 @@ needed more than model[M_MAX_STEPS] steps (the caller restores the state and
 reports a discarded step).
 
 `advance_kernel` is the whole host step in one numba call: the input check,
-the track's curvature and cant at each substep (solver.track.track_state_kernel),
-the integrator, the acceptance check (solver.dynamics.step_problem) and the
-output record (solver.dynamics.fill_record). `WheelsetModel.advance_vector`
+the track's curvature and cant at each substep (solver.track.alignment.track_state_kernel),
+the integrator, the acceptance check (solver.dynamics.acceptance.step_problem) and the
+output record (solver.dynamics.outputs.fill_record). `WheelsetModel.advance_vector`
 calls it; only the messages of a discarded step are composed in Python.
 """
 

@@ -19,7 +19,7 @@ and on CONTACT's own `fastsim` example, reads the printed results and writes
 
 Units in the JSON: SI (m, N, Pa, N m, 1/m). Every case keeps the input text
 CONTACT ran. Conventions checked here: CONTACT's creepages (CKSI, CETA, CPHI)
-and forces (FX, FY, MZ) have the signs of solver.creep (creepages of the wheel
+and forces (FX, FY, MZ) have the signs of solver.contact.creep (creepages of the wheel
 relative to the rail, forces of the rail on the wheel), which its own
 fastsim example shows (CETA < 0, CPHI > 0 -> FY < 0 as in
 fmu_wheelset/validation/creep_models.py).
@@ -261,7 +261,7 @@ def spin_cases(contact: Path, workdir: Path) -> dict:
                     "ellipse with prescribed semi-axes (IPOTCN = -3), Coulomb friction, G = 82 GPa, "
                     "nu = 0.28; 'cells' elements across the ellipse in each direction (MX = MY = 1.1 cells). "
                     "The linear cases on 40, 80 and 160 elements ('grids') with Aitken's extrapolation "
-                    "('extrapolated'). Forces of the rail on the wheel, solver.creep's signs; phi in 1/m.",
+                    "('extrapolated'). Forces of the rail on the wheel, solver.contact.creep's signs; phi in 1/m.",
         units="SI: m, N, N m, 1/m", cases=cases)
 
 
