@@ -92,10 +92,10 @@ def core_speed(repeats):
         for _ in range(repeats):
             model = WheelsetModel(scenario.params)
             model.initialize()
-            u = model._u.copy()                                                        # noqa: SLF001
-            block = model._step_block()                                                # noqa: SLF001
+            u = model.arrays.inputs.copy()                                                      
+            block = model.core_step_block()                                              
             n_sub = max(1, int(math.ceil(host / model.internal_step - 1e-9)))
-            speed, passed = float(scenario.params.speed), model._flange_passed         # noqa: SLF001
+            speed, passed = float(scenario.params.speed), model.flange_passed       
             t0 = time.process_time()
             for _ in range(steps):
                 fast_step.core_step(host, n_sub, u, speed, passed, *block)

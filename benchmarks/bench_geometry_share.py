@@ -97,8 +97,8 @@ def _worker() -> None:
         for _ in range(repeats):
             model = WheelsetModel(scenario.params)
             model.initialize()
-            u, block = model._u, model._step_block()
-            speed, flange_passed = float(model.params.speed), model._flange_passed
+            u, block = model.arrays.inputs, model.core_step_block()
+            speed, flange_passed = float(model.params.speed), model.flange_passed
             step = fast_step.core_step
             c0 = time.process_time()
             for _ in range(n_calls):

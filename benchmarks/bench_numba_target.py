@@ -39,13 +39,13 @@ cases = {"defaults": w.WheelsetParameters(initial_lateral=0.003),
          "ren-jin-r400-100": load_scenario("ren-jin-r400-100").params}
 for name, params in cases.items():
     m = model(params)
-    m.advance_vector(1e-3, m._u.copy())
+    m.advance_vector(1e-3, m.arrays.inputs.copy())
 result = {"first": time.process_time() - t0}
 for name, params in cases.items():
     best = 1e9
     for _ in range(3):
         m = model(params)
-        u = m._u.copy()
+        u = m.arrays.inputs.copy()
         t = time.process_time()
         for k in range(2000):
             m.advance_vector(1e-3, u)

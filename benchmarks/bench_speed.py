@@ -57,21 +57,20 @@ TARGET_RTF = {"online": 150.0, "table": 300.0}
 
 
 @njit
-def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, table_search,
-              scan=False, no_search=False):
+def _rhs_loop(n, state, model, zero, contact, d, update_only, scan=False, no_search=False):
     """n right-hand sides at `state`, as the integrator's stages call them (the
     contact rows not filled: only a step's last RHS fills them, for the outputs);
     scan: forget the tracked minima before each, so that the online search scans
     the profiles every time; no_search: the contact points in `search` reused as
     they are (no geometry at all)."""
+    search = contact.search
     track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
         if scan:
             search.work[W_TRACK_HEAD, TR_COUNT] = 0.0
             search.work[W_TRACK_HEAD + 1, TR_COUNT] = 0.0
-        wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search,
-                     no_search, False)
+        wheelset_rhs(state, track, model, inputs, contact, d, update_only, no_search, False)
 
 
 def _min_median(values):
@@ -98,7 +97,7 @@ def _scan_share(params, duration, output_interval):
     core.initialize()
     for _ in range(int(round(duration / output_interval))):
         core.advance(output_interval)
-    head = core._work[W_TRACK_HEAD:W_TRACK_HEAD + 2]
+    head = core.arrays.search.work[W_TRACK_HEAD:W_TRACK_HEAD + 2]
     scans = int(head[:, TR_SCANS].sum())
     return scans, scans + int(head[:, TR_TRACKED].sum())
 
@@ -114,9 +113,10 @@ def _table_fallbacks(params, duration, output_interval):
         model.advance(output_interval)
         st = model.state
         pose = WheelsetPose(st[S_Y], st[S_Z], st[S_ROLL], st[S_YAW])
-        online += geometry_table.wheelset_table_kernel(model.setup.tables, model._table_search.arrays, pose,
+        table_search = model.step_contact.table_search
+        online += geometry_table.wheelset_table_kernel(model.setup.tables, table_search.arrays, pose,
                                                        np.zeros((2, 3)), -1.0, buffers,
-                                                       model._table_search.scratch)
+                                                       table_search.scratch)
         total += 2
     return online, total
 
@@ -129,12 +129,11 @@ def _rhs_costs(params, repeats, n=20000):
     su = model.setup
     zero = np.zeros((2, 3))
     state = model.state.copy()
-    args = (state, su.tables, model.model, zero, model._search, model._results, model._deriv)
-    search = model._table_search or geometry_table.TableSearch(geometry_table.empty_table_arrays(),
-                                                               geometry_table.table_scratch())
+    args = (state, model.model, zero, model.step_contact, model.arrays.deriv)
+
     def us_per_rhs(update_only, scan=False, no_search=False, calls=n):
         c0 = time.process_time()
-        _rhs_loop(calls, *args, update_only, search, scan, no_search)
+        _rhs_loop(calls, *args, update_only, scan, no_search)
         return (time.process_time() - c0) / calls * 1e6
 
     for update_only, scan_flag, no_search in ((False, False, False), (True, False, False),
@@ -143,13 +142,13 @@ def _rhs_costs(params, repeats, n=20000):
 
     full, update, scan, reused = [], [], [], []
     for _ in range(repeats):
-        _rhs_loop(1, *args, False, search)      # the points of a full search at this state
+        _rhs_loop(1, *args, False)      # the points of a full search at this state
         full.append(us_per_rhs(False))
         update.append(us_per_rhs(True))
         scan.append(us_per_rhs(False, scan=True))   # the full scan of the profiles every time
-        _rhs_loop(1, *args, False, search)      # again: the scans above forgot the tracked minima
+        _rhs_loop(1, *args, False)      # again: the scans above forgot the tracked minima
         reused.append(us_per_rhs(False, no_search=True))   # no search: the points of the last one
-    return full, update, scan, reused, [int(c) for c in model._counts]
+    return full, update, scan, reused, [int(c) for c in model.arrays.search.counts]
 
 
 def _integrator_rows(label, geometry, repeats, **settings):

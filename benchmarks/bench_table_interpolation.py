@@ -154,7 +154,7 @@ def ren_jin_curve():
     model.initialize()
     for _ in range(900):
         model.advance(0.01)
-    contact = model._contact
+    contact = model.arrays.contact
     active = contact[1, :, C_ACTIVE] > 0
     state = model.state
     setup = model.setup

@@ -19,11 +19,11 @@ from solver.model.wheelset import WheelsetModel
 
 
 @njit
-def _rhs_loop(n, state, tables, model, zero, search, results, d):
+def _rhs_loop(n, state, model, zero, contact, d):
     track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
-        wheelset_rhs(state, track, tables, model, inputs, search, results, d)
+        wheelset_rhs(state, track, model, inputs, contact, d)
 
 
 @njit
@@ -66,9 +66,9 @@ def main():
     su = model.setup
     zero = np.zeros((2, 3))
     state = model.state.copy()
-    args = (state, su.tables, model.model, zero, model._search, model._results, model._deriv)
+    args = (state, model.model, zero, model.step_contact, model.arrays.deriv)
     _rhs_loop(2, *args)
-    gargs = (su.tables, WheelsetPose(state[1], state[2], state[3], state[4]), zero, model._search)
+    gargs = (su.tables, WheelsetPose(state[1], state[2], state[3], state[4]), zero, model.arrays.search)
     _geometry_loop(2, *gargs)
     n = 20000
     t0 = time.perf_counter()
@@ -76,7 +76,7 @@ def main():
     t1 = time.perf_counter()
     _geometry_loop(n, *gargs)
     t2 = time.perf_counter()
-    print(f"  in the curve (outer wheel {int(model._counts[1])} points): one RHS {(t1 - t0) / n * 1e6:.1f} us, "
+    print(f"  in the curve (outer wheel {int(model.arrays.search.counts[1])} points): one RHS {(t1 - t0) / n * 1e6:.1f} us, "
           f"of which contact geometry {(t2 - t1) / n * 1e6:.1f} us")
 
 

@@ -30,7 +30,7 @@ from solver.layout import (
     C_A, C_B, C_ETA, C_NORMAL, C_PENETRATION, C_SPIN, C_XI, M_CREEP_OPTIONS, N_CREEP_OPTIONS,
     M_CREEP_MODEL, M_FRICTION, M_POISSON, M_SPEED, M_YOUNG, S_ROLL, S_Y, S_YAW, S_Z,
 )
-from solver.dynamics.rhs import StepInputs, TrackPoint, wheelset_rhs
+from solver.dynamics.rhs import StepContact, StepInputs, TrackPoint, wheelset_rhs
 from solver.contact.normal.hertz import (
     hertz_from_penetration_fit_kernel, hertz_from_penetration_kernel,
 )
@@ -95,13 +95,12 @@ def _creep_loop(n, model_id, points, options):
 
 
 @njit
-def _rhs_loop(n, state, tables, model, zero, search, results, d, update_only, table_search):
+def _rhs_loop(n, state, model, zero, contact, d, update_only):
     track = TrackPoint(1.0 / 400.0, 0.0, -0.08)
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     for _ in range(n):
         # as the integrator's stages call it: the contact rows not filled (record=False)
-        wheelset_rhs(state, track, tables, model, inputs, search, results, d, update_only, table_search,
-                     False, False)
+        wheelset_rhs(state, track, model, inputs, contact, d, update_only, False, False)
 
 
 def _cpu(fn, *args, n=20000, repeats=5):
@@ -127,14 +126,14 @@ def main():
     motion = np.zeros((2, 3))
     buffers = su.buffers()
     model.rhs(st)
-    counts = [int(c) for c in model._counts]
-    contact = model._contact
+    counts = [int(c) for c in model.arrays.search.counts]
+    contact = model.arrays.contact
     rows = [contact[s, i] for s in range(2) for i in range(counts[s]) if contact[s, i, C_PENETRATION] > 0]
     n_pts = len(rows)
     m = model.model
     young, nu = m[M_YOUNG], m[M_POISSON]
     # the Hertz curvature sums of the points, recomputed as wheelset_rhs does
-    pts = model._points
+    pts = model.arrays.search.points
     A, B, pens = [], [], []
     for s in range(2):
         for i in range(counts[s]):
@@ -148,16 +147,17 @@ def main():
     arr = lambda col: np.array([r[col] for r in rows])   # noqa: E731
     shear = young / (2 * (1 + nu))
     zero = np.zeros((2, 3))
-    full_args = (st, su.tables, m, zero, model._search, model._results, model._deriv)
-    online_search = geometry_table.TableSearch(geometry_table.empty_table_arrays(),
-                                               geometry_table.table_scratch())
+    table_contact = model.step_contact
+    online_contact = StepContact(su.tables, model.arrays.search, table_contact.results,
+                                 geometry_table.TableSearch(geometry_table.empty_table_arrays(),
+                                                            geometry_table.table_scratch()))
     n = 20000
     print(f"state at t = 9 s: points per wheel {counts}, {n_pts} loaded; CPU us per call, "
           f"min of {repeats} (measured under load if the machine is shared)")
     t_full = _cpu(_full_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
     t_tracked = _cpu(_tracked_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
-    t_table = _cpu(_table_loop, su.tables, model._table_search.arrays, pose, motion, buffers,
-                   model._table_search.scratch, n=n, repeats=repeats)
+    t_table = _cpu(_table_loop, su.tables, table_contact.table_search.arrays, pose, motion, buffers,
+                   table_contact.table_search.scratch, n=n, repeats=repeats)
     wheelset_contact_kernel(su.tables, pose, motion, -1.0, buffers)
     t_upd = _cpu(_update_loop, su.tables, pose, motion, buffers, n=n, repeats=repeats)
     t_hertz = _cpu(_hertz_loop, pens, A, B, young, nu, n=n, repeats=repeats)
@@ -167,10 +167,11 @@ def main():
                                         arr(C_NORMAL))])
     t_creep = _cpu(_creep_loop, int(m[M_CREEP_MODEL]), points,
                    m[M_CREEP_OPTIONS:M_CREEP_OPTIONS + N_CREEP_OPTIONS].copy(), n=n, repeats=repeats)
-    t_rhs_full = _cpu(_rhs_loop, *full_args, False, None, n=n, repeats=repeats)
-    t_rhs_table = _cpu(_rhs_loop, *full_args, False, model._table_search, n=n, repeats=repeats)
+    deriv = model.arrays.deriv
+    t_rhs_full = _cpu(_rhs_loop, st, m, zero, online_contact, deriv, False, n=n, repeats=repeats)
+    t_rhs_table = _cpu(_rhs_loop, st, m, zero, table_contact, deriv, False, n=n, repeats=repeats)
     model.rhs(st)
-    t_rhs_upd = _cpu(_rhs_loop, *full_args, True, online_search, n=n, repeats=repeats)
+    t_rhs_upd = _cpu(_rhs_loop, st, m, zero, online_contact, deriv, True, n=n, repeats=repeats)
     physics = t_fit + t_creep     # the RHS uses the fitted Hertz
     print(f"  geometry: online full scan (both wheels) {t_full:.2f} us, tracked search "
           f"{t_tracked:.2f} us, table search {t_table:.2f} us, update of the points {t_upd:.2f} us")

@@ -83,7 +83,7 @@ def test_rosenbrock_steps_past_the_explicit_stability_limit_on_ren_jin():
     model.initialize()
     for _ in range(200):
         assert model.advance(1e-2).status == "ok"
-    matrix = model._jacobian[JAC_MATRIX:].reshape(12, 12)
+    matrix = model.arrays.jacobian[JAC_MATRIX:].reshape(12, 12)
     fastest = np.abs(np.linalg.eigvals(matrix)).max()
     assert 1000.0 < fastest < 2000.0            # the Hertz bounce (rad/s)
     # each step costs 2 RHS (+ 13 per Jacobian, 1 per host step): fewer RHS than

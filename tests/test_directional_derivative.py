@@ -72,7 +72,7 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
         core.do_step(k * H, H)
     model = core.slave._model
     params = model.params
-    contact, points = model._contact[0], model._points[0]
+    contact, points = model.arrays.contact[0], model.arrays.search.points[0]
     assert fz == pytest.approx(core.values[q], rel=1e-12)      # the same state
     active = [p for p in range(contact.shape[0]) if contact[p, layout.C_ACTIVE] > 0]
     order = sorted(active, key=lambda p: points[p, layout.P_S_WHEEL])

@@ -259,16 +259,16 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
     from solver.model.fast_step import BlockError, pack_block
     from solver.model.wheelset import WheelsetModel
     model = WheelsetModel()
-    data = list(model._step_data)
+    data = list(model.step_data)
     arrays = {name: np.zeros(3 if ndim == 1 else (3,) * ndim,
                              dtype=dtype) for name, dtype, ndim in FMU_ARRAYS}
     arrays.update(state=model.state, keep_state=np.zeros_like(model.state),
-                  keep_contact=np.zeros_like(model._contact), keep_summary=np.zeros_like(model._summary),
-                  keep_record=np.zeros_like(model.record), keep_derived=np.zeros_like(model._derived),
-                  clock=model._clock, keep_clock=np.zeros_like(model._clock),
-                  rhs_count=model._rhs_count, keep_rhs_count=np.zeros_like(model._rhs_count),
-                  safety=model._safety, safety_before=np.zeros_like(model._safety),
-                  keep_safety=np.zeros(2 * model._safety.size), slave_time=np.zeros(1),
+                  keep_contact=np.zeros_like(model.arrays.contact), keep_summary=np.zeros_like(model.arrays.summary),
+                  keep_record=np.zeros_like(model.record), keep_derived=np.zeros_like(model.arrays.derived),
+                  clock=model.arrays.clock, keep_clock=np.zeros_like(model.arrays.clock),
+                  rhs_count=model.arrays.rhs_count, keep_rhs_count=np.zeros_like(model.arrays.rhs_count),
+                  safety=model.arrays.safety, safety_before=np.zeros_like(model.arrays.safety),
+                  keep_safety=np.zeros(2 * model.arrays.safety.size), slave_time=np.zeros(1),
                   matrix=np.zeros((33, 3)),
                   offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33))
     ints = np.zeros(N_INTS, dtype=np.int64)
@@ -276,7 +276,7 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
     block, kept = pack_block(arrays, tuple(data), ints, reals)
     assert block.shape == (N_ENTRIES, ENTRY)
     assert block[E_STATE, 0] == arrays["state"].ctypes.data
-    assert tuple(block[SD_CONTACT, 1:4]) == model._contact.shape
+    assert tuple(block[SD_CONTACT, 1:4]) == model.arrays.contact.shape
     strided = dict(arrays, state=np.zeros(2 * model.state.size)[::2])
     with pytest.raises(BlockError, match="state"):
         pack_block(strided, tuple(data), ints, reals)

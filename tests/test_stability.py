@@ -60,7 +60,7 @@ def test_free_wheelset_kinematic_mode_tends_to_klingel():
     params = WheelsetParameters(wheel_profile="cone:0.05", creep_model="kalker")
     model = WheelsetModel(params)
     model.rhs(st.steady_run(model))
-    contact = model._contact
+    contact = model.arrays.contact
     l0 = (contact[0, 0, C_Y] - contact[1, 0, C_Y]) / 2
     r0 = contact[0, 0, C_RADIUS]
     slow, fast = st.eigen(params, 2.0), st.eigen(params, 5.0)
@@ -121,7 +121,7 @@ def test_klingel_with_the_textbook_creepages():
                                 roll_rate_creepage=False)
     model = WheelsetModel(params)
     model.rhs(st.steady_run(model))
-    contact = model._contact
+    contact = model.arrays.contact
     l0 = (contact[0, 0, C_Y] - contact[1, 0, C_Y]) / 2
     r0 = contact[0, 0, C_RADIUS]
     dy = 1e-4
@@ -157,7 +157,7 @@ def test_creep_coefficient_overrides_give_kalkers_linear_forces():
     f = (8.0e6, 7.0e6, 3.0e3, 50.0)
     params = WheelsetParameters(creep_model="kalker", creep_coefficients=f, speed=20.0)
     model, _, _ = _rhs_at(params, vy=0.05, yaw_rate=0.02, vx=0.01)
-    contact = model._contact
+    contact = model.arrays.contact
     # no contact damping (the default of the Python API): the normal force is the elastic one
     share = contact[..., C_NORMAL] / contact[..., C_NORMAL].sum(axis=1, keepdims=True)
     rows = contact.reshape(-1, contact.shape[-1])

@@ -142,3 +142,12 @@ def test_the_fmus_registry_declarations_are_the_registries():
     creep = fmu_variables.ENUMERATION_BY_NAME["CreepModel"]
     assert list(creep.items) == list(CREEP_MODELS.names())
     assert tuple(wheelset.CREEP_MODEL_NAMES) == CREEP_MODELS.names()
+
+
+def test_the_fmus_contact_slots_are_the_solvers_point_count():
+    """The FMU's contact.*.point[k] outputs and the hosts that read them count the
+    points per wheel of solver.layout (the one count the array layout derives from)."""
+    from solver.layout import MAX_POINTS
+    assert fmu_variables.POINTS_PER_WHEEL == MAX_POINTS
+    assert f"contact.left.point[{MAX_POINTS}].normal_force" in fmu_variables.BY_NAME
+    assert f"contact.left.point[{MAX_POINTS + 1}].normal_force" not in fmu_variables.BY_NAME

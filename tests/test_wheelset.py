@@ -143,12 +143,12 @@ def test_a_copied_model_steps_its_own_arrays():
     model.advance(0.05)
     assert np.array_equal(model.state, twin.state)
     assert np.array_equal(model.record, twin.record)
-    # an array of the model replaced (not changed in place): the step finds the new one
-    model._u = model._u.copy()
-    u = model._u.copy()
+    # the step writes the inputs it took into the model's own input array
+    u = model.arrays.inputs.copy()
     u[U_TORQUE] = 10.0
     assert model.advance_vector(0.05, u).status == "ok"
-    assert np.array_equal(model._u, u, equal_nan=True)   # NaN: curvature and cant from the track
+    assert np.array_equal(model.arrays.inputs, u, equal_nan=True)   # NaN: curvature and cant from the track
+    assert not np.array_equal(twin.arrays.inputs, u, equal_nan=True)
 
 
 def test_static_equilibrium_carries_the_weight():
@@ -320,18 +320,18 @@ def test_rhs_without_the_contact_rows_gives_the_same_derivative():
     zero = np.zeros((2, 3))
     inputs = StepInputs(zero, zero, zero, zero, 0.0)
     track = TrackPoint(0.0, 0.0, 0.0)
-    results = model._results
+    results = model.step_contact.results
     for update_only in (False, True):
         state = model.state.copy()
         state[S_Y] += 2e-6          # off the last search's pose: the points move
-        wheelset_rhs(state, track, model.setup.tables, model.model, inputs, model._search, results,
-                     model._deriv, update_only, None, False, True)
-        with_rows = (model._deriv.copy(), results.summary.copy(), results.contact.copy())
+        wheelset_rhs(state, track, model.model, inputs, model.step_contact, model.arrays.deriv,
+                     update_only, False, True)
+        with_rows = (model.arrays.deriv.copy(), results.summary.copy(), results.contact.copy())
         assert (with_rows[2][:, :, C_ACTIVE] > 0.5).sum() == 4          # two active points per wheel
         results.contact[:] = -7.0
-        wheelset_rhs(state, track, model.setup.tables, model.model, inputs, model._search, results,
-                     model._deriv, update_only, None, False, False)
-        assert np.array_equal(model._deriv, with_rows[0])
+        wheelset_rhs(state, track, model.model, inputs, model.step_contact, model.arrays.deriv,
+                     update_only, False, False)
+        assert np.array_equal(model.arrays.deriv, with_rows[0])
         assert np.array_equal(results.summary, with_rows[1])
         assert np.all(results.contact == -7.0)
 

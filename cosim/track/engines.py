@@ -181,7 +181,9 @@ class AssembledTrack(TrackStepper):
             matrix.eliminate_zeros()      # the beams have no damping: C is the pads' only
         self._coefficients = np.array([h, g, self.a0, self.a1, self.a2, self.a3, self.a4, self.a5])
         self._one_rail(nn, nb)
-        self._geometry = (p.element_length, nn, self.model.phi_lateral, self.model.phi_vertical)
+        from .newmark_kernel import RailGeometry
+        self._geometry = RailGeometry(p.element_length, nn, self.model.phi_lateral,
+                                      self.model.phi_vertical)
         self._window_maps = {}
         self._load_kernels()
 
@@ -327,11 +329,12 @@ class AssembledTrack(TrackStepper):
         """One Newmark step of both rails in the compiled kernel (the common end
         of step_points and step_wheelset); refuses non-finite loads with the
         state left as it was. Returns axis, filled."""
-        from .newmark_kernel import newmark_step
-        if not newmark_step(self._u, self._v, self._a, self._coefficients, self.MC.data,
-                            self.MC.indices, self.MC.indptr, self.lu.profile, self._element_dofs,
-                            *self._geometry, sides, local, forces, stiffness, damping,
-                            self._blocks, self._have, self._work, axis):
+        from .newmark_kernel import NewmarkSystem, PointLoads, newmark_step
+        system = NewmarkSystem(self._coefficients, self.MC.data, self.MC.indices, self.MC.indptr,
+                               self.lu.profile, self._element_dofs)
+        if not newmark_step((self._u, self._v, self._a), system, self._geometry,
+                            PointLoads(sides, local, forces, stiffness, damping),
+                            (self._blocks, self._have, self._work), axis):
             raise TrackModelError(f"non-finite wheel load or contact stiffness/damping at "
                                   f"t = {self.time:g} s: loads {forces.tolist()}")
         self.time += self.time_step
@@ -363,7 +366,7 @@ class AssembledTrack(TrackStepper):
         from .newmark_kernel import interpolate_points
         sides, local = self._points(sides, xs)
         axis = np.empty((local.shape[0], 2, 3))
-        interpolate_points(self._u, self._v, self._element_dofs, *self._geometry, sides, local, axis)
+        interpolate_points(self._u, self._v, self._element_dofs, self._geometry, sides, local, axis)
         return axis
 
     def _points(self, sides, xs):

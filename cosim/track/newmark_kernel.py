@@ -25,6 +25,8 @@ one point per rail).
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -116,25 +118,53 @@ def _element_block(factor, element_dofs, e, blocks, have, unit):
     have[e] = True
 
 
-@njit(cache=True)
-def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, element_dofs,
-                 element_length, n_nodes, phi_lateral, phi_vertical, sides, xs, loads,
-                 stiffness, damping, blocks, have, work, axis):
-    """One Newmark step (coefficients = h, gamma, a0..a5) of both rails; the
-    state u, v, a (n1, 2: one column per rail, band order) is updated in place.
+class RailGeometry(NamedTuple):
+    """The rail's elements as point_table reads them."""
 
-    mc_*: CSR of [M C] of one rail (n1 x 2 n1, band order); factor: the
-    profile factor of its effective stiffness (profile_solve_pair);
-    element_dofs (n_nodes - 1, 10): the band-order rows of each element's ten
-    dofs; sides (m,), xs (m,): the loaded points (rail 0/1, model coordinate);
-    loads (m, 3): lateral, vertical force, torque at the end of the step;
-    stiffness and damping (m, 3, 3): the linearised contact, load =
-    F - S dw - D dw' (w = the axis' lateral, vertical, roll at the point;
-    zero matrices: none); blocks (n_nodes - 1, 10, 10), have: the element
-    blocks of K_eff^-1 (filled on first use); work (6 n1, 2): scratch. Writes
-    into axis (m, 2, 3) the axis' (lateral, vertical, roll) and their rates at
-    the points after the step. Returns False (state untouched) when a load,
-    stiffness or damping value is not finite, else True."""
+    element_length: float
+    n_nodes: int
+    phi_lateral: np.ndarray
+    phi_vertical: np.ndarray
+
+
+class NewmarkSystem(NamedTuple):
+    """One rail's Newmark system (both rails share it)."""
+
+    coefficients: np.ndarray   # h, gamma, a0..a5
+    mc_data: np.ndarray        # CSR of [M C] of one rail (n1 x 2 n1, band order)
+    mc_indices: np.ndarray
+    mc_indptr: np.ndarray
+    factor: np.ndarray         # the profile factor of its effective stiffness (profile_solve_pair)
+    element_dofs: np.ndarray   # (n_nodes - 1, 10): the band-order rows of each element's dofs
+
+
+class PointLoads(NamedTuple):
+    """The loaded points of a step and the linearised contact at each."""
+
+    sides: np.ndarray          # (m,) rail 0/1
+    xs: np.ndarray             # (m,) model coordinate
+    loads: np.ndarray          # (m, 3) lateral, vertical force, torque at the end of the step
+    stiffness: np.ndarray      # (m, 3, 3): load = F - S dw - D dw' (zero matrices: none)
+    damping: np.ndarray        # (m, 3, 3)
+
+
+@njit(cache=True)
+def newmark_step(state, system, geometry, points, scratch, axis):
+    """One Newmark step of both rails; the state (u, v, a: (n1, 2) each, one
+    column per rail, band order) is updated in place.
+
+    system: the NewmarkSystem; geometry: the RailGeometry; points: the
+    PointLoads (w = the axis' lateral, vertical, roll at the point); scratch:
+    (blocks (n_nodes - 1, 10, 10), have: the element blocks of K_eff^-1, filled
+    on first use; work (6 n1, 2)). Writes into axis (m, 2, 3) the axis'
+    (lateral, vertical, roll) and their rates at the points after the step.
+    Returns False (state untouched) when a load, stiffness or damping value is
+    not finite, else True."""
+    u, v, a = state
+    coefficients, mc_data, mc_indices, mc_indptr, factor, element_dofs = system
+    element_length, n_nodes, phi_lateral, phi_vertical = geometry
+    sides, xs, loads, stiffness, damping = points
+    blocks, have, work = scratch
     n = u.shape[0]
     m = xs.shape[0]
     for p in range(m):
@@ -269,9 +299,10 @@ def newmark_step(u, v, a, coefficients, mc_data, mc_indices, mc_indptr, factor, 
 
 
 @njit(cache=True)
-def interpolate_points(u, v, element_dofs, element_length, n_nodes, phi_lateral, phi_vertical,
-                       sides, xs, axis):
-    """axis (m, 2, 3): the axis' (lateral, vertical, roll) and rates at the points."""
+def interpolate_points(u, v, element_dofs, geometry, sides, xs, axis):
+    """axis (m, 2, 3): the axis' (lateral, vertical, roll) and rates at the points
+    (geometry: the RailGeometry)."""
+    element_length, n_nodes, phi_lateral, phi_vertical = geometry
     g = np.empty((10, 3))
     for p in range(xs.shape[0]):
         e = point_table(xs[p], element_length, n_nodes, phi_lateral, phi_vertical, g)

@@ -13,9 +13,10 @@ from numba import njit
 from .fe_model import RailLoad
 from .options import CosimError
 from .parameters import SIDES
+from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
 
 
-POINTS = 3
+POINTS = POINTS_PER_WHEEL      # contact points per wheel of the FMU's outputs
 
 
 def load_index(index: Mapping[str, int]) -> np.ndarray:

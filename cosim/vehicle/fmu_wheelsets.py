@@ -43,13 +43,14 @@ import numpy as np
 from cosim.fmpy_host import set_variable
 
 from .parameters import SIDES, VehicleError
+from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
 
 
 INPUT_NAMES = [f"axlebox.{s}.force.{a}" for s in SIDES for a in "xyz"] + [
     "track.curvature", "track.cant_angle"]
 KINEMATICS_NAMES = [f"axlebox.{s}.{q}.{a}" for s in SIDES for q in ("position", "velocity")
                     for a in "xyz"]
-POINTS = 3
+POINTS = POINTS_PER_WHEEL      # contact points per wheel of the FMU's outputs
 POSITION_COLUMNS = [0, 1, 2, 6, 7, 8]    # of KINEMATICS_NAMES: left xyz, right xyz
 VELOCITY_COLUMNS = [3, 4, 5, 9, 10, 11]
 RECORD_NAMES = (["wheelset.y", "wheelset.yaw"]

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 import time as _time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -103,19 +104,63 @@ def generalised_box_force(box_force: np.ndarray, semi_spacing: float) -> np.ndar
                      b * (fl[2] - fr[2]), -b * (fl[0] - fr[0])])
 
 
+class BodySystem(NamedTuple):
+    """The master's linear system: the bodies and the wheelsets' interface models."""
+
+    mass: np.ndarray      # (N_DOF,) the diagonal mass matrix
+    K: np.ndarray         # (N_DOF, N_DOF) stiffness
+    C: np.ndarray         # (N_DOF, N_DOF) damping
+    S_inv: np.ndarray     # (M + h/2 C + h^2/4 K)^-1 of the trapezoidal rule
+
+
+class PrimaryForces(NamedTuple):
+    """The primary suspension force on the axle boxes: pre_p - kp (Dp q + g) - cp (Dp v + g')."""
+
+    Dp: np.ndarray        # (24, N_DOF) the boxes' relative displacements of the DOFs
+    kp: np.ndarray        # (24,) stiffnesses
+    cp: np.ndarray        # (24,) dampings
+    pre_p: np.ndarray     # (24,) preloads
+
+
+class WheelsetLink(NamedTuple):
+    """How the FMUs' wheelsets enter the master's DOFs 18..37."""
+
+    kin: np.ndarray        # (4, 12) the FMUs' axle-box kinematics at t_n
+    pos_map: np.ndarray    # (6, 5) box positions -> wheelset DOFs
+    reference: np.ndarray  # (4, 5) the wheelsets' reference positions
+    v_prev: np.ndarray     # (4, 5) their velocities at the last step (updated)
+    applied: np.ndarray    # (4, 5) the generalised box forces applied then
+
+
+class StepLoads(NamedTuple):
+    """The loads at the two ends of a step: external forces, track offsets and rates."""
+
+    f0: np.ndarray
+    f1: np.ndarray
+    g0: np.ndarray
+    g1: np.ndarray
+    gr0: np.ndarray
+    gr1: np.ndarray
+
+
 @njit(cache=True)
-def coupling_step(h, explicit, update_other, kin, pos_map, reference, v_prev, applied,
-                  q, v, other, mass, f0, f1, K, C, S_inv, Dp, kp, cp, pre_p, g0, g1, gr0, gr1,
-                  q1, v1, box):
+def coupling_step(h, explicit, update_other, link, system, primary, loads, state, out):
     """One step of the master (numba; see the module docstring).
 
-    Puts the FMUs' wheelsets at t_n (kin: (4, 12) box kinematics) into q, v
-    (DOFs 18..37), updates the interface models' other forces G (from the
-    velocity change over the last step and the box forces `applied` then),
-    integrates bodies and interface models over h with the trapezoidal rule
-    (S_inv = (M + h/2 C + h^2/4 K)^-1) into q1, v1 and writes the axle-box
+    Puts the FMUs' wheelsets at t_n (link: a WheelsetLink) into q, v (DOFs
+    18..37 of state = (q, v, other)), updates the interface models' other forces
+    G (from the velocity change over the last step and the box forces applied
+    then), integrates bodies and interface models over h with the trapezoidal
+    rule (system: a BodySystem) into out = (q1, v1, box) and writes the axle-box
     forces for the FMUs into box (4, 6): the trapezoidal mean of the primary
-    suspension forces on the wheelsets (explicit: the forces at t_n)."""
+    suspension forces (a PrimaryForces) on the wheelsets (explicit: the forces
+    at t_n); loads: the StepLoads."""
+    kin, pos_map, reference, v_prev, applied = link
+    mass, K, C, S_inv = system
+    Dp, kp, cp, pre_p = primary
+    f0, f1, g0, g1, gr0, gr1 = loads
+    q, v, other = state
+    q1, v1, box = out
     n_w = kin.shape[0]
     for j in range(n_w):
         for d in range(5):
@@ -317,15 +362,18 @@ class VehicleCosim:
         # lateral inertial load of each wheelset in its track frame (N, + = towards -y)
         inertial_w = p.wheelset_mass * (self.speed ** 2 * kap_w * np.cos(cant_w)
                                          + GRAVITY * np.sin(cant_w))
+        link = WheelsetLink(kin, pos_map, ref, v_prev, applied)
+        system = BodySystem(mass, K, C, S_inv)
+        primary = PrimaryForces(Dp, kp, cp, pre_p)
         wall0 = _time.perf_counter()
         for n in range(n_steps + 1):
             last = n == n_steps
             nx = n if last else n + 1
             # the FMUs' wheelsets at t_n replace the interface models; the
             # master's step over [t_n, t_n + h] (in q1, v1) and the box forces
-            coupling_step(h, explicit, n > 0 and not explicit, kin, pos_map, ref, v_prev,
-                          applied, q, v, other, mass, f_ext[n], f_ext[nx], K, C, S_inv, Dp,
-                          kp, cp, pre_p, g_p[n], g_p[nx], gr_p[n], gr_p[nx], q1, v1, box)
+            coupling_step(h, explicit, n > 0 and not explicit, link, system, primary,
+                          StepLoads(f_ext[n], f_ext[nx], g_p[n], g_p[nx], gr_p[n], gr_p[nx]),
+                          (q, v, other), (q1, v1, box))
             if n % self.record_every == 0:
                 self._record(rec, i_rec, n * h, q, box_prev, kap_w[n], cant_w[n])
                 i_rec += 1

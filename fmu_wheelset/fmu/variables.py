@@ -48,7 +48,7 @@ else:
     import wheelset_fmu_registries as registries
 
 SIDES = ("left", "right")
-POINTS_PER_WHEEL = 3
+POINTS_PER_WHEEL = 3     # solver.layout.MAX_POINTS (tests/test_variables.py holds them equal)
 AXES = "xyz"
 
 

@@ -82,12 +82,13 @@ import traceback
 from pathlib import Path
 
 import numpy as np
+from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
 
 G = 9.81
 RAIL_DISTANCE = 1.5                 # m between rail centres (solver.track default)
 FLANGE_ANGLE = math.radians(20.0)   # a contact point steeper than this is a flange contact
 SIDES = ("left", "right")
-POINTS = 3
+POINTS = POINTS_PER_WHEEL      # contact points per wheel of the FMU's outputs
 
 SPECIAL_KEYS = ("speed_kmh", "radius_m", "cant_mm", "cant_deficiency_mm", "duration", "preset")
 

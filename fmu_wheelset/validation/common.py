@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
 
 SIDES = ("left", "right")
-POINTS = 3
+POINTS = POINTS_PER_WHEEL      # contact points per wheel of the FMU's outputs
 
 # The outputs a validation run through the FMU records (the columns of a `Run`
 # use the project's output names, solver.model.outputs.RECORD_INDEX, whatever the

@@ -13,6 +13,7 @@ import numpy as np
 from fmu_wheelset.validation.common import (CaseResult, Row, backend_label, cached_run, figure,
                                             point_array, save, write_csv)
 from fmu_wheelset.validation.common import zone_points
+from fmu_wheelset.validation.common import POINTS
 
 OUTER, INNER = "right", "left"     # the curve turns left: the right wheel is the outer one
 # contact-angle zones (rad), as fmu_wheelset/validation/ren_jin.py: the S1002 flank
@@ -82,7 +83,7 @@ def plot_fig11(run, path, clearance=None):
     ax[0, 1].set_title("yaw angle", fontsize=8)
     _plot_points(ax[1, 0], c, OUTER, steady, "outer (right)")
     _plot_points(ax[1, 1], c, INNER, steady, "inner (left)")
-    for k in range(3):
+    for k in range(POINTS):
         a = c[f"contact.{OUTER}.point[{k + 1}].active"] > 0.5
         ax[2, 0].plot(x, np.where(a, np.degrees(c[f"contact.{OUTER}.point[{k + 1}].contact_angle"]),
                                   np.nan), ".", ms=2, label=f"point {k + 1}")

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from fmu_wheelset.validation.common import CaseResult, Row, figure, fmu_path, save, write_csv
+from fmu_wheelset.validation.common import POINTS
 
 OUTER = "right"
 FLANGE_MIN_ANGLE = np.radians(60.0)
@@ -81,7 +82,7 @@ def plot(flexible, rigid, path):
     ax[0, 0].set_title("flexible track: outer (right) rail head under the wheel", fontsize=9)
     ax[0, 0].legend(fontsize=7)
     n, a = _points(c)
-    for k in range(3):
+    for k in range(POINTS):
         on = n[:, k] > 0
         ax[1, 0].plot(x, np.where(on, n[:, k] / 1e3, np.nan), lw=1,
                       label=f"point {k + 1} (angle at the end {np.degrees(a[-1, k]):.0f} deg)")

@@ -97,6 +97,15 @@ class StepInputs(NamedTuple):
     axle_torque: float          # about the axle (N m), + drives forward
 
 
+class StepContact(NamedTuple):
+    """The contact arrays a right-hand side works on."""
+
+    tables: object          # geometry ContactTables
+    search: object          # geometry ContactBuffers
+    results: object         # ContactResults
+    table_search: object    # geometry table TableSearch (an empty table: the online search)
+
+
 class ContactResults(NamedTuple):
     """What `wheelset_rhs` reports of the contact besides the derivative."""
 
@@ -132,20 +141,20 @@ def kalker_with_overrides(model, xi, eta, spin, a, b, shear, nu, share):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, update_only=False,
-                 table_search=None, reuse_geometry=False, record=True):
+def wheelset_rhs(state, track, model, inputs, step_contact, deriv, update_only=False,
+                 reuse_geometry=False, record=True):
     """Time derivative of the wheelset state (deriv, N_STATE) and the contact results.
 
-    state (N_STATE,) S_*; track a TrackPoint; tables the geometry.ContactTables;
-    model the parameter vector M_*; inputs the StepInputs; search the
-    geometry.ContactBuffers of the contact search; results the ContactResults,
-    filled. update_only: keep the contact points found by the last full search
+    state (N_STATE,) S_*; track a TrackPoint; model the parameter vector M_*;
+    inputs the StepInputs; step_contact a StepContact: the geometry's
+    ContactTables, the ContactBuffers of the contact search, the
+    ContactResults (filled) and the TableSearch. update_only: keep the contact points found by the last full search
     in `search.points` and only re-locate them at this state
     (geometry.wheelset_contact_update); the integrator does so at the
-    intermediate stages of a step. table_search: a TableSearch;
-    with a table in it (contact_geometry = "table") the full search reads the
-    table instead of scanning the profiles (the same points); None or an empty
-    table (no tparams) or None: the online search (geometry.wheelset_contact_tracked:
+    intermediate stages of a step. The TableSearch: with a table in it
+    (contact_geometry = "table") the full search reads the table instead of
+    scanning the profiles (the same points); an empty table (no tparams): the
+    online search (geometry.wheelset_contact_tracked:
     the minima of the last full scan re-located while the pose stays near it,
     the same points as a full scan).
     reuse_geometry: the contact points in
@@ -156,6 +165,7 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
     solver.dynamics.integrators: the derivative is the same to the bit, the rows are left as
     they were).
     """
+    tables, search, results, table_search = step_contact
     curvature = track.curvature
     curvature_rate = track.curvature_rate
     cant = track.cant
@@ -185,12 +195,9 @@ def wheelset_rhs(state, track, tables, model, inputs, search, results, deriv, up
         pass
     elif update_only:
         wheelset_contact_update(tables, pose, inputs.rail_motion, search)
-    elif table_search is not None:
-        if table_search.arrays.tparams.size > 0:
-            wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion,
-                                                 epsilon, search, table_search.scratch)
-        else:
-            wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
+    elif table_search.arrays.tparams.size > 0:
+        wheelset_table_kernel(tables, table_search.arrays, pose, inputs.rail_motion, epsilon,
+                              search, table_search.scratch)
     else:
         wheelset_contact_tracked(tables, pose, inputs.rail_motion, epsilon, search)
     cos_yaw = math.cos(yaw)     # the rolling direction of every contact point

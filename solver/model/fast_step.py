@@ -80,14 +80,18 @@ FALLBACK_EXCEPTION = 9       # numba code raised
 # shared by the Python step and the fast step
 # ---------------------------------------------------------------------------
 @njit(cache=True, error_model="numpy")
-def update_safety(contact, derived, summary, friction, safety, record, time, distance,
-                  step_time, step_distance):
+def update_safety(results, friction, safety, record, now, start):
     """The running-safety outputs of the current state (solver/dynamics/derailment.py) into
     the record, and the memory of when they began into `safety` (SF_*): the
     flange-climb ratio per wheel and how long (s) / how far (m) it has been above
     1, Weinstock's axle sum, how long both wheels have been off their rails, the
     warning flag. Something that begins in a step is dated from the step's start
-    (step_time, step_distance; the current time and distance outside a step)."""
+    (step_time, step_distance; the current time and distance outside a step).
+    results: (contact, derived, summary); now: (time, distance); start:
+    (step_time, step_distance)."""
+    contact, derived, summary = results
+    time, distance = now
+    step_time, step_distance = start
     angle = flange_climb_ratios(contact, derived, friction, safety[SF_RATIO:SF_RATIO + 2])
     warning = 0.0
     for side in range(2):
@@ -136,13 +140,14 @@ def airborne_too_long(summary, safety, step_time, time, wheel_table):
 
 
 @njit(cache=True, error_model="numpy")
-def accept_step(h, n_rhs, speed, friction, clock, rhs_count, safety_before, safety,
-                contact, derived, summary, record):
+def accept_step(h, n_rhs, speed, friction, books, results, record):
     """Bookkeeping of an accepted step of h (s) with n_rhs RHS evaluations: what
     undo_step restores (before_*), time (+ h: the host's clock, exactly),
     distance (speed times the step as integrated, integrate.quantized_step: where
     the next step's track starts, bit for bit), the RHS count, the record's time
-    and distance, the running-safety outputs."""
+    and distance, the running-safety outputs. books: (clock, rhs_count,
+    safety_before, safety); results: (contact, derived, summary)."""
+    clock, rhs_count, safety_before, safety = books
     clock[CLK_BEFORE_VALID] = 1.0
     clock[CLK_BEFORE_TIME] = clock[CLK_TIME]
     clock[CLK_BEFORE_DISTANCE] = clock[CLK_DISTANCE]
@@ -153,8 +158,8 @@ def accept_step(h, n_rhs, speed, friction, clock, rhs_count, safety_before, safe
     rhs_count[0] += n_rhs
     record[REC_TIME] = clock[CLK_TIME]
     record[REC_DISTANCE] = clock[CLK_DISTANCE]
-    update_safety(contact, derived, summary, friction, safety, record, clock[CLK_TIME],
-                  clock[CLK_DISTANCE], clock[CLK_BEFORE_TIME], clock[CLK_BEFORE_DISTANCE])
+    update_safety(results, friction, safety, record, (clock[CLK_TIME], clock[CLK_DISTANCE]),
+                  (clock[CLK_BEFORE_TIME], clock[CLK_BEFORE_DISTANCE]))
 
 
 @njit(cache=True, error_model="numpy")
@@ -369,9 +374,9 @@ _step_data = njit(cache=True, error_model="numpy")(
 @njit(cache=True, error_model="numpy")
 def _accept_in_block(h, n_rhs, speed, friction, b):
     """accept_step on the arrays of block b (the core's step and the FMU's)."""
-    accept_step(h, n_rhs, speed, friction, _v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]),
-                _v1(b[E_SAFETY_BEFORE]), _v1(b[E_SAFETY]), _v3(b[SD_CONTACT]),
-                _v1(b[SD_DERIVED]), _v1(b[SD_SUMMARY]), _v1(b[SD_RECORD]))
+    accept_step(h, n_rhs, speed, friction,
+                (_v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]), _v1(b[E_SAFETY_BEFORE]), _v1(b[E_SAFETY])),
+                (_v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), _v1(b[SD_SUMMARY])), _v1(b[SD_RECORD]))
 
 
 @njit(cache=True, error_model="numpy")

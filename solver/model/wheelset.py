@@ -34,7 +34,9 @@ from ..dynamics.derailment import JUMP_FACTOR, airborne_limit, flange_height, fl
 from ..dynamics.integrators.methods import INTEGRATORS
 from ..dynamics.integrators.step import N_STAGE_ROWS, StepData, quantized_step
 from ..dynamics.outputs import derived_outputs, fill_record
-from ..dynamics.rhs import ContactResults, GRAVITY, StepInputs, TrackPoint, wheelset_rhs
+from ..dynamics.rhs import (
+    ContactResults, GRAVITY, StepContact, StepInputs, TrackPoint, wheelset_rhs,
+)
 from ..errors import WheelsetError
 from ..layout import (
     CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
@@ -189,6 +191,12 @@ class WheelsetModel:
         self._safety_before = self._no_safety()
         self._u_before = self._u.copy()     # what undo_step restores
         self._initialized = False
+        # the contact arrays the right-hand side works on (StepContact: the online
+        # search has an empty table)
+        self.step_contact = StepContact(
+            self.setup.tables, self._search, self._results,
+            self._table_search if self._table_search is not None
+            else TableSearch(table_arrays, scratch))
         self.arrays = ModelArrays(
             state=self.state, inputs=self._u, inputs_before=self._u_before, clock=self._clock,
             rhs_count=self._rhs_count, safety=self._safety, safety_before=self._safety_before,
@@ -330,8 +338,8 @@ class WheelsetModel:
                             box_moment=u[U_BOX_MOMENT:U_BOX_MOMENT + 6].reshape(2, 3),
                             axle_torque=u[U_TORQUE])
         self._search_key[:] = 0.0     # the points below are not those of the step's key
-        wheelset_rhs(state, TrackPoint(kap, rate, cant), self.setup.tables, self.model, inputs,
-                     self._search, self._results, self._deriv, False, self._table_search)
+        wheelset_rhs(state, TrackPoint(kap, rate, cant), self.model, inputs, self.step_contact,
+                     self._deriv)
         return self._deriv.copy()
 
     def refresh_record(self):
@@ -349,8 +357,8 @@ class WheelsetModel:
         (update_safety, outside a step: anything that begins now is
         dated now)."""
         time, distance = self.time, self.distance
-        update_safety(self._contact, self._derived, self._summary, self.model[M_FRICTION],
-                                self._safety, self.record, time, distance, time, distance)
+        update_safety((self._contact, self._derived, self._summary), self.model[M_FRICTION],
+                      self._safety, self.record, (time, distance), (time, distance))
 
     @staticmethod
     def _no_safety() -> np.ndarray:

@@ -9,7 +9,7 @@ from numba import njit
 
 from ...errors import CreepError
 from .fastsim import FastsimResult, fastsim_grid_kernel, uniform_grid_kernel
-from .inputs import check_finite, check_poisson
+from .inputs import CreepPatch, check_finite, check_poisson
 from .kalker import KALKER_TABLE, kalker_coefficients_from_table
 
 
@@ -66,9 +66,14 @@ FASTRIP_DEFAULT_N = 20
 
 
 @njit(cache=True, error_model="numpy", _nrt=True)
-def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out, state_out):
-    """FaStrip forces (Fx, Fy, Mz, adhesion area, slip area); see the block comment.
-    store: write tractions/state into the (ny, nx) output arrays."""
+def _fastrip_nb(patch, cells, out):
+    """FaStrip forces (Fx, Fy, Mz, adhesion area, slip area) on a CreepPatch; see
+    the block comment. cells (nx, ny); out (store, px, py, state): with store the
+    tractions and states are written into the (ny, nx) arrays."""
+    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
+    n, mu, g, nu = patch.normal_force, patch.friction, patch.shear_modulus, patch.poisson
+    nx, ny = cells
+    store, px_out, py_out, state_out = out
     c11, c22, c23, _ = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
     l1 = 8.0 * a / (3.0 * c11 * g)
     l2 = 8.0 * a / (3.0 * c22 * g)
@@ -92,8 +97,8 @@ def _fastrip_nb(xi, eta, phi, a, b, n, mu, g, nu, nx, ny, store, px_out, py_out,
     fs_y = np.zeros((ny, nx))
     fs_state = np.zeros((ny, nx), dtype=np.int8)
     # FASTSIM pass (elliptic bound): the traction direction in the slip zone
-    fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
-                     fs_x, fs_y, fs_state)
+    fastsim_grid_kernel((pressure, x, y, x_leading), (xi, eta, phi), mu, (l1, l2, l3),
+                        (fs_x, fs_y, fs_state))
     pi2 = math.pi * math.pi
     xi_s = -4.0 * (1.0 - nu) * c11 * g * xi / (2.0 * pi2 * mu_p0)
     eta_s = -4.0 * (1.0 - nu) * c22 * g * eta / (2.0 * pi2 * mu_p0)
@@ -204,8 +209,9 @@ def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,
     py = np.zeros((ny, nx))
     state = np.zeros((ny, nx), dtype=np.int8)
     if normal_force > 0.0 and friction > 0.0:
-        fx, fy, mz, adh, sl = _fastrip_nb(xi, eta, phi, a, b, normal_force, friction,
-                                          shear_modulus, poisson, nx, ny, True, px, py, state)
+        fx, fy, mz, adh, sl = _fastrip_nb(
+            CreepPatch(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson, 0.0),
+            (nx, ny), (True, px, py, state))
     else:
         fx = fy = mz = adh = sl = 0.0
     dx, dy = 2.0 * a / nx, 2.0 * b / ny
@@ -226,9 +232,7 @@ def fastrip_creep(patch, options):
     ny = int(options[1]) if options[1] >= 1.0 else 20
     dummy = np.zeros((1, 1))
     dummy_state = np.zeros((1, 1), dtype=np.int8)
-    fx, fy, mz, adh, sl = _fastrip_nb(patch.xi, patch.eta, patch.phi, patch.a, patch.b,
-                                      patch.normal_force, patch.friction, patch.shear_modulus,
-                                      patch.poisson, nx, ny, False, dummy, dummy, dummy_state)
+    fx, fy, mz, adh, sl = _fastrip_nb(patch, (nx, ny), (False, dummy, dummy, dummy_state))
     return fx, fy, mz
 
 
@@ -238,7 +242,5 @@ def fastrip_creep_reference(patch, options):
     ny = int(options[1]) if options[1] >= 1.0 else FASTRIP_DEFAULT_N
     dummy = np.zeros((1, 1))
     dummy_state = np.zeros((1, 1), dtype=np.int8)
-    fx, fy, mz, *_ = _fastrip_nb.py_func(patch.xi, patch.eta, patch.phi, patch.a, patch.b,
-                                         patch.normal_force, patch.friction, patch.shear_modulus,
-                                         patch.poisson, nx, ny, False, dummy, dummy, dummy_state)
+    fx, fy, mz, *_ = _fastrip_nb.py_func(patch, (nx, ny), (False, dummy, dummy, dummy_state))
     return fx, fy, mz

@@ -46,8 +46,18 @@ _SLIP = 2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _fastsim_ellipse_nb(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind,
-                        store, x_out, p_out, px_out, py_out, state_out):
+def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
+    """FASTSIM on the ellipse's strips: (Fx, Fy, Mz, adhesion area, slip area).
+    creepages (xi, eta, phi); ellipse (a, b); load (N, mu); flexibilities (L1,
+    L2, L3); grid (nx, ny, bound kind); out (store, x, p, px, py, state): with
+    store the cells' positions, pressures, tractions and states are written
+    into the (ny, nx) arrays."""
+    xi, eta, phi = creepages
+    a, b = ellipse
+    n, mu = load
+    l1, l2, l3 = flexibilities
+    nx, ny, bound_kind = grid
+    store, x_out, p_out, px_out, py_out, state_out = out
     dy = 2.0 * b / ny
     # normalisation of the discrete pressure so that sum(p dA) = N exactly
     total_shape = 0.0
@@ -160,8 +170,14 @@ def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bo
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3,
-                     px_out, py_out, state_out):
+def fastsim_grid_kernel(grid, creepages, mu, flexibilities, out):
+    """FASTSIM on a pressure grid: (Fx, Fy, Mz, adhesion area, slip area). grid
+    (pressure (ny, nx), x (nx,), y (ny,), x_leading (ny,)); creepages (xi, eta,
+    phi); flexibilities (L1, L2, L3); out (px, py, state), filled."""
+    pressure, x, y, x_leading = grid
+    xi, eta, phi = creepages
+    l1, l2, l3 = flexibilities
+    px_out, py_out, state_out = out
     ny, nx = pressure.shape
     dx = x[1] - x[0] if nx > 1 else 1.0
     dy = y[1] - y[0] if ny > 1 else 1.0
@@ -328,8 +344,9 @@ def fastsim_ellipse(xi, eta, phi, a, b, normal_force, friction, shear_modulus, p
         px = np.zeros((ny, nx))
         py = np.zeros((ny, nx))
         state = np.zeros((ny, nx), dtype=np.int8)
-        fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, n_eff, mu_eff, l1, l2, l3,
-                                                  nx, ny, kind, True, x, p, px, py, state)
+        fx, fy, mz, adh, sl = _fastsim_ellipse_nb((xi, eta, phi), (a, b), (n_eff, mu_eff),
+                                                  (l1, l2, l3), (nx, ny, kind),
+                                                  (True, x, p, px, py, state))
     elif backend == "numpy":
         fx, fy, mz, adh, sl, x, p, px, py, state = _fastsim_ellipse_reference(
             xi, eta, phi, a, b, n_eff, mu_eff, l1, l2, l3, nx, ny, kind)
@@ -394,8 +411,8 @@ def fastsim_grid(pressure, x, y, xi, eta, phi, friction, flexibilities, x_leadin
         px = np.zeros((ny, nx))
         py = np.zeros((ny, nx))
         state = np.zeros((ny, nx), dtype=np.int8)
-        fx, fy, mz, adh, sl = fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi,
-                                               mu_eff, l1, l2, l3, px, py, state)
+        fx, fy, mz, adh, sl = fastsim_grid_kernel((pressure, x, y, x_leading), (xi, eta, phi),
+                                               mu_eff, (l1, l2, l3), (px, py, state))
     elif backend == "numpy":
         fx, fy, mz, adh, sl, px, py, state = _fastsim_grid_reference(
             pressure, x, y, x_leading, xi, eta, phi, mu_eff, l1, l2, l3)
@@ -456,16 +473,16 @@ def fastsim_creep(patch, options):
     if options[3] == 1.0:
         dummy = np.zeros((1, 1))
         dummy_state = np.zeros((1, 1), dtype=np.int8)
-        fx, fy, mz, adh, sl = _fastsim_ellipse_nb(xi, eta, phi, a, b, normal_force, friction,
-                                                  l1, l2, l3, nx, ny, kind, False,
-                                                  dummy, dummy, dummy, dummy, dummy_state)
+        fx, fy, mz, adh, sl = _fastsim_ellipse_nb((xi, eta, phi), (a, b), (normal_force, friction),
+                                                  (l1, l2, l3), (nx, ny, kind),
+                                                  (False, dummy, dummy, dummy, dummy, dummy_state))
         return fx, fy, mz
     pressure, x, y, x_leading = uniform_grid_kernel(a, b, normal_force, nx, ny, kind)
     px = np.zeros((ny, nx))
     py = np.zeros((ny, nx))
     state = np.zeros((ny, nx), dtype=np.int8)
-    fx, fy, mz, adh, sl = fastsim_grid_kernel(pressure, x, y, x_leading, xi, eta, phi, friction,
-                                           l1, l2, l3, px, py, state)
+    fx, fy, mz, adh, sl = fastsim_grid_kernel((pressure, x, y, x_leading), (xi, eta, phi),
+                                           friction, (l1, l2, l3), (px, py, state))
     return fx, fy, mz
 
 

@@ -1,6 +1,7 @@
 """What every integrator's stages share: the right-hand side with the full
 contact search or the update, the search key, the track point of a stage, and
-the arguments every integrator takes (HostStep, StepContact).
+the arguments every integrator takes (HostStep; the StepContact of
+solver.dynamics.rhs).
 
 An integrator's kernel (solver.dynamics.integrators.methods) is
     integrate(state, step, data, inputs, step_inputs, contact) -> RHS evaluations
@@ -30,15 +31,6 @@ class HostStep(NamedTuple):
     n_sub: int        # the number of substeps of a fixed-step integrator
     dt: float         # h / n_sub: the fixed step, or an adaptive integrator's largest step
     distance: float   # distance travelled at the step's start (m)
-
-
-class StepContact(NamedTuple):
-    """The contact arrays a stage's right-hand side works on."""
-
-    tables: object          # geometry ContactTables
-    search: object          # geometry ContactBuffers
-    results: object         # dynamics ContactResults
-    table_search: object    # geometry table TableSearch (an empty table: the online search)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -84,8 +76,7 @@ def full_rhs(state, track, model, inputs, contact, deriv, key, record):
     contact: a StepContact; record: wheelset_rhs's (False: the contact rows are
     not filled), a plain bool."""
     reuse = key_matches(key, state, inputs.rail_motion)
-    wheelset_rhs(state, track, contact.tables, model, inputs, contact.search, contact.results,
-                 deriv, False, contact.table_search, reuse, record)
+    wheelset_rhs(state, track, model, inputs, contact, deriv, False, reuse, record)
     if not reuse:
         set_key(key, state, inputs.rail_motion)
 
@@ -95,8 +86,7 @@ def update_rhs(state, track, model, inputs, contact, deriv, key):
     """wheelset_rhs with the contact update (the points re-located: the key no longer holds),
     at an inner stage: its contact rows are not filled (no caller reads them)."""
     key[KEY_VALID] = 0.0
-    wheelset_rhs(state, track, contact.tables, model, inputs, contact.search, contact.results,
-                 deriv, True, None, False, False)
+    wheelset_rhs(state, track, model, inputs, contact, deriv, True, False, False)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

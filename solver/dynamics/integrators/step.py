@@ -77,10 +77,10 @@ from ..acceptance import (
     PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_PENETRATION, StepLimits, step_problem,
 )
 from ..outputs import fill_record
-from ..rhs import ContactResults, StepInputs
+from ..rhs import ContactResults, StepContact, StepInputs
 from .embedded import RK45
 from .methods import INTEGRATORS
-from .stages import HostStep, StepContact, full_rhs, key_matches, track_at
+from .stages import HostStep, full_rhs, key_matches, track_at
 
 
 # rows of StepData.stages: the fixed-step kernels use 5, the adaptive one s + 1
