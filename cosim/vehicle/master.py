@@ -362,7 +362,6 @@ class VehicleCosim:
         # lateral inertial load of each wheelset in its track frame (N, + = towards -y)
         inertial_w = p.wheelset_mass * (self.speed ** 2 * kap_w * np.cos(cant_w)
                                          + GRAVITY * np.sin(cant_w))
-        link = WheelsetLink(kin, pos_map, ref, v_prev, applied)
         system = BodySystem(mass, K, C, S_inv)
         primary = PrimaryForces(Dp, kp, cp, pre_p)
         wall0 = _time.perf_counter()
@@ -371,6 +370,8 @@ class VehicleCosim:
             nx = n if last else n + 1
             # the FMUs' wheelsets at t_n replace the interface models; the
             # master's step over [t_n, t_n + h] (in q1, v1) and the box forces
+            # (applied: the box forces of the last step, a new array each step)
+            link = WheelsetLink(kin, pos_map, ref, v_prev, applied)
             coupling_step(h, explicit, n > 0 and not explicit, link, system, primary,
                           StepLoads(f_ext[n], f_ext[nx], g_p[n], g_p[nx], gr_p[n], gr_p[nx]),
                           (q, v, other), (q1, v1, box))
