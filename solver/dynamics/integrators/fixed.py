@@ -43,12 +43,8 @@ def integrate_rk4(state, step, data, inputs, step_inputs, contact):
     samples = _track_samples(step, data, inputs)
     model = data.model
     key = data.search_key
-    stages = data.stages
-    k1 = stages[0]
-    k2 = stages[1]
-    k3 = stages[2]
-    k4 = stages[3]
-    tmp = stages[4]
+    st = data.stages
+    k1, k2, k3, k4, tmp = st[0], st[1], st[2], st[3], st[4]
     n_rhs = 0
     for sub in range(n_sub):
         track = _track_point(samples, sub)
@@ -71,7 +67,8 @@ def integrate_rk4(state, step, data, inputs, step_inputs, contact):
     # one RHS evaluation at the end of the step, so that the contact results
     # (the outputs) belong to the final state; its contact points serve the
     # first stage of the next step (same pose, key)
-    full_rhs(state, _track_point(samples, n_sub - 1), model, step_inputs, contact, k1, key, bool(True))
+    full_rhs(state, _track_point(samples, n_sub - 1), model, step_inputs, contact, k1, key,
+             bool(True))
     return n_rhs + 1
 
 
@@ -87,7 +84,8 @@ def integrate_semi_implicit(state, step, data, inputs, step_inputs, contact):
     k1 = data.stages[0]
     n_rhs = 0
     for sub in range(n_sub):
-        full_rhs(state, _track_point(samples, sub), model, step_inputs, contact, k1, key, bool(True))
+        full_rhs(state, _track_point(samples, sub), model, step_inputs, contact, k1, key,
+                 bool(True))
         for j in range(6):
             state[6 + j] += dt * k1[6 + j]
         for j in range(6):
@@ -95,5 +93,6 @@ def integrate_semi_implicit(state, step, data, inputs, step_inputs, contact):
         n_rhs += 1
         if not state_is_finite(state):
             return -1
-    full_rhs(state, _track_point(samples, n_sub - 1), model, step_inputs, contact, k1, key, bool(True))
+    full_rhs(state, _track_point(samples, n_sub - 1), model, step_inputs, contact, k1, key,
+             bool(True))
     return n_rhs + 1

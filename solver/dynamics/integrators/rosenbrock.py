@@ -268,14 +268,7 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
     model = data.model
     memo = data.rosenbrock_memo
     st = data.stages
-    f0 = st[0]
-    k1 = st[1]
-    f1 = st[2]
-    k2 = st[3]
-    f2 = st[4]
-    k3 = st[5]
-    y_stage = st[6]
-    y_new = st[7]
+    f0, k1, f1, k2, f2, k3, y_stage, y_new = st[0], st[1], st[2], st[3], st[4], st[5], st[6], st[7]
     jac_state = data.jacobian
     jac = jac_state[JAC_MATRIX:].reshape((N_STATE, N_STATE))
     speed = model[M_SPEED]

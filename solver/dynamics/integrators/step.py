@@ -16,8 +16,8 @@ entries, S_*); the kernels update it in place.
   the same to 4-5 significant digits for 0.25 to 1.25 ms, while 2 ms is
   unstable (the stiff flange contact makes the wheelset bounce off the rails).
   At a contact onset the late entry makes RK4 first order: at the Ren & Jin
-  flange-root impact (5.8 s) RK4 at 1 ms is 9.8 kN (14 % of the wheel load)
-  off the converged run, at 0.1 ms still 2.1 kN (docs/convergence.md).
+  flange-root impact (5.9 s) RK4 at 1 ms is 14.4 kN (21 % of the wheel load)
+  off the converged run, at 0.1 ms still 3.6 kN (docs/convergence.md).
 - `integrate_semi_implicit`: semi-implicit (symplectic) Euler, velocities
   first, then positions with the new velocities; one RHS per substep, for
   stiff flange contact at small steps.
