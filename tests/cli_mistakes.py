@@ -1,5 +1,5 @@
 """The mistakes a new user makes on the `wheelset-fmu` command line, as data
-(tests/test_cli_mistakes.py runs them; `python tests/cli_mistakes.py` runs them
+(tests/test_security_cli.py runs them; `python tests/cli_mistakes.py` runs them
 by hand, each in a process of its own, against this checkout or another one
 with --root, and prints the exit status, the stderr line count and whether a
 traceback appeared).

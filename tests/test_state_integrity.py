@@ -126,7 +126,7 @@ def _huge_integer(doc):
 def _output_out_of_range(doc, md):
     names = [v.name for v in md.modelVariables if v.causality in ("input", "output")]
     io = get_array(doc["io"])
-    io[names.index("wheelset.z")] = 1.0e30                  # declared within +-1 m
+    io[names.index("wheelset.z")] = 1.0e30                  # declared within -1 .. 2 m
     set_array(doc["io"], io)
 
 

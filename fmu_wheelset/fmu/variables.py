@@ -255,7 +255,8 @@ def _parameters() -> List[ScalarVariable]:
           "tries included (at least 10: a rejected step shrinks at most 5 times, so 10 "
           "tries reach 1/2e6 of the step); a longer communication step is discarded "
           "before it starts (fmi2Discard, reason logged); at most 100000: one doStep then "
-          "computes at most about 30 s (FaStrip with an adaptive integrator)",
+          "takes at most about 26 s of CPU time (FaStrip with an adaptive integrator at a "
+          "tolerance no step meets; docs/SECURITY.md)",
           None, MIN_SUBSTEPS, MAX_SUBSTEPS, core="max_substeps"),
         p("solver.integrator", "Enumeration",
           "internal integrator: " + _enumeration_text("Integrator") + " (the adaptive ones "
