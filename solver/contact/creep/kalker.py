@@ -223,17 +223,22 @@ def fastsim_flexibilities(a, b, shear_modulus, poisson):
 # ----------------------------------------------------------------------------
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def linear_coefficients_kernel(patch):
+    """Kalker's linear creep coefficients of a CreepPatch: f11 = G ab C11,
+    f22 = G ab C22, f23 = G (ab)^1.5 C23, f33 = G (ab)^2 C33."""
+    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, patch.a / patch.b,
+                                                        patch.poisson)
+    g = patch.shear_modulus
+    ab = patch.a * patch.b
+    return g * ab * c11, g * ab * c22, g * ab ** 1.5 * c23, g * ab * ab * c33
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def kalker_creep(patch, options):
     """Kalker's linear theory on a CreepPatch: Fx = -f11 xi, Fy = -f22 eta - f23 phi,
     Mz = f23 eta - f33 phi. No options."""
-    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
-    g, nu = patch.shear_modulus, patch.poisson
-    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
-    ab = a * b
-    f11 = g * ab * c11
-    f22 = g * ab * c22
-    f23 = g * ab ** 1.5 * c23
-    f33 = g * ab * ab * c33
+    f11, f22, f23, f33 = linear_coefficients_kernel(patch)
+    xi, eta, phi = patch.xi, patch.eta, patch.phi
     return -f11 * xi, -f22 * eta - f23 * phi, f23 * eta - f33 * phi
 
 

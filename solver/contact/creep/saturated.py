@@ -8,7 +8,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .kalker import KALKER_TABLE, kalker_coefficients_from_table
+from .kalker import KALKER_TABLE, kalker_coefficients_from_table, linear_coefficients_kernel
 
 
 # Polach options (kA, kS, A, B [s/m]). kA = kS = 1, A = 1 (constant friction)
@@ -146,14 +146,9 @@ def she_creep(patch, options):
     1 - u/3 + u^2/27 (u < 3), 1/u beyond, u = F/(mu N); the spin moment of the
     block comment above with k = 1 - u/3 (Vermeulen & Johnson's adhesion
     ellipse). No options."""
-    xi, eta, phi, a, b = patch.xi, patch.eta, patch.phi, patch.a, patch.b
-    n, mu, g, nu = patch.normal_force, patch.friction, patch.shear_modulus, patch.poisson
-    c11, c22, c23, c33 = kalker_coefficients_from_table(KALKER_TABLE, a / b, nu)
-    ab = a * b
-    f11 = g * ab * c11
-    f22 = g * ab * c22
-    f23 = g * ab ** 1.5 * c23
-    f33 = g * ab * ab * c33
+    xi, eta, phi = patch.xi, patch.eta, patch.phi
+    n, mu = patch.normal_force, patch.friction
+    f11, f22, f23, f33 = linear_coefficients_kernel(patch)
     fx = -f11 * xi
     fy = -f22 * eta - f23 * phi
     mu_n = mu * n
