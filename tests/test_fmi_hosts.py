@@ -3,7 +3,8 @@ libcosim (libcosimpy, the Open Simulation Platform's engine, via FMI Library)
 and Ecos (ecospy). Each runs the FMU for 1 s with 1 ms steps and EVERY
 parameter set by the host, the model choices (creep model, contact model,
 integrator: Integer parameters, since these hosts ignore Enumerations) among
-them, in its own process; the outputs must equal FMPy's run of the same FMU
+them, in its own process, and String parameters (the profiles) away from their
+start, which it reads back; the outputs must equal FMPy's run of the same FMU
 with the same values (an independent FMI importer), and the choices must take
 effect.
 """
@@ -27,7 +28,12 @@ READ = ["wheelset.distance", "wheelset.y", "wheelset.yaw", "wheel.left.Q", "whee
         "wheel.right.active_points"]
 CHANGED = {"wheelset.speed": 20.0, "contact.creep_model": 1, "contact.model": 0,
            "solver.internal_step": 2.5e-4,
-           "solver.integrator": 0, "wheelset.initial_lateral": 0.003}
+           "solver.integrator": 0, "wheelset.initial_lateral": 0.003,
+           # String parameters away from their start (S1002 on UIC60): Ren & Jin's pair
+           "wheel.profile": "LMA", "rail.profile": "CHN60"}
+# the String parameters the hosts read back after the run (FMPy's result holds no Strings,
+# so these are compared with the values the host set)
+READ_STRINGS = ["wheel.profile", "rail.profile"]
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +56,8 @@ def fmpy_reference(fmu, values, stop):
 
 def run_host(script, fmu, values):
     proc = subprocess.run([sys.executable, str(HERE / script), fmu, json.dumps(values),
-                           json.dumps(READ)], capture_output=True, text=True, timeout=600)
+                           json.dumps(READ + READ_STRINGS)], capture_output=True, text=True,
+                          timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(l for l in proc.stdout.splitlines() if l.startswith("RESULT "))
     return json.loads(line[len("RESULT "):])
@@ -62,10 +69,17 @@ def check_against_fmpy(got, fmu, values, stop):
     # 1e-9: the same FMU, the same steps; only the host differs
     for name in READ:
         assert float(got[name]) == pytest.approx(float(expected[name]), rel=1e-9, abs=1e-9), name
+    # the host reads back the String parameters it set, unchanged
+    for name in READ_STRINGS:
+        assert got[name] == values[name], name
     # the choices took effect: single-point contact, and the creep model changes the motion
     assert got["wheel.left.active_points"] <= 1 and got["wheel.right.active_points"] <= 1
     polach, _ = fmpy_reference(fmu, {**values, "contact.creep_model": 2}, stop)
     assert abs(polach["wheelset.y"] - expected["wheelset.y"]) > 1e-7     # m
+    # ... and so do the String parameters: the start pair S1002/UIC60 runs differently
+    start_pair, _ = fmpy_reference(fmu, {**values, "wheel.profile": "S1002",
+                                         "rail.profile": "UIC60"}, stop)
+    assert abs(start_pair["wheelset.y"] - expected["wheelset.y"]) > 1e-7  # m
     # distance = V t with the host's speed
     assert got["wheelset.distance"] == pytest.approx(20.0 * stop, rel=1e-12)
 

@@ -19,7 +19,8 @@ with EcosSimulationStructure() as structure:
     with EcosSimulation(structure=structure, step_size=1e-3) as sim:
         sim.init(parameter_set="initial")
         sim.step_until(1.0)
-        getter = {"Real": sim.get_real, "Integer": sim.get_integer, "Boolean": sim.get_bool}
+        getter = {"Real": sim.get_real, "Integer": sim.get_integer, "Boolean": sim.get_bool,
+                  "String": sim.get_string}
         out = {name: getter[by[name].type](f"wheelset::{name}") for name in read}
         out["time"] = sim.get_time()
         sim.terminate()

@@ -26,6 +26,8 @@ out = {}
 for name in read:
     v = by[name]
     get = {"Real": observer.last_real_values, "Integer": observer.last_integer_values,
-           "Boolean": observer.last_boolean_values}[v.type]
-    out[name] = get(index, [v.valueReference])[0]
+           "Boolean": observer.last_boolean_values, "String": observer.last_string_values}[v.type]
+    value = get(index, [v.valueReference])[0]
+    # libcosimpy hands Strings over as the C bytes; FMI strings are UTF-8
+    out[name] = value.decode("utf-8") if isinstance(value, bytes) else value
 print("RESULT " + json.dumps(out), flush=True)
