@@ -135,3 +135,32 @@ def test_python_blocks_of_the_page_run(page, wheelset_fmu, tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count("--- block") == len(code)
+    # where the page says what a block prints ("It prints `...`" right after it),
+    # the block prints exactly that: a figure in the text cannot go stale
+    printed = {}
+    for part in proc.stdout.split("--- block ")[1:]:
+        name, _, out = part.partition("\n")
+        printed[name.strip()] = out
+    for start, claim in printed_claims(page):
+        assert claim in printed[_id(page, start)], \
+            f"{_id(page, start)}: the page says it prints '{claim}'; it printed " \
+            f"'{printed[_id(page, start)].strip()}'"
+
+
+def printed_claims(page: Path):
+    """(block's first line, text) for each block whose next paragraph begins
+    'It prints `text`'."""
+    lines = page.read_text(encoding="utf-8").splitlines()
+    claims = []
+    for start, lang, text in blocks(page):
+        end = start + len(text.splitlines())          # the closing fence's index
+        after = "\n".join(lines[end + 1:end + 3]).strip()
+        found = re.match(r"It prints `([^`]+)`", after)
+        if found and lang in ("python", "py") and not marked(text):
+            claims.append((start, found.group(1)))
+    return claims
+
+
+def test_the_printed_claims_are_found():
+    """The README's and the running guide's FMPy quick starts say what they print."""
+    assert printed_claims(ROOT / "README.md") and printed_claims(ROOT / "docs" / "running.md")
