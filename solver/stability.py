@@ -186,30 +186,50 @@ class CriticalSpeed:
     bracket: tuple        # (stable, unstable) speeds that bound it (m/s)
 
 
+def scan_for_instability(unstable, speeds) -> tuple:
+    """(the last stable, the first unstable) of `speeds` in order, where
+    `unstable(v)` says whether the system is unstable at v m/s; (None, first)
+    if the first speed is unstable already, (last, None) if none is. The scan
+    stops at the first unstable speed."""
+    previous = None
+    for v in speeds:
+        if unstable(float(v)):
+            return previous, float(v)
+        previous = float(v)
+    return previous, None
+
+
+def bisect_critical_speed(unstable, stable_speed: float, unstable_speed: float,
+                          tolerance: float) -> tuple:
+    """(lo, hi): the bracket of the speed where `unstable(v)` turns True,
+    halved from (stable_speed, unstable_speed) until it is no wider than
+    `tolerance` m/s (lo stable, hi unstable)."""
+    lo, hi = float(stable_speed), float(unstable_speed)
+    while hi - lo > tolerance:
+        mid = 0.5 * (lo + hi)
+        if unstable(mid):
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
 def linear_critical_speed(params: WheelsetParameters, v_min: float = 5.0, v_max: float = 120.0,
                           scan: int = 12, tolerance: float = 0.05) -> CriticalSpeed:
     """The lowest speed in [v_min, v_max] where the real part of the hunting
     eigenvalue crosses zero (scan, then bisection to `tolerance` m/s)."""
     if not (0 < v_min < v_max):
         raise StabilityError(f"need 0 < v_min < v_max, got {v_min}, {v_max}")
-    speeds = np.linspace(v_min, v_max, scan)
-    previous = None
-    for v in speeds:
-        e = eigen(params, v)
-        if e.hunting.real > 0:
-            if previous is None:
-                raise StabilityError(f"the hunting mode is already unstable at v_min = {v_min:g} m/s")
-            lo, hi = previous, float(v)
-            break
-        previous = float(v)
-    else:
+
+    def unstable(v):
+        return eigen(params, v).hunting.real > 0
+
+    lo, hi = scan_for_instability(unstable, np.linspace(v_min, v_max, scan))
+    if lo is None:
+        raise StabilityError(f"the hunting mode is already unstable at v_min = {v_min:g} m/s")
+    if hi is None:
         raise StabilityError(f"the hunting mode stays stable up to {v_max:g} m/s")
-    while hi - lo > tolerance:
-        mid = 0.5 * (lo + hi)
-        if eigen(params, mid).hunting.real > 0:
-            hi = mid
-        else:
-            lo = mid
+    lo, hi = bisect_critical_speed(unstable, lo, hi, tolerance)
     e = eigen(params, hi)
     return CriticalSpeed(0.5 * (lo + hi), e.frequency, (lo, hi))
 
@@ -256,13 +276,8 @@ def nonlinear_critical_speed(params: WheelsetParameters, v_min: float, v_max: fl
         raise StabilityError(f"the wheelset already hunts at v_min = {v_min:g} m/s")
     if not hunts(params, v_max, lateral, duration):
         raise StabilityError(f"the perturbation still decays at v_max = {v_max:g} m/s")
-    lo, hi = float(v_min), float(v_max)
-    while hi - lo > tolerance:
-        mid = 0.5 * (lo + hi)
-        if hunts(params, mid, lateral, duration):
-            hi = mid
-        else:
-            lo = mid
+    lo, hi = bisect_critical_speed(lambda v: hunts(params, v, lateral, duration),
+                                   v_min, v_max, tolerance)
     t, y = perturbed_run(params, hi, lateral, duration)
     return CriticalSpeed(0.5 * (lo + hi), dominant_frequency(t, y), (lo, hi))
 

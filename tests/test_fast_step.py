@@ -287,3 +287,12 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
     short = dict(arrays, keep_record=np.zeros(model.record.size - 1))
     with pytest.raises(BlockError, match="keep_record"):
         pack_block(short, tuple(data), ints, reals)
+
+
+def test_block_entry_constants_follow_the_array_table():
+    # solver/layout.py writes the E_* constants out by hand beside FMU_ARRAYS (numba
+    # reads them as module globals): each must be its array's position in the table
+    from solver import layout
+    for position, (name, _, _) in enumerate(layout.FMU_ARRAYS):
+        assert getattr(layout, "E_" + name.upper()) == position, name
+    assert set(layout.CORE_ARRAYS) <= {name for name, _, _ in layout.FMU_ARRAYS}

@@ -327,25 +327,17 @@ def linear_critical_speed(vehicle, wheelset_params, v_min=5.0, v_max=120.0, scan
     if not (0 < v_min < v_max):
         raise VehicleStabilityError(f"need 0 < v_min < v_max, got {v_min}, {v_max}")
 
+    from solver.stability import bisect_critical_speed, scan_for_instability
+
     def unstable(v):
         return eigen(vehicle, wheelset_params, v, fixed_carbody).least_stable.real > 0
 
-    previous = None
-    for v in np.linspace(v_min, v_max, int(scan)):
-        if unstable(float(v)):
-            if previous is None:
-                raise VehicleStabilityError(f"a lateral mode is already unstable at v_min = {v_min:g} m/s")
-            lo, hi = previous, float(v)
-            break
-        previous = float(v)
-    else:
+    lo, hi = scan_for_instability(unstable, np.linspace(v_min, v_max, int(scan)))
+    if lo is None:
+        raise VehicleStabilityError(f"a lateral mode is already unstable at v_min = {v_min:g} m/s")
+    if hi is None:
         raise VehicleStabilityError(f"every lateral mode stays stable up to {v_max:g} m/s")
-    while hi - lo > tolerance:
-        mid = 0.5 * (lo + hi)
-        if unstable(mid):
-            hi = mid
-        else:
-            lo = mid
+    lo, hi = bisect_critical_speed(unstable, lo, hi, tolerance)
     e = eigen(vehicle, wheelset_params, hi, fixed_carbody)
     return CriticalSpeed(0.5 * (lo + hi), e.least_stable.imag / (2 * math.pi), (lo, hi),
                          e.least_stable_wheelset_share)
@@ -442,19 +434,17 @@ def nonlinear_critical_speed(fmu, vehicle: VehicleParameters, wheelset_params, v
             progress(r)
         return r
 
-    if run(v_min).hunts:
+    from solver.stability import bisect_critical_speed
+
+    def hunts(v):
+        return run(v).hunts
+
+    if hunts(v_min):
         raise VehicleStabilityError(f"the vehicle already hunts at v_min = {v_min:g} m/s")
-    if not run(v_max).hunts:
+    if not hunts(v_max):
         raise VehicleStabilityError(f"the push still decays at v_max = {v_max:g} m/s")
-    lo, hi = float(v_min), float(v_max)
-    last_hunting = runs[-1]
-    while hi - lo > tolerance:
-        mid = 0.5 * (lo + hi)
-        r = run(mid)
-        if r.hunts:
-            hi, last_hunting = mid, r
-        else:
-            lo = mid
+    lo, hi = bisect_critical_speed(hunts, v_min, v_max, tolerance)
+    last_hunting = next(r for r in reversed(runs) if r.hunts and r.speed == hi)
     return CriticalSpeed(0.5 * (lo + hi), last_hunting.frequency, (lo, hi)), runs
 
 
