@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import ProfileError
 from .profile import (
-    DEFAULT_STEP, KINDS, MIN_LATERAL_SPAN_MM, MIN_POINTS, Profile, RAIL, WHEEL,
+    DEFAULT_STEP, KINDS, MIN_LATERAL_SPAN_MM, MIN_POINTS, Profile, RAIL, WHEEL, find_corners,
     profile_from_points,
 )
 from .simpack import SIMPACK_EXTENSIONS, read_simpack
@@ -22,7 +22,18 @@ from .simpack import SIMPACK_EXTENSIONS, read_simpack
 
 _DIRECTIVE = re.compile(r"^\s*#\s*([A-Za-z][A-Za-z0-9_ \-]*?)\s*:\s*(.*?)\s*$")
 _SEPARATORS = re.compile(r"[\s,;]+")
-_KNOWN_DIRECTIVES = ("kind", "name", "source", "flange_back_to_taping_line_mm", "units", "corners_mm")
+_KNOWN_DIRECTIVES = ("kind", "name", "source", "flange_back_to_taping_line_mm", "units", "corners_mm",
+                     "smoothing_length_mm")
+# A directive is a comment line of the exact form `# key: value` with a known
+# key and a value of the key's form; any other comment line is free text, e.g.
+# "# units: mm. columns: lateral height" (a sentence, not the value `mm`). The
+# one-word directives (units, kind) take a single word; the numeric ones
+# (their keys end in _mm: no sentence starts so) are checked as numbers.
+_ONE_WORD = re.compile(r"^[A-Za-z]+$")
+_ONE_WORD_DIRECTIVES = ("units", "kind")
+# A wheel file without `flange_back_to_taping_line_mm`: EN 13715 / UIC's 70 mm
+# (S1002, LMA, the SIMPACK files' default in load_simpack_profile)
+DEFAULT_FLANGE_BACK_MM = 70.0
 
 
 def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str = "auto",
@@ -32,9 +43,13 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
     Lines: `lateral height` separated by whitespace, commas or semicolons;
     `#` starts a comment. Header directives in comment lines (optional):
     `# kind: wheel|rail`, `# name: ...`, `# source: ...`,
-    `# flange_back_to_taping_line_mm: 70` (wheels), `# units: mm`,
-    `# corners_mm: 30 60` (slope discontinuities, each one of the points: the
-    cubic spline is broken there, see `resample_profile`).
+    `# flange_back_to_taping_line_mm: 70` (wheels; without it 70 mm, the EN 13715
+    / UIC convention), `# units: mm`, `# corners_mm: 30 60` (slope
+    discontinuities, each one of the points: the spline is broken there, see
+    `resample_profile`), `# smoothing_length_mm: 0.2` (the smoothing spline's
+    length, solver.profiles.profile.DEFAULT_SMOOTHING_LENGTH without it). A
+    comment line is a directive only in the exact form `# key: value`, with a
+    one-word value for units and kind; any other comment is free text.
     `kind` None takes the kind from the header. The coordinate conventions of
     docs/CONVENTIONS.md apply (wheel: s from the taping line, flange at s < 0;
     rail: u from the head centreline, gauge side u < 0, z = 0 at the crown).
@@ -68,6 +83,8 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
             match = _DIRECTIVE.match(stripped)
             if match:
                 key = re.sub(r"[\s\-]+", "_", match.group(1).strip().lower())
+                if key in _ONE_WORD_DIRECTIVES and not _ONE_WORD.match(match.group(2)):
+                    continue        # free text that starts like a directive
                 if key in _KNOWN_DIRECTIVES:
                     if key in header:
                         raise ProfileError(f"directive {key!r} given twice (first on line {header[key][1]})",
@@ -124,6 +141,17 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
             raise ProfileError(f"flange_back_to_taping_line_mm {fb_mm!r} out of range (0, 500) mm",
                                path_str, lineno)
         flange_back = fb_mm * 1e-3
+    smoothing_length = None
+    if "smoothing_length_mm" in header:
+        text, lineno = header["smoothing_length_mm"]
+        try:
+            smoothing_mm = float(text)
+        except ValueError:
+            raise ProfileError("smoothing_length_mm: not a number", path_str, lineno) from None
+        if not (math.isfinite(smoothing_mm) and 0.0 < smoothing_mm <= 10.0):
+            raise ProfileError(f"smoothing_length_mm {smoothing_mm!r} out of range (0, 10] mm",
+                               path_str, lineno)
+        smoothing_length = smoothing_mm * 1e-3
     corners_mm: list[float] = []
     if "corners_mm" in header:
         text, lineno = header["corners_mm"]
@@ -177,10 +205,14 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
     header_name = header.get("name", (None, 0))[0]
     profile_name = name or header_name or os.path.splitext(os.path.basename(path_str))[0]
     source = header.get("source", (None, 0))[0] or f"file {os.path.basename(path_str)}"
+    if kind == WHEEL and flange_back is None:
+        flange_back = DEFAULT_FLANGE_BACK_MM * 1e-3
+        source += f" (flange back {DEFAULT_FLANGE_BACK_MM:g} mm from the taping line: not given, EN 13715)"
+    extra = {} if smoothing_length is None else {"smoothing_length": smoothing_length}
     try:
         return profile_from_points(x * 1e-3, z * 1e-3, name=profile_name, kind=kind, source=source,
                                    step=step, method=method, flange_back_to_taping_line=flange_back,
-                                   corners=[c * 1e-3 for c in corners_mm])
+                                   corners=[c * 1e-3 for c in corners_mm], **extra)
     except ProfileError as exc:
         raise ProfileError(exc.reason, path_str) from None
     except ValueError as exc:       # grid too fine for the span (e.g. a file in the wrong unit)
@@ -281,9 +313,21 @@ def load_simpack_profile(path, kind: str | None = None, step: float = DEFAULT_ST
         source = (f"SIMPACK {parsed.kind} profile file {os.path.basename(path_str)}"
                   + (f" ({parsed.comment})" if parsed.comment else "")
                   + (": " + "; ".join(notes) if notes else ""))
+    corners = ()
+    if method == "auto":
+        # as SIMPACK reads its own file: approx.smooth = 0 (the Manchester
+        # benchmark's files) interpolates the points, here by cubic splines broken
+        # at the corners found; a positive value smooths them (the project's
+        # smoothing spline at its default length: SIMPACK's own scale is not
+        # published)
+        if float(parsed.settings.get("approx.smooth", 0.0)) > 0.0:
+            method = "smoothing"
+        else:
+            method = "cubic"
+            corners = tuple(float(lateral[k]) * 1e-3 for k in find_corners(lateral, height))
     try:
         return profile_from_points(lateral * 1e-3, height * 1e-3, name=profile_name, kind=parsed.kind,
-                                   source=source, step=step, method=method,
+                                   source=source, step=step, method=method, corners=corners,
                                    flange_back_to_taping_line=(flange_back_to_taping_line
                                                                if parsed.kind == WHEEL else None))
     except ProfileError as exc:

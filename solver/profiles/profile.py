@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from scipy.interpolate import Akima1DInterpolator, CubicSpline, PPoly, PchipInterpolator
+from scipy.interpolate import (
+    Akima1DInterpolator, CubicSpline, PPoly, PchipInterpolator,
+)
 
 from ..errors import ProfileError
 
@@ -17,7 +19,25 @@ RAIL = "rail"
 KINDS = (WHEEL, RAIL)
 DEFAULT_STEP = 1e-4                  # m (0.1 mm)
 MIN_POINTS = 10                      # fewest points a profile file may have
-RESAMPLING_METHODS = ("auto", "cubic", "akima", "pchip")
+RESAMPLING_METHODS = ("auto", "smoothing", "cubic", "akima", "pchip")
+# The smoothing spline of measured or tabulated profiles (method "smoothing", and
+# "auto", the reading of profile files): Reinsch's smoothing spline (Reinsch
+# 1967; scipy's make_smoothing_spline), weighted so that it filters the profile
+# like 1 / (1 + (k length)^4) in the wavenumber k along the arc, the same on the
+# tread and on the flange (`_geometric_smoothing_spline`): features shorter
+# than 2 pi length are halved. CONTACT and SIMPACK smooth profile files the same
+# way (a smoothing spline with a stated parameter). Measured on the published
+# LMA table (the chain of arcs and lines at 0.1 mm, tests/test_profiles.py): at
+# 0.2 mm the spline stays within 0.53 um (normal) of the exact chain (the most
+# at the flange root, where the curvature jumps by 71 1/m), and at the tread's
+# R450 / 1:40 junction its curvature overshoots the true -2.22 1/m by 3.5 %
+# (-2.30), where a cubic spline through the points overshoots by 11 % (-2.47)
+# and Akima's interpolation by 56 % (-3.46), its curvature jumping at every
+# point as well. The spline is broken at corners (slope discontinuities:
+# declared, or found by `find_corners`), each stretch pinned at its ends.
+DEFAULT_SMOOTHING_LENGTH = 0.2e-3    # m
+_PIN_WEIGHT = 1e8                    # the weight of a stretch's end points (pinned)
+_STEEP_WEIGHT = 1e6                  # the largest weight of an inner point (a near-vertical flank)
 # Corner detection for method="auto": a vertex of the input polyline whose
 # turning angle is at least CORNER_MIN_TURN_RAD and at least
 # CORNER_ISOLATION_RATIO times the turning at each neighbouring vertex (a
@@ -217,19 +237,21 @@ def uniform_grid(lo: float, hi: float, step: float) -> np.ndarray:
 
 
 def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: str = "auto",
-                     corners=()) -> ResampledProfile:
+                     corners=(), smoothing_length: float = DEFAULT_SMOOTHING_LENGTH) -> ResampledProfile:
     """Resample a profile given by points (m) on a uniform grid of `step` (m) by a spline.
 
-    `method`: "cubic" (scipy CubicSpline, not-a-knot), "akima" (scipy
-    Akima1DInterpolator, for profiles with sharp corners), "pchip" (scipy
-    PchipInterpolator, shape preserving), or "auto": Akima when a corner is
-    found (`find_corners`), else cubic. The grid starts at the first point and
-    keeps `step` exactly; it ends at the last point when the span is a multiple
-    of `step` (else up to one step short). Lateral coordinates must be strictly
-    increasing. `corners` (m): declared slope discontinuities, each one of the
-    points; with "cubic" or "auto" the cubic spline is broken there (a spline
-    per smooth stretch, continuous with a slope jump at each corner), so straight
-    pieces stay straight and arcs keep the cubic spline's accuracy.
+    `method`: "smoothing" (the smoothing spline of DEFAULT_SMOOTHING_LENGTH or
+    `smoothing_length` (m), broken at the declared corners and those
+    `find_corners` finds: the reading of profile files), "cubic" (scipy
+    CubicSpline, not-a-knot, through the points: the built-in profiles, sampled
+    from their exact curves), "akima" (scipy Akima1DInterpolator), "pchip"
+    (scipy PchipInterpolator, shape preserving), or "auto" = "smoothing". The
+    grid starts at the first point and keeps `step` exactly; it ends at the last
+    point when the span is a multiple of `step` (else up to one step short).
+    Lateral coordinates must be strictly increasing. `corners` (m): declared
+    slope discontinuities, each one of the points; with "cubic", "smoothing" or
+    "auto" the spline is broken there (a spline per smooth stretch, continuous
+    with a slope jump at each corner), so straight pieces stay straight.
     """
     x = np.asarray(lateral_m, dtype=float)
     y = np.asarray(height_m, dtype=float)
@@ -257,10 +279,14 @@ def resample_profile(lateral_m, height_m, step: float = DEFAULT_STEP, method: st
         if not (math.isfinite(c) and x[0] < c < x[-1]) or np.min(np.abs(x - c)) > 1e-12:
             raise ProfileError(f"declared corner {c * 1e3:g} mm is not one of the inner points")
     found = find_corners(x, y)
-    chosen = method
-    if method == "auto":
-        chosen = "cubic" if declared else ("akima" if found.size else "cubic")
-    if chosen == "cubic" and declared:
+    chosen = "smoothing" if method == "auto" else method
+    if chosen == "smoothing":
+        if not (isinstance(smoothing_length, (int, float)) and math.isfinite(smoothing_length)
+                and 0.0 < smoothing_length <= 0.01):
+            raise ProfileError(f"smoothing_length must be in (0, 0.01] m, got {smoothing_length!r}")
+        breaks = sorted(set(declared) | {float(x[k]) for k in found})
+        spline = _smoothing_spline(x, y, breaks, float(smoothing_length))
+    elif chosen == "cubic" and declared:
         spline = _corner_spline(x, y, declared)
     elif chosen == "cubic":
         spline = CubicSpline(x, y)
@@ -296,13 +322,77 @@ def _corner_spline(lateral_m, height_m, corners_m) -> PPoly:
     return PPoly(np.hstack(coefficients), np.concatenate(breaks))
 
 
+def _geometric_smoothing_spline(x, y, length):
+    """The smoothing spline of the points (x, y in mm) with the smoothing length
+    `length` (mm) measured along the profile's arc: scipy's
+    make_smoothing_spline (sum w_i (y_i - g(x_i))^2 + lambda int g''^2 dx) with
+    lambda = length^4 / h (h the mean spacing) and the weights
+    w_i = (dx_i / h) (1 + g'_i^2)^2, which make its local smoothing length in x
+    length cos(theta) (theta the profile's slope angle, g' = tan theta): a wave
+    of a given length along the arc is filtered alike on a flat tread and on a
+    70 deg flange face, where a plain smoothing spline of height against
+    lateral coordinate smooths the face's curvature (1 + g'^2)^1.5 times harder
+    (22 times on the LMA's face) and moves it by tens of micrometres. The
+    slopes g' are those of the interpolating cubic spline; the weights are at
+    most _STEEP_WEIGHT (a near-vertical flange back or rail flank, which never
+    touches: the spline nearly interpolates it). The end points are pinned
+    (weight _PIN_WEIGHT). Returns a scipy BSpline (mm)."""
+    from scipy.interpolate import make_smoothing_spline
+    slope = CubicSpline(x, y)(x, 1)
+    spacing = np.diff(x)
+    h = float(spacing.mean())
+    share = np.empty(x.size)
+    share[0], share[-1] = 0.5 * spacing[0], 0.5 * spacing[-1]
+    share[1:-1] = 0.5 * (spacing[:-1] + spacing[1:])
+    weights = np.minimum(share / h * (1.0 + slope ** 2) ** 2, _STEEP_WEIGHT)
+    weights[[0, -1]] = _PIN_WEIGHT
+    return make_smoothing_spline(x, y, w=weights, lam=length ** 4 / h)
+
+
+def _smoothing_spline(lateral_m, height_m, breaks_m, length) -> PPoly:
+    """The geometric smoothing spline (`_geometric_smoothing_spline`) of `length` (m)
+    through each stretch of the points between the breaks (m, each one of the
+    points), the stretches' end points pinned (so the pieces join), as one
+    piecewise cubic. Computed in mm (well scaled)."""
+    x = np.asarray(lateral_m, dtype=float) * 1e3
+    y = np.asarray(height_m, dtype=float) * 1e3
+    cuts = [0] + [int(np.argmin(np.abs(x - c * 1e3))) for c in breaks_m] + [x.size - 1]
+    pieces_x, pieces_c = [], []
+    for i0, i1 in zip(cuts[:-1], cuts[1:]):
+        xs, ys = x[i0:i1 + 1], y[i0:i1 + 1]
+        if xs.size >= 5:
+            piece = PPoly.from_spline(_geometric_smoothing_spline(xs, ys, length * 1e3))
+            keep = (piece.x[:-1] >= xs[0]) & (piece.x[:-1] < xs[-1])     # (no padding intervals)
+            px, pc = piece.x[:-1][keep], piece.c[:, keep]
+        else:
+            piece = CubicSpline(xs, ys) if xs.size >= 3 else PPoly(
+                np.array([[0.0], [0.0], [(ys[1] - ys[0]) / (xs[1] - xs[0])], [ys[0]]]), xs)
+            px, pc = piece.x[:-1], piece.c
+            if pc.shape[0] < 4:
+                pc = np.vstack([np.zeros((4 - pc.shape[0], pc.shape[1])), pc])
+        pieces_x.append(px)
+        pieces_c.append(pc)
+    pieces_x.append(x[-1:])
+    c = np.hstack(pieces_c)
+    # back to m: y_m(x_m) = 1e-3 y_mm(1e3 x_m); the coefficient of (x - b)^j scales by 1e3^j
+    powers = np.arange(c.shape[0] - 1, -1, -1)[:, None]
+    return PPoly(c * 1e-3 * 1e3 ** powers, np.concatenate(pieces_x) * 1e-3)
+
+
 def profile_from_points(lateral_m, height_m, *, name: str, kind: str, source: str,
                         step: float = DEFAULT_STEP, method: str = "auto",
-                        flange_back_to_taping_line: float | None = None, corners=()) -> Profile:
+                        flange_back_to_taping_line: float | None = None, corners=(),
+                        smoothing_length: float = DEFAULT_SMOOTHING_LENGTH) -> Profile:
     """Build a `Profile` from points in metres (strictly increasing lateral);
-    `corners` (m) as in `resample_profile`."""
-    r = resample_profile(lateral_m, height_m, step=step, method=method, corners=corners)
-    kept = tuple(corners) if r.method == "cubic" else ()
+    `corners`, `method` and `smoothing_length` (m) as in `resample_profile`."""
+    r = resample_profile(lateral_m, height_m, step=step, method=method, corners=corners,
+                         smoothing_length=smoothing_length)
+    kept = ()
+    if r.method == "cubic":
+        kept = tuple(corners)
+    elif r.method == "smoothing":     # the declared corners and those found: the spline's breaks
+        x = np.asarray(lateral_m, dtype=float)
+        kept = tuple(sorted({float(c) for c in corners} | {float(x[k]) for k in r.corners}))
     return Profile(name=name, kind=kind, source=source, lateral=r.lateral, height=r.height,
                    step=r.step, slope=r.slope, second_derivative=r.second_derivative,
                    flange_back_to_taping_line=flange_back_to_taping_line, method=r.method,

@@ -25,8 +25,9 @@ processed profile as CONTACT and the Manchester benchmark's files do (the
 profile of a right wheel or rail, y towards the field side): wheel s = y (the
 flange at s < 0), F = z (radius increase); rail u = y (the gauge face at
 u < 0), height = -z. `mirror_y` flips y once more for a file drawn the other
-way round. The spline smoothing (`approx.smooth`) and the weights are not
-used: the points are resampled by the project's spline (solver.profiles).
+way round. The spline smoothing (`approx.smooth`) decides how the points are
+resampled (solver.profiles.files.load_simpack_profile: 0 interpolates them,
+more smooths them by the project's smoothing spline); the weights are not used.
 
 Nothing in the file is executed or used as a format: keys are matched against
 the known names, values parsed as numbers.
