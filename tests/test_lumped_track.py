@@ -78,7 +78,7 @@ def continuous_support(params):
 def test_euler_bernoulli_rail_body_matches_the_continuous_support(rail):
     """Euler-Bernoulli rails: the crown stiffness (back on the axis) and the vertical
     low-frequency mass against the closed forms within 1 % (the discrete sleepers at
-    beta a = 0.82 vertical, 0.56 lateral make the two differ by < 0.4 %, as the
+    beta a = 0.82 vertical, 0.98 lateral make the two differ by < 0.4 %, as the
     Zimmermann check of test_track_fe.py finds); roll within 0.5 % (0.14 % measured).
     Timoshenko rails are softer (shear deflection) than Euler-Bernoulli ones."""
     config = CONFIGS[f"{rail}/euler-bernoulli"]
