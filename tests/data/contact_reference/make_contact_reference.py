@@ -241,7 +241,7 @@ def parse_patches(text: str, workdir: Path, name: str) -> dict:
     return dict(total_lateral_force_on_rail=fy_tr, total_vertical_force_on_rail=fz_tr, patches=patches)
 
 
-def lma_cases(contact: Path, workdir: Path, fine_loads) -> dict:
+def lma_cases(contact: Path, workdir: Path, fine_loads, progress=None) -> dict:
     from solver.contact.geometry.setup import ContactSetup
     from solver.contact.geometry.points import static_contact
     wheel_file, rail_file = write_profile_files(workdir, "LMA", "CHN60")
@@ -279,6 +279,8 @@ def lma_cases(contact: Path, workdir: Path, fine_loads) -> dict:
                                       f"angle {math.degrees(p['contact_angle']):.2f} deg s {p['centre_wheel_s'] * 1e3:.2f} "
                                       f"mm {p['lateral_extent'] * 1e3:.1f} x {p['longitudinal_extent'] * 1e3:.1f} mm"
                                       for p in res["patches"]) + f" ({seconds:.0f} s)", flush=True)
+            if progress is not None:          # the cases so far, should the run be stopped
+                progress(cases)
     return dict(
         description="Non-Hertzian frictionless normal contact, the project's LMA wheel on its CHN60 rail 1:40 "
                     "(built-in profiles written at 0.1 mm), gauge 1435 mm, back-to-back 1353 mm, r0 430 mm, left "
@@ -451,7 +453,9 @@ def main(argv=None) -> int:
             "fastrip": ("fastrip.json", lambda: fastrip_cases(contact, args.workdir, args.examples)),
             "lma": ("normal_lma_chn60.json",
                     lambda: lma_cases(contact, args.workdir,
-                                      {float(v) for v in args.lma_fine_loads.split(",") if v.strip()}))}
+                                      {float(v) for v in args.lma_fine_loads.split(",") if v.strip()},
+                                      lambda cases: (args.workdir / "lma_partial.json").write_text(
+                                          json.dumps(dict(contact=meta, cases=cases), indent=1))))}
     if args.only in (None, "normal"):
         write_profiles(args.workdir)
     for key, (filename, job) in jobs.items():
