@@ -281,6 +281,11 @@ def lma_cases(contact: Path, workdir: Path, fine_loads, progress=None) -> dict:
                                       for p in res["patches"]) + f" ({seconds:.0f} s)", flush=True)
             if progress is not None:          # the cases so far, should the run be stopped
                 progress(cases)
+    return lma_result(cases, fine_loads)
+
+
+def lma_result(cases, fine_loads) -> dict:
+    """normal_lma_chn60.json's content around its cases."""
     return dict(
         description="Non-Hertzian frictionless normal contact, the project's LMA wheel on its CHN60 rail 1:40 "
                     "(built-in profiles written at 0.1 mm), gauge 1435 mm, back-to-back 1353 mm, r0 430 mm, left "
