@@ -33,6 +33,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -166,6 +167,149 @@ def normal_cases(contact: Path, workdir: Path) -> dict:
 
 
 # --------------------------------------------------------------------------
+# LMA / CHN60: the patch across the tread's curvature junction and at the flange root
+# --------------------------------------------------------------------------
+LMA_BACK_TO_BACK = 1.353
+LMA_RADIUS = 0.43
+LMA_LOADS = (20e3, 40e3, 60e3, 80e3)
+# (a) the rigid contact point runs over s = +10 ... 0 mm of the LMA tread (the 1:40 line, the
+# junction with the R450 arc at s = +4.254 mm crossed at y = 2.5-2.75 mm), found with
+# solver.contact.geometry.points.static_contact; (b) it runs from the R450 arc over the flange
+# root onto the 70 deg flank (contact angle 9.8 deg at 8.5 mm, 26.6 at 9.0, 51 at 9.25,
+# 70 at 9.5 mm)
+LMA_JUNCTION_Y = (-2.5e-3, -1.0e-3, 0.5e-3, 1.5e-3, 2.25e-3, 2.75e-3, 3.25e-3, 4.0e-3)
+LMA_FLANGE_Y = (8.5e-3, 8.75e-3, 9.0e-3, 9.2e-3, 9.4e-3, 9.6e-3)
+
+
+def write_profile_files(workdir: Path, wheel_name: str, rail_name: str) -> tuple[str, str]:
+    """A built-in wheel and rail (0.1 mm grid) in CONTACT's canonical form (as write_profiles)."""
+    from solver.profiles.builtins import builtin_profile
+    wheel = builtin_profile(wheel_name, step=1e-4)
+    rail = builtin_profile(rail_name, step=1e-4)
+    names = (f"{wheel_name}_project.wheel", f"{rail_name}_project.rail")
+    with open(workdir / names[0], "w") as handle:
+        for s, f in zip(wheel.lateral * 1e3, wheel.height * 1e3):
+            handle.write(f"{s:.4f} {f:.7f}\n")
+    with open(workdir / names[1], "w") as handle:
+        for u, z in zip(rail.lateral * 1e3, rail.height * 1e3):
+            handle.write(f"{u:.4f} {-z:.7f}\n")
+    return names
+
+
+def _fortran_numbers(line: str):
+    """Numbers of a line written by Fortran, whose exponents past 99 lose their E
+    (0.725723-310 = 0.725723E-310)."""
+    return [float(re.sub(r"(?<=[0-9.])([+-][0-9]{3})$", r"E\1", v)) for v in line.split()]
+
+
+def parse_patches(text: str, workdir: Path, name: str) -> dict:
+    """Every contact patch of a module-1 case (CONTACT's units: mm, N, MPa, rad), its extents
+    from the patch's .mat file (the elements with a positive pressure), and the total
+    forces on the rail (track frame)."""
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if "TOTAL FORCES ON RAIL" in line)
+    fx_tr, fy_tr, fz_tr = _numbers(lines[k + 2])[:3]
+    starts = [i for i, line in enumerate(lines) if "DATA FOR CONTACT PATCH" in line]
+    patches = []
+    for n, start in enumerate(starts):
+        block = lines[start:starts[n + 1] if n + 1 < len(starts) else len(lines)]
+
+        def after(label, offset=1):
+            j = next(i for i, line in enumerate(block) if label in line)
+            return _numbers(block[j + offset])
+        ref = after("XCP(TR)     YCP(TR)")
+        ref_w = after("XCP(W)      YCP(W)")
+        fn = after("FN          FX")[0]
+        approach, pmax = after("FN/G      FX/FSTAT/FN")[3:5]
+        ncon = int(after("NPOT   NCON")[1])
+        mat = (workdir / f"{name}.0001{chr(ord('a') + n)}.mat").read_text().splitlines()
+        j = next(i for i, line in enumerate(mat) if line.lstrip().startswith("%   MX"))
+        mx, my, xl, yl, dx, dy = _numbers(mat[j + 1])[:6]
+        j = next(i for i, line in enumerate(mat) if line.lstrip().startswith("%    I    IGS"))
+        rows = np.array([_fortran_numbers(line) for line in mat[j + 1:] if line.strip()])
+        inside = rows[:, 4] > 0.0                       # PN > 0 (MU in column 4: format >= 12.2)
+        index = rows[inside, 0].astype(int) - 1
+        ix, iy = index % int(mx), index // int(mx)
+        patches.append(dict(
+            normal_force=fn, approach=approach * 1e-3, peak_pressure=pmax * 1e6, elements=ncon,
+            contact_angle=ref[3], centre_track_y=ref[1] * 1e-3, centre_track_z=ref[2] * 1e-3,
+            centre_rail_u=-ref[4] * 1e-3, centre_wheel_s=-ref_w[1] * 1e-3,
+            longitudinal_extent=float((ix.max() - ix.min() + 1) * dx * 1e-3),
+            lateral_extent=float((iy.max() - iy.min() + 1) * dy * 1e-3),
+            lateral_range=[float((yl + iy.min() * dy) * 1e-3), float((yl + (iy.max() + 1) * dy) * 1e-3)],
+            area=float(inside.sum() * dx * dy * 1e-6)))
+    return dict(total_lateral_force_on_rail=fy_tr, total_vertical_force_on_rail=fz_tr, patches=patches)
+
+
+def lma_cases(contact: Path, workdir: Path, fine_loads, progress=None) -> dict:
+    from solver.contact.geometry.setup import ContactSetup
+    from solver.contact.geometry.points import static_contact
+    wheel_file, rail_file = write_profile_files(workdir, "LMA", "CHN60")
+    setup = ContactSetup.from_names("LMA", "CHN60", step=1e-4, gauge=GAUGE, back_to_back=LMA_BACK_TO_BACK,
+                                    nominal_radius=LMA_RADIUS)
+    template = MODULE1.replace("UIC60_project.rail", rail_file).replace("S1002_project.wheel", wheel_file)
+    cases = []
+    for group, ys in (("junction", LMA_JUNCTION_Y), ("flange_root", LMA_FLANGE_Y)):
+        for y in ys:
+            sc = static_contact(setup, y)
+            pts = sc.points
+            rigid = [dict(wheel_s=float(pts.y_wheel[0, k]), rail_u=float(pts.y_rail[0, k]),
+                          contact_angle=float(pts.contact_angle[0, k])) for k in range(int(pts.count[0]))]
+            for load in LMA_LOADS:
+                for cell in CELLS:
+                    if cell < 0.2e-3 and load not in fine_loads:
+                        continue
+                    text = template.format(
+                        title=f"LMA on CHN60 1:40, left wheel, y = {y * 1e3:g} mm, {load / 1e3:g} kN, "
+                              "frictionless (written by make_contact_reference.py)",
+                        cell=cell * 1e3, rail_y=-setup.rail_centre_y * 1e3, cant=setup.inclination,
+                        fbdist=LMA_BACK_TO_BACK * 1e3, nomrad=LMA_RADIUS * 1e3, y_ws=-y * 1e3, load=load,
+                        roll=sc.roll, vpitch=-2000.0 / (LMA_RADIUS * 1e3))
+                    name = f"lma_y{y * 1e3:g}_f{load / 1e3:g}_c{cell * 1e3:g}".replace(".", "p").replace("-", "m")
+                    for old in workdir.glob(f"{name}.*.mat"):
+                        old.unlink()
+                    t0 = time.perf_counter()
+                    res = parse_patches(run_contact(contact, workdir, name, text), workdir, name)
+                    seconds = time.perf_counter() - t0
+                    cases.append(dict(group=group, y=y, wheel_load=load, cell=cell, roll=sc.roll,
+                                      rigid_points=rigid, seconds=seconds, **res, input=text))
+                    print(f"LMA {group} y = {y * 1e3:g} mm, {load / 1e3:g} kN, cell {cell * 1e3:g} mm: "
+                          f"{len(res['patches'])} patch(es) "
+                          + "; ".join(f"Fn {p['normal_force'] / 1e3:.2f} kN approach {p['approach'] * 1e6:.2f} um "
+                                      f"angle {math.degrees(p['contact_angle']):.2f} deg s {p['centre_wheel_s'] * 1e3:.2f} "
+                                      f"mm {p['lateral_extent'] * 1e3:.1f} x {p['longitudinal_extent'] * 1e3:.1f} mm"
+                                      for p in res["patches"]) + f" ({seconds:.0f} s)", flush=True)
+            if progress is not None:          # the cases so far, should the run be stopped
+                progress(cases)
+    return lma_result(cases, fine_loads)
+
+
+def lma_result(cases, fine_loads) -> dict:
+    """normal_lma_chn60.json's content around its cases."""
+    return dict(
+        description="Non-Hertzian frictionless normal contact, the project's LMA wheel on its CHN60 rail 1:40 "
+                    "(built-in profiles written at 0.1 mm), gauge 1435 mm, back-to-back 1353 mm, r0 430 mm, left "
+                    "wheel, wheelset at y to the left with the project's rigid static roll; (a) 'junction': the "
+                    "rigid contact point from s = +10 to 0 mm on the wheel, across the junction of the tread's "
+                    "1:40 line and its R450 arc (s = +4.254 mm); (b) 'flange_root': onto the R14/R15 flange root "
+                    "and the 70 deg flank; vertical wheel loads 20, 40, 60, 80 kN (the vertical force on the "
+                    "rail prescribed). CONTACT module 1, planar contact (D = 2), half-space (C = 2), G = 82 GPa, "
+                    "nu = 0.28; 0.2 mm elements everywhere, 0.1 mm at the loads in 'fine_loads'. Per patch: its "
+                    "normal force (along the patch normal), approach, peak pressure, contact angle (CONTACT's "
+                    "DELTCP, track frame), centre (CONTACT's contact reference point: track y, z; rail u = "
+                    "-YCP(R); wheel s = -YCP(W), s from the taping line, + towards the field side as the "
+                    "project's profiles), the lateral (along the curved patch) and longitudinal extent of the "
+                    "elements with pressure, and its area; per case the total forces of the wheel on the rail "
+                    "in the track frame (y to CONTACT's right = the project's -y for the left wheel, z down).",
+        units="SI: m, N, Pa, rad, s",
+        setup=dict(wheel="LMA", rail="CHN60", gauge=GAUGE, inclination_ratio=40, back_to_back=LMA_BACK_TO_BACK,
+                   nominal_radius=LMA_RADIUS, wheel_loads=list(LMA_LOADS), shear_modulus=SHEAR_MODULUS,
+                   poisson=POISSON, cells=list(CELLS), fine_loads=sorted(fine_loads),
+                   junction_s=4.254e-3),
+        cases=cases)
+
+
+# --------------------------------------------------------------------------
 # Module 3: full theory on a Hertzian ellipse with spin
 # --------------------------------------------------------------------------
 MODULE3 = """% {title}
@@ -294,7 +438,9 @@ def main(argv=None) -> int:
     parser.add_argument("--contact", required=True, type=Path, help="CONTACT executable (contact_linux64)")
     parser.add_argument("--examples", required=True, type=Path, help="CONTACT's examples/ folder")
     parser.add_argument("--workdir", required=True, type=Path, help="scratch folder for CONTACT's files")
-    parser.add_argument("--only", choices=("normal", "spin", "fastrip"), default=None)
+    parser.add_argument("--only", choices=("normal", "spin", "fastrip", "lma"), default=None)
+    parser.add_argument("--lma-fine-loads", default="20000,40000,60000,80000",
+                        help="wheel loads (N, comma-separated) of the LMA cases also run at 0.1 mm")
     args = parser.parse_args(argv)
     args.workdir.mkdir(parents=True, exist_ok=True)
     contact = args.contact.resolve()
@@ -309,7 +455,12 @@ def main(argv=None) -> int:
                 made_by="tests/data/contact_reference/make_contact_reference.py")
     jobs = {"normal": ("normal_s1002_uic60.json", lambda: normal_cases(contact, args.workdir)),
             "spin": ("spin_moment.json", lambda: spin_cases(contact, args.workdir)),
-            "fastrip": ("fastrip.json", lambda: fastrip_cases(contact, args.workdir, args.examples))}
+            "fastrip": ("fastrip.json", lambda: fastrip_cases(contact, args.workdir, args.examples)),
+            "lma": ("normal_lma_chn60.json",
+                    lambda: lma_cases(contact, args.workdir,
+                                      {float(v) for v in args.lma_fine_loads.split(",") if v.strip()},
+                                      lambda cases: (args.workdir / "lma_partial.json").write_text(
+                                          json.dumps(dict(contact=meta, cases=cases), indent=1))))}
     if args.only in (None, "normal"):
         write_profiles(args.workdir)
     for key, (filename, job) in jobs.items():
