@@ -95,7 +95,7 @@ _W, N_WORK = _layout((
 W_SCALARS = _W["scalars"]
 # the scalars
 SC_SCHEME, SC_SPEED, SC_LEADING, SC_CURVATURE, SC_CANT, SC_STRAIGHT, SC_TRANSITION = range(7)
-SC_PUSH_WHEELSET, SC_PUSH_FORCE, SC_PUSH_TIME, SC_STEPS, SC_RATE_STEP = range(7, 12)
+SC_PUSH_WHEELSET, SC_PUSH_FORCE, SC_PUSH_TIME, SC_STEPS, SC_RATE_STEP, SC_TIME = range(7, 13)
 W_MASS, W_K, W_C, W_S_INV = _W["mass"], _W["K"], _W["C"], _W["S_inv"]
 W_D, W_KE, W_CE, W_PRELOAD, W_STATIC = _W["D"], _W["k"], _W["c"], _W["preload"], _W["static_force"]
 W_ELEMENTS, W_BODIES, W_WPOS = _W["elements"], _W["bodies"], _W["wheelset_positions"]
@@ -554,4 +554,59 @@ def bodies_step(t, h, io, work):
         _outputs(t, sc, work, io)
         _applied_from_outputs(io, work, applied)
     sc[SC_STEPS] += 1.0
+    sc[SC_TIME] = t + h
     return STEP_OK
+
+
+def set_step(model: VehicleModel, work: np.ndarray, step: float) -> None:
+    """Set the communication step of a work array (the trapezoidal rule's matrix
+    S_inv = (M + h/2 C + h^2/4 K)^-1 depends on it); the state is kept."""
+    if not (math.isfinite(step) and 0.0 < step <= 0.01):
+        raise VehicleError(f"communication step must be in (0, 0.01] s, got {step!r}")
+    mass = work[W_MASS:W_MASS + N_DOF]
+    S_inv = np.linalg.inv(np.diag(mass) + 0.5 * step * model.C + 0.25 * step * step * model.K)
+    work[W_S_INV:W_S_INV + N_DOF * N_DOF] = (0.5 * (S_inv + S_inv.T)).ravel()
+    work[W_SCALARS + SC_RATE_STEP] = step
+
+
+# ---------------------------------------------------------------------------
+# the step as a C function (the vehicle-bodies FMU's fast doStep)
+# ---------------------------------------------------------------------------
+FAST_STEP_ACCEPTED = 1        # what the native front end takes as a completed step
+
+
+def _c_step():
+    from numba import carray, types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def as_double_pointer(typingctx, address):
+        """The int64 address as a double* (for numba.carray)."""
+        sig = types.CPointer(types.float64)(types.int64)
+
+        def codegen(context, builder, signature, args):
+            return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+        return sig, codegen
+
+    def c_step(t, h, block):
+        """block: (address of io, address of work). FAST_STEP_ACCEPTED, or
+        100 + bodies_step's status with nothing changed."""
+        b = carray(block, (2,))
+        io = carray(as_double_pointer(b[0]), (N_IO,))
+        work = carray(as_double_pointer(b[1]), (N_WORK,))
+        status = bodies_step(t, h, io, work)
+        return FAST_STEP_ACCEPTED if status == STEP_OK else 100 + status
+    return c_step, types.intc(types.float64, types.float64, types.CPointer(types.int64))
+
+
+_C_STEP = []
+
+
+def c_step_function():
+    """The numba cfunc of `bodies_step` on a block of two addresses, compiled once
+    per process (numba's on-disk cache keeps it)."""
+    if not _C_STEP:
+        from numba import cfunc
+        function, signature = _c_step()
+        _C_STEP.append(cfunc(signature, nopython=True, cache=True)(function))
+    return _C_STEP[0]

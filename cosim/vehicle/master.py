@@ -59,6 +59,19 @@ from .results import VehicleResult, wheel_results
 COUPLINGS = {"interface": bs.GAUSS_SEIDEL, "jacobi": bs.JACOBI, "explicit": bs.EXPLICIT}
 
 
+def wheelset_parameters(p: VehicleParameters, speed: float) -> dict:
+    """The FMU parameters every wheelset under the vehicle gets: its mass,
+    inertia, radius and box spacing from the vehicle, the speed, no built-in
+    suspension, the track's curvature and cant from the inputs."""
+    jx, jy, jz = p.wheelset_inertia
+    return {"wheelset.speed": float(speed), "wheelset.mass": p.wheelset_mass,
+            "wheelset.inertia.x": jx, "wheelset.inertia.y": jy, "wheelset.inertia.z": jz,
+            "wheel.nominal_rolling_radius": p.wheel_radius,
+            "wheelset.axle_box_semi_spacing": p.primary_semi_spacing,
+            "suspension.builtin": False, "track.scenario": "straight",
+            "track.curvature_from_input": True, "track.cant_from_input": True}
+
+
 class VehicleCosim:
     """Co-simulation of the Manchester benchmark vehicle 1 over four wheelset FMUs.
 
@@ -102,13 +115,7 @@ class VehicleCosim:
         self.io = np.zeros(bs.N_IO)
         self._tmp = extracted(fmu)
         self.description = read_model_description(self._tmp)
-        jx, jy, jz = p.wheelset_inertia
-        params = {"wheelset.speed": self.speed, "wheelset.mass": p.wheelset_mass,
-                  "wheelset.inertia.x": jx, "wheelset.inertia.y": jy, "wheelset.inertia.z": jz,
-                  "wheel.nominal_rolling_radius": p.wheel_radius,
-                  "wheelset.axle_box_semi_spacing": p.primary_semi_spacing,
-                  "suspension.builtin": False, "track.scenario": "straight",
-                  "track.curvature_from_input": True, "track.cant_from_input": True}
+        params = wheelset_parameters(p, self.speed)
         params.update(fmu_parameters or {})
         self.leading_offset = p.bogie_semi_spacing + p.semi_wheelbase
         prim_load = (p.carbody_mass / 2 + p.bogie_mass) * GRAVITY / 4
