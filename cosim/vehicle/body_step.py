@@ -476,10 +476,13 @@ def bodies_step(t, h, io, work):
     docstring): reads the wheelsets' kinematics at t from io, writes the box
     forces, the track and the bodies into io. Returns STEP_OK, or
     STEP_BAD_INPUT (a non-finite kinematics input) / STEP_BAD_TIME (a step
-    other than the set-up one, a non-finite time) with nothing changed."""
+    other than the set-up one, a time other than the one the last step
+    reached) with nothing changed."""
     sc = work[W_SCALARS:W_SCALARS + 16]
     if not (math.isfinite(t) and abs(h - sc[SC_RATE_STEP]) <= 1e-9 * sc[SC_RATE_STEP]):
         return STEP_BAD_TIME
+    if sc[SC_STEPS] > 0.0 and not abs(t - sc[SC_TIME]) <= 1e-9 * max(1.0, abs(t)):
+        return STEP_BAD_TIME      # not the point the last step reached: the bodies cannot go back
     for i in range(IO_KINEMATICS, IO_KINEMATICS + N_WHEELSETS * N_KINEMATICS):
         if not math.isfinite(io[i]):
             return STEP_BAD_INPUT
