@@ -241,3 +241,11 @@ def test_the_jacobi_and_gauss_seidel_results_converge_with_the_step(wheelset_fmu
                 runs.append(vc.run(0.3).wheel_load)
         differences.append(np.abs(runs[0] - runs[1]).max() / np.abs(runs[1]).max())
     assert differences[1] < 0.5 * differences[0], differences
+
+
+def test_docs_connection_table_is_generated_from_the_variable_table():
+    """docs/vehicle.md's table of what a vehicle model must connect is the one
+    fmu_wheelset/vehicle_fmu/system.py writes from the bodies FMU's table."""
+    from fmu_wheelset.vehicle_fmu.system import connection_table_markdown
+    page = (Path(__file__).resolve().parent.parent / "docs" / "vehicle.md").read_text(encoding="utf-8")
+    assert connection_table_markdown() in page, "docs/vehicle.md: regenerate the connection table"

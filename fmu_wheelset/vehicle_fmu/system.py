@@ -308,3 +308,30 @@ def _check_connection_units(data: bytes, name: str):
         end = kinds[(c.get("endElement"), c.get("endConnector"))]
         if start[:2] != end[:2] or start[1] is None or (start[2], end[2]) != ("output", "input"):
             raise ValueError(f"{name}: connection {c.attrib} joins {start} to {end}")
+
+
+def connection_table_markdown() -> str:
+    """What a vehicle model (Modelica, Simulink, any host) must connect to each
+    wheelset FMU, as a Markdown table from the bodies FMU's variable table
+    (docs/vehicle.md holds it; tests/test_vehicle_system.py keeps it current)."""
+    from fmu_wheelset.fmu.variables import VARIABLES as WHEELSET
+    wheelset = {v.name: v for v in WHEELSET}
+    lines = ["| wheelset FMU variable (each wheelset j = 1..4) | direction | unit | "
+             "vehicle-bodies FMU variable | meaning |",
+             "|---|---|---|---|---|"]
+    seen = set()
+    for bodies_name, j, wheelset_name, unit, causality in connections():
+        if j != 1 or wheelset_name in seen:
+            continue
+        seen.add(wheelset_name)
+        direction = "vehicle -> wheelset" if causality == "output" else "wheelset -> vehicle"
+        meaning = wheelset[wheelset_name].description.split(";")[0].rstrip(".")
+        lines.append(f"| `{wheelset_name}` | {direction} | {unit} | "
+                     f"`{bodies_name.replace('wheelset1.', 'wheelset<j>.')}` | {meaning} |")
+    fixed = ["`suspension.builtin` = false", "`track.curvature_from_input` = true",
+             "`track.cant_from_input` = true", "`track.scenario` = straight",
+             "`wheelset.speed`, `wheelset.mass`, `wheelset.inertia.{x,y,z}`, "
+             "`wheel.nominal_rolling_radius`, `wheelset.axle_box_semi_spacing` = the vehicle's"]
+    lines.append("")
+    lines.append("Parameters of every wheelset FMU: " + "; ".join(fixed) + ".")
+    return "\n".join(lines) + "\n"
