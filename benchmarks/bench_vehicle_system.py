@@ -228,6 +228,7 @@ class VehicleBodiesPy(Fmi2Slave):
 def pythonfmu_bodies(folder: Path) -> str:
     """VehicleBodiesPy.fmu: bodies_step behind pythonfmu 0.7.0's binary."""
     from pythonfmu import FmuBuilder
+    from fmu_wheelset.vehicle_fmu.variables import N_IO, VARIABLES
     script = folder / "vehicle_bodies_py.py"
     script.write_text(PYTHONFMU_SLAVE.format(root=str(ROOT), names=[v.name for v in VARIABLES[:N_IO]]))
     return str(FmuBuilder.build_FMU(script, dest=folder))

@@ -1,5 +1,6 @@
-"""The co-simulation master of the vehicle (VehicleCosim): it integrates the
-bodies and the suspensions (cosim.vehicle.bodies) and exchanges, at every
+"""The co-simulation master of the vehicle (VehicleCosim): it steps the
+bodies and the suspensions (cosim.vehicle.body_step, the same step the
+vehicle-bodies FMU runs) and exchanges, at every
 communication step h, the axle-box forces (to the four wheelset FMUs,
 cosim.vehicle.fmu_wheelsets) and the axle-box kinematics (from them).
 
@@ -41,6 +42,12 @@ and the scheme needs one doStep per FMU per communication step, no rollback
 fmi2GetDirectionalDerivative, but only for the direct feedthrough of the rail
 inputs to the contact outputs; the axle-box forces act through the step): it
 works with every FMI 2.0 co-simulation host.
+
+That is the default, `coupling="interface"`: a Gauss-Seidel exchange (the
+bodies first). `coupling="jacobi"` is the exchange of libcosim's and Ecos's
+fixed-step algorithms (every FMU steps from the values of t_n): the bodies
+then run one step ahead, predicting the wheelsets with the interface models
+(cosim.vehicle.body_step, docs/vehicle.md).
 """
 from __future__ import annotations
 

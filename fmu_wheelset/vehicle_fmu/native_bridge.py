@@ -12,10 +12,12 @@ imported from a verified per-user cache copy (the wheelset FMU's cache.py,
 bundled as it is) so that numba's on-disk cache survives new extractions.
 
 The first value references are body_step's io vector, so the buffer's first
-N_IO entries are what ``bodies_step`` reads and writes. Every fmi2DoStep after
-the first runs ``bodies_step`` through a numba cfunc called from C; a step it
-refuses (a non-finite input, another step size) comes here and is reported
-or, for a new step size, taken after the step's matrix is rebuilt.
+N_IO entries are what ``bodies_step`` reads and writes. Every fmi2DoStep runs
+``bodies_step`` through a numba cfunc called from C (attached at
+fmi2ExitInitializationMode, set up for 1 ms steps); a step it refuses (a
+non-finite input, another step size, another communication point) comes here
+and is reported or, for a new step size, taken after the step's matrix is
+rebuilt (the cfunc then takes the following steps of that size).
 
 Every method returns an int: the FMI status (0 OK, 1 warning, 2 discard,
 3 error) plus MESSAGES when log messages wait in ``take_messages``.
@@ -165,6 +167,7 @@ class Instance:
         self._log(OK, f"bodies ready ({note or 'bundled code'}), scheme "
                       f"{int(self._value('coupling.scheme'))}")
         self.time = self.start_time
+        self._attach_fast_step()      # C takes the address after this call
         return self._status(OK)
 
     def _set_up(self) -> str:
@@ -220,8 +223,6 @@ class Instance:
             self._log(ERROR, f"fmi2DoStep at t = {current_time!r} s refused (code {status})")
             return self._status(ERROR)
         self.time = current_time + step_size
-        if not self.fast_step_address:
-            self._attach_fast_step()
         return self._status(OK)
 
     def update_outputs(self) -> int:
