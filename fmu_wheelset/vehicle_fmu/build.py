@@ -6,7 +6,7 @@ joins Python and loads ``resources/<package>/native_bridge.py``, here this
 package's bridge (fmu_wheelset/vehicle_fmu/native_bridge.py), whose
 fmi2DoStep is cosim.vehicle.body_step's numba step called from C. The
 package carries the variable table as data (variables.json), the wheelset
-FMU's cache module (the verified per-user copy of the bundled code, so that
+FMU's out-of-process worker and cache module (the verified per-user copy of the bundled code, so that
 numba's cache outlives an extraction) and the bodies' code from cosim/vehicle
 (parameters, curve_layout, bodies, body_step) as ``bodies_source/solver/``.
 """
@@ -49,6 +49,8 @@ def package_files() -> dict:
     files = {"__init__.py": b'"""The vehicle-bodies FMU\'s Python code (fmu_wheelset/vehicle_fmu)."""\n',
              "native_bridge.py": (BRIDGE_DIR / "native_bridge.py").read_bytes(),
              "cache.py": (ROOT / "fmu_wheelset" / "fmu" / "cache.py").read_bytes(),
+             # the out-of-process worker (WHEELSET_FMU_OUT_OF_PROCESS=1), as it is
+             "native_worker.py": (ROOT / "fmu_wheelset" / "fmu" / "native_worker.py").read_bytes(),
              "variables.json": variable_table_json(),
              "bodies_source/solver/__init__.py":
                  b'"""cosim/vehicle\'s bodies, bundled in the vehicle-bodies FMU."""\n'}
