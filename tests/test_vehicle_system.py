@@ -228,7 +228,8 @@ def test_the_jacobi_and_gauss_seidel_results_converge_with_the_step(wheelset_fmu
     Gauss-Seidel one takes their actual motion, both of second order. Halving
     the communication step (1 -> 0.5 ms, the FMUs' internal step fixed at
     0.25 ms so that only the coupling changes) shrinks their difference in Q
-    by more than 2 (straight track, 3 mm release, 0.3 s)."""
+    by more than 2 (straight track, 3 mm release, 0.3 s; measured 0.52 % ->
+    0.14 % of the largest Q, and 0.034 % at 0.25 ms: second order)."""
     differences = []
     for h in (1e-3, 5e-4):
         every = int(round(1e-2 / h))
