@@ -6,7 +6,7 @@ leading wheelset, S1002/UIC60 1:40, Polach (the FMU's defaults).
 Prints, best of `--repeat` runs: the wall time and real-time factor of the
 whole run (target >= 5x), and the split per communication step: the four FMU
 doSteps (with their fmi2SetReal/fmi2GetReal), the master's own step (the
-interface models and bodies, `coupling_step`), and, for reference, one core
+interface models and bodies, cosim/vehicle/body_step.py), and, for reference, one core
 step (`WheelsetModel.advance_vector`) without the FMI layer.
 
 usage: python benchmarks/bench_vehicle.py [--fmu Wheelset.fmu] [--duration 5] [--repeat 3]

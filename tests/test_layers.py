@@ -63,7 +63,7 @@ SOLVER_LAYERS = (
 COSIM_ORDER = (
     "cosim", "cosim.fmpy_host",
     "cosim.vehicle", "cosim.vehicle.parameters", "cosim.vehicle.curve_layout",
-    "cosim.vehicle.bodies", "cosim.vehicle.fmu_wheelsets", "cosim.vehicle.results",
+    "cosim.vehicle.bodies", "cosim.vehicle.body_step", "cosim.vehicle.fmu_wheelsets", "cosim.vehicle.results",
     "cosim.vehicle.master", "cosim.vehicle.stability",
     "cosim.track", "cosim.track.parameters", "cosim.track.fe_model", "cosim.track.analytic",
     "cosim.track.newmark_kernel", "cosim.track.engines", "cosim.track.options",
@@ -77,7 +77,11 @@ COSIM_ORDER = (
 # fmu_wheelset.sweeps.sweep). A lazy import there keeps the packages in one order at
 # import time; the FMU's own modules (slave, variables, ...) never import cosim,
 # which is not bundled in the FMU.
-COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.validation")
+# The vehicle-bodies FMU (fmu_wheelset.vehicle_fmu) packages cosim's bodies as an
+# FMU and writes the SSP system around them: it reads cosim's vehicle as the
+# commands do.
+COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.validation",
+                               "fmu_wheelset.vehicle_fmu")
 
 # The modules fmu_wheelset/packaging/build.py copies into the FMU's own package. They reach
 # the solver only through importlib, as the copy bundled in the FMU under a name
@@ -97,8 +101,8 @@ FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
 # (argument types and input checks) comes before sweeps, which check a plan's
 # names with it; the rest of cli (main, commands) comes last.
 FMU_WHEELSET_PARTS = ("fmu_wheelset", "fmu_wheelset.fmu", "fmu_wheelset.plots",
-                      "fmu_wheelset.packaging", "fmu_wheelset.cli.args", "fmu_wheelset.sweeps",
-                      "fmu_wheelset.validation", "fmu_wheelset.cli")
+                      "fmu_wheelset.packaging", "fmu_wheelset.vehicle_fmu", "fmu_wheelset.cli.args",
+                      "fmu_wheelset.sweeps", "fmu_wheelset.validation", "fmu_wheelset.cli")
 
 
 def module_files() -> dict[str, Path]:

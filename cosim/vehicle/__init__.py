@@ -19,11 +19,15 @@ The modules, each importing only modules listed before it:
   transition, a curve with cant) and its local frames.
 - ``bodies``: the master's linear mechanical model (VehicleModel): the
   bodies, the suspension elements, their mass, damping and stiffness.
+- ``body_step``: the bodies' communication step (forcing of the track, the
+  trapezoidal rule with the wheelsets' interface models, the coupling
+  schemes) as one numba function on flat arrays: the master calls it, the
+  vehicle-bodies FMU (fmu_wheelset/vehicle_fmu) calls it from C.
 - ``fmu_wheelsets``: one wheelset FMU instance through FMPy (FmuWheelset),
   the variables exchanged with it, the extraction of the FMU file.
 - ``results``: the recorded time histories (VehicleResult) and the wheel
   results from the FMUs' outputs.
-- ``master``: the co-simulation master (VehicleCosim) and its compiled step.
+- ``master``: the co-simulation master (VehicleCosim) over body_step.
 - ``stability``: linear and nonlinear lateral stability of a bogie and of
   the vehicle.
 """

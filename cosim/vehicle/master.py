@@ -1,5 +1,6 @@
-"""The co-simulation master of the vehicle (VehicleCosim): it integrates the
-bodies and the suspensions (cosim.vehicle.bodies) and exchanges, at every
+"""The co-simulation master of the vehicle (VehicleCosim): it steps the
+bodies and the suspensions (cosim.vehicle.body_step, the same step the
+vehicle-bodies FMU runs) and exchanges, at every
 communication step h, the axle-box forces (to the four wheelset FMUs,
 cosim.vehicle.fmu_wheelsets) and the axle-box kinematics (from them).
 
@@ -41,166 +42,55 @@ and the scheme needs one doStep per FMU per communication step, no rollback
 fmi2GetDirectionalDerivative, but only for the direct feedthrough of the rail
 inputs to the contact outputs; the axle-box forces act through the step): it
 works with every FMI 2.0 co-simulation host.
+
+That is the default, `coupling="interface"`: a Gauss-Seidel exchange (the
+bodies first). `coupling="jacobi"` is the exchange of libcosim's and Ecos's
+fixed-step algorithms (every FMU steps from the values of t_n): the bodies
+then run one step ahead, predicting the wheelsets with the interface models
+(cosim.vehicle.body_step, docs/vehicle.md).
 """
 from __future__ import annotations
 
 import math
 import time as _time
-from typing import NamedTuple
-
 import numpy as np
-from numba import njit
 
-from .bodies import BOGIES, CARBODY, N_DOF, WHEELSETS, VehicleModel
+from . import body_step as bs
+from .bodies import N_DOF, VehicleModel
 from .curve_layout import CurveLayout
-from .fmu_wheelsets import (INPUT_NAMES, KINEMATICS_NAMES, POSITION_COLUMNS, RECORD_NAMES,
-                            FmuWheelset, extracted)
+from .fmu_wheelsets import INPUT_NAMES, KINEMATICS_NAMES, RECORD_NAMES, FmuWheelset, extracted
 from .parameters import GRAVITY, VehicleError, VehicleParameters
 from .results import VehicleResult, wheel_results
 
-
-# (x, y, z, roll, yaw) of a wheelset = KINEMATICS_POSITION @ (left xyz, right xyz) positions
-def _coordinate_map(semi_spacing):
-    b2 = 2.0 * semi_spacing
-    m = np.zeros((6, 5))
-    m[0, 0] = m[3, 0] = 0.5
-    m[1, 1] = m[4, 1] = 0.5
-    m[2, 2] = m[5, 2] = 0.5
-    m[2, 3], m[5, 3] = 1.0 / b2, -1.0 / b2
-    m[0, 4], m[3, 4] = -1.0 / b2, 1.0 / b2
-    return m
+# the master's coupling option -> the scheme of cosim.vehicle.body_step
+COUPLINGS = {"interface": bs.GAUSS_SEIDEL, "jacobi": bs.JACOBI, "explicit": bs.EXPLICIT}
 
 
-def _force_map(semi_spacing):
-    """(6, 5): generalised force (x y z roll yaw) = box forces (left xyz, right xyz) @ map."""
-    b = semi_spacing
-    m = np.zeros((6, 5))
-    for side, sign in ((0, 1.0), (1, -1.0)):
-        m[3 * side + 0, 0] = m[3 * side + 1, 1] = m[3 * side + 2, 2] = 1.0
-        m[3 * side + 2, 3] = sign * b
-        m[3 * side + 0, 4] = -sign * b
-    return m
-
-
-def wheelset_coordinates(kinematics: np.ndarray, semi_spacing: float):
-    """(x, y, z, roll, yaw) and their rates from the axle-box kinematics
-    (KINEMATICS_NAMES order: left position xyz, left velocity xyz, right ...)."""
-    k = kinematics
-    pl, vl, pr, vr = k[0:3], k[3:6], k[6:9], k[9:12]
-    b2 = 2.0 * semi_spacing
-    q = np.array([0.5 * (pl[0] + pr[0]), 0.5 * (pl[1] + pr[1]), 0.5 * (pl[2] + pr[2]),
-                  (pl[2] - pr[2]) / b2, (pr[0] - pl[0]) / b2])
-    v = np.array([0.5 * (vl[0] + vr[0]), 0.5 * (vl[1] + vr[1]), 0.5 * (vl[2] + vr[2]),
-                  (vl[2] - vr[2]) / b2, (vr[0] - vl[0]) / b2])
-    return q, v
-
-
-def generalised_box_force(box_force: np.ndarray, semi_spacing: float) -> np.ndarray:
-    """The generalised force (x, y, z, roll, yaw) on a wheelset of the forces
-    (left xyz, right xyz) at its axle boxes (at y = +-b on the axle line)."""
-    fl, fr = box_force[0:3], box_force[3:6]
-    b = semi_spacing
-    return np.array([fl[0] + fr[0], fl[1] + fr[1], fl[2] + fr[2],
-                     b * (fl[2] - fr[2]), -b * (fl[0] - fr[0])])
-
-
-class BodySystem(NamedTuple):
-    """The master's linear system: the bodies and the wheelsets' interface models."""
-
-    mass: np.ndarray      # (N_DOF,) the diagonal mass matrix
-    K: np.ndarray         # (N_DOF, N_DOF) stiffness
-    C: np.ndarray         # (N_DOF, N_DOF) damping
-    S_inv: np.ndarray     # (M + h/2 C + h^2/4 K)^-1 of the trapezoidal rule
-
-
-class PrimaryForces(NamedTuple):
-    """The primary suspension force on the axle boxes: pre_p - kp (Dp q + g) - cp (Dp v + g')."""
-
-    Dp: np.ndarray        # (24, N_DOF) the boxes' relative displacements of the DOFs
-    kp: np.ndarray        # (24,) stiffnesses
-    cp: np.ndarray        # (24,) dampings
-    pre_p: np.ndarray     # (24,) preloads
-
-
-class WheelsetLink(NamedTuple):
-    """How the FMUs' wheelsets enter the master's DOFs 18..37."""
-
-    kin: np.ndarray        # (4, 12) the FMUs' axle-box kinematics at t_n
-    pos_map: np.ndarray    # (6, 5) box positions -> wheelset DOFs
-    reference: np.ndarray  # (4, 5) the wheelsets' reference positions
-    v_prev: np.ndarray     # (4, 5) their velocities at the last step (updated)
-    applied: np.ndarray    # (4, 5) the generalised box forces applied then
-
-
-class StepLoads(NamedTuple):
-    """The loads at the two ends of a step: external forces, track offsets and rates."""
-
-    f0: np.ndarray
-    f1: np.ndarray
-    g0: np.ndarray
-    g1: np.ndarray
-    gr0: np.ndarray
-    gr1: np.ndarray
-
-
-@njit(cache=True)
-def coupling_step(h, explicit, update_other, link, system, primary, loads, state, out):
-    """One step of the master (numba; see the module docstring).
-
-    Puts the FMUs' wheelsets at t_n (link: a WheelsetLink) into q, v (DOFs
-    18..37 of state = (q, v, other)), updates the interface models' other forces
-    G (from the velocity change over the last step and the box forces applied
-    then), integrates bodies and interface models over h with the trapezoidal
-    rule (system: a BodySystem) into out = (q1, v1, box) and writes the axle-box
-    forces for the FMUs into box (4, 6): the trapezoidal mean of the primary
-    suspension forces (a PrimaryForces) on the wheelsets (explicit: the forces
-    at t_n); loads: the StepLoads."""
-    kin, pos_map, reference, v_prev, applied = link
-    mass, K, C, S_inv = system
-    Dp, kp, cp, pre_p = primary
-    f0, f1, g0, g1, gr0, gr1 = loads
-    q, v, other = state
-    q1, v1, box = out
-    n_w = kin.shape[0]
-    for j in range(n_w):
-        for d in range(5):
-            pos = 0.0
-            vel = 0.0
-            for c in range(6):
-                col = c if c < 3 else c + 3          # left xyz (0-2), right xyz (6-8)
-                pos += kin[j, col] * pos_map[c, d]
-                vel += kin[j, col + 3] * pos_map[c, d]
-            k = 18 + 5 * j + d
-            q[k] = pos - reference[j, d]
-            v[k] = vel
-            if update_other:
-                other[k] = mass[k] * (vel - v_prev[j, d]) / h - applied[j, d]
-            v_prev[j, d] = vel
-    a0 = (f0 + other - K @ q - C @ v) / mass
-    hh = 0.25 * h * h
-    q_pred = q + h * v + hh * a0
-    v_pred = v + 0.5 * h * a0
-    a1 = S_inv @ (f1 + other - K @ q_pred - C @ v_pred)
-    q1[:] = q_pred + hh * a1
-    v1[:] = v_pred + 0.5 * h * a1
-    force0 = pre_p - kp * (Dp @ q + g0) - cp * (Dp @ v + gr0)
-    if explicit:
-        on_box = -force0
-    else:
-        force1 = pre_p - kp * (Dp @ q1 + g1) - cp * (Dp @ v1 + gr1)
-        on_box = -0.5 * (force0 + force1)
-    for j in range(n_w):
-        for c in range(6):
-            box[j, c] = on_box[6 * j + c]
+def wheelset_parameters(p: VehicleParameters, speed: float) -> dict:
+    """The FMU parameters every wheelset under the vehicle gets: its mass,
+    inertia, radius and box spacing from the vehicle, the speed, no built-in
+    suspension, the track's curvature and cant from the inputs."""
+    jx, jy, jz = p.wheelset_inertia
+    return {"wheelset.speed": float(speed), "wheelset.mass": p.wheelset_mass,
+            "wheelset.inertia.x": jx, "wheelset.inertia.y": jy, "wheelset.inertia.z": jz,
+            "wheel.nominal_rolling_radius": p.wheel_radius,
+            "wheelset.axle_box_semi_spacing": p.primary_semi_spacing,
+            "suspension.builtin": False, "track.scenario": "straight",
+            "track.curvature_from_input": True, "track.cant_from_input": True}
 
 
 class VehicleCosim:
     """Co-simulation of the Manchester benchmark vehicle 1 over four wheelset FMUs.
 
     fmu: path of Wheelset.fmu. speed (m/s), layout (CurveLayout), step: the
-    communication step (s). coupling: "interface" (linearly implicit with the
-    wheelsets' interface models, default) or "explicit" (the FMUs hold the
-    suspension forces of the start of the step; for comparison).
+    communication step (s). coupling: how the bodies (cosim.vehicle.body_step,
+    the same step the vehicle-bodies FMU runs) and the FMUs exchange values:
+    "interface" (default: the bodies step first, the FMUs then receive the
+    forces of that step: Gauss-Seidel with the interface models), "jacobi"
+    (all step from the values of t_n and exchange afterwards, as libcosim's
+    and Ecos's fixed-step algorithms do: the bodies predict the wheelsets one
+    step) or "explicit" (Gauss-Seidel, the FMUs hold the suspension forces of
+    the start of the step; for comparison).
     fmu_parameters: more FMU parameters for every instance (e.g.
     {"wheel.profile": "S1002", "contact.creep_model": 2}).
     perturbation: (wheelset index, lateral force N, duration s), a lateral
@@ -219,22 +109,20 @@ class VehicleCosim:
             raise VehicleError(f"speed must be in (0, 150] m/s, got {speed!r}")
         if not (isinstance(step, (int, float)) and 0.0 < step <= 0.01):
             raise VehicleError(f"communication step must be in (0, 0.01] s, got {step!r}")
-        if coupling not in ("interface", "explicit"):
-            raise VehicleError(f"coupling must be 'interface' or 'explicit', got {coupling!r}")
+        if coupling not in COUPLINGS:
+            raise VehicleError(f"coupling must be one of {', '.join(COUPLINGS)}, got {coupling!r}")
         if not (isinstance(record_every, int) and record_every >= 1):
             raise VehicleError("record_every must be an integer >= 1")
         self.speed, self.step, self.coupling = float(speed), float(step), coupling
         self.record_every = record_every
         self.perturbation = perturbation
+        self.work = bs.set_up(self.model, self.layout, self.speed, self.step, COUPLINGS[coupling],
+                              perturbation or (0, 0.0, 0.0))
+        # the values exchanged with the bodies (body_step's io layout)
+        self.io = np.zeros(bs.N_IO)
         self._tmp = extracted(fmu)
         self.description = read_model_description(self._tmp)
-        jx, jy, jz = p.wheelset_inertia
-        params = {"wheelset.speed": self.speed, "wheelset.mass": p.wheelset_mass,
-                  "wheelset.inertia.x": jx, "wheelset.inertia.y": jy, "wheelset.inertia.z": jz,
-                  "wheel.nominal_rolling_radius": p.wheel_radius,
-                  "wheelset.axle_box_semi_spacing": p.primary_semi_spacing,
-                  "suspension.builtin": False, "track.scenario": "straight",
-                  "track.curvature_from_input": True, "track.cant_from_input": True}
+        params = wheelset_parameters(p, self.speed)
         params.update(fmu_parameters or {})
         self.leading_offset = p.bogie_semi_spacing + p.semi_wheelbase
         prim_load = (p.carbody_mass / 2 + p.bogie_mass) * GRAVITY / 4
@@ -242,7 +130,7 @@ class VehicleCosim:
         # the values exchanged every step, one row per wheelset (INPUT_NAMES,
         # KINEMATICS_NAMES order); the FMU instances read and write these rows
         self.inputs = np.zeros((4, len(INPUT_NAMES)))
-        self.kinematics = np.zeros((4, len(KINEMATICS_NAMES)))
+        self.kinematics = self.io[bs.IO_KINEMATICS:bs.IO_BOX_FORCE].reshape(4, len(KINEMATICS_NAMES))
         self.recorded = np.zeros((4, len(RECORD_NAMES)))
         self.instances = []
         try:
@@ -257,10 +145,6 @@ class VehicleCosim:
         except Exception:
             self.close()
             raise
-        self._position_map = _coordinate_map(p.primary_semi_spacing)
-        self._force_map = _force_map(p.primary_semi_spacing)
-        # reference: the FMUs' static equilibrium = zero displacement of the interface models
-        self.reference = self.kinematics[:, POSITION_COLUMNS] @ self._position_map
         self.time = 0.0
 
     def close(self):
@@ -276,26 +160,6 @@ class VehicleCosim:
 
     def __exit__(self, *exc):
         self.close()
-
-    # -- the forcing of the whole run, computed before it starts -----------------
-    def _forcing(self, n_steps: int):
-        m, p, V, h = self.model, self.p, self.speed, self.step
-        t = np.arange(n_steps + 1) * h
-        s_centre = V * t - self.leading_offset
-        g = m.track_terms(self.layout, s_centre)
-        g_rate = np.gradient(g, h, axis=0) if n_steps > 1 else np.zeros_like(g)
-        f = np.tile(m.static_force, (n_steps + 1, 1))
-        f -= (m.k * g + m.c * g_rate) @ m.D
-        for body in (CARBODY,) + BOGIES:
-            s = s_centre + m.body_positions[body]
-            kap = self.layout.curvature(s)
-            cant = self.layout.cant_angle(s)
-            mass = m.mass[body]
-            f[:, body + 1] += -mass * (V * V * kap * np.cos(cant) + GRAVITY * np.sin(cant))
-            f[:, body + 2] += -mass * (GRAVITY * np.cos(cant) - V * V * kap * np.sin(cant))
-            f[:, body + 5] += -m.mass[body + 5] * V * V * self.layout.curvature_slope(s)
-        s_w = s_centre[:, None] + m.wheelset_positions[None, :]
-        return g, g_rate, f, self.layout.curvature(s_w), self.layout.cant_angle(s_w)
 
     def run(self, duration: float, average_from: float | None = None,
             progress=None) -> VehicleResult:
@@ -313,22 +177,8 @@ class VehicleCosim:
         if n_steps < 1:
             raise VehicleError(f"duration {duration!r} s is shorter than one step")
         m, p, h = self.model, self.p, self.step
-        g, g_rate, f_ext, kap_w, cant_w = self._forcing(n_steps)
-        mass = m.mass.copy()
-        explicit = self.coupling == "explicit"
-        if explicit:   # the wheelsets move on at constant velocity within the master's step
-            for w in WHEELSETS:
-                mass[w:w + 5] *= 1e9
-        S_inv = np.linalg.inv(np.diag(mass) + 0.5 * h * m.C + 0.25 * h * h * m.K)
-        K, C, D, k_el, c_el = m.K, m.C, m.D, m.k, m.c
-        rows = m.primary_rows
-        Dp, kp, cp, pre_p = D[rows], k_el[rows], c_el[rows], m.preload[rows]
-        q = np.zeros(N_DOF)
-        v = np.zeros(N_DOF)
-        other = np.zeros(N_DOF)          # G on the wheelset DOFs (contact, gravity, ...)
-        for w in WHEELSETS:
-            other[w:w + 5] = -m.static_force[w:w + 5]
-        pert_j, pert_f, pert_t = self.perturbation or (0, 0.0, 0.0)
+        work, io = self.work, self.io
+        jacobi = self.coupling == "jacobi"
         n_rec = n_steps // self.record_every + 1
         rec = {k: np.zeros(s) for k, s in (
             ("time", n_rec), ("lateral", (n_rec, 4)), ("yaw", (n_rec, 4)),
@@ -336,18 +186,11 @@ class VehicleCosim:
             ("derailment_quotient", (n_rec, 4, 2)), ("force_on_rail_y", (n_rec, 4, 2)),
             ("wear_number", (n_rec, 4, 2)), ("bodies", (n_rec, 18)),
             ("box_force", (n_rec, 4, 6)), ("curvature", (n_rec, 4)), ("cant_angle", (n_rec, 4)))}
-        box = np.zeros((4, 6))
-        box_prev = np.tile(self.static_box_force, (4, 1))   # the last box forces sent
         i_rec = 0
-        pos_map, force_map, ref = self._position_map, self._force_map, self.reference
         kin, inputs = self.kinematics, self.inputs
-        v_prev = np.zeros((4, 5))
-        applied = np.tile(self.static_box_force, (4, 1)) @ force_map
-        q1 = np.zeros(N_DOF)
-        v1 = np.zeros(N_DOF)
-        g_p = np.ascontiguousarray(g[:, rows])
-        gr_p = np.ascontiguousarray(g_rate[:, rows])
-        Dp = np.ascontiguousarray(Dp)
+        bs.initial_outputs(m, self.layout, work, io)
+        force_map = bs.force_map(p.primary_semi_spacing)
+        q = work[bs.W_Q:bs.W_Q + N_DOF]            # the bodies (see body_step: in jacobi one step ahead)
         average = average_from is not None
         first_averaged = int(math.ceil(average_from / h - 1e-9)) if average else n_steps + 1
         if average and not 0 <= first_averaged <= n_steps:
@@ -359,24 +202,34 @@ class VehicleCosim:
         box_impulse = np.zeros(4)
         inertial_impulse = np.zeros(4)
         v_start = np.zeros(4)
-        # lateral inertial load of each wheelset in its track frame (N, + = towards -y)
-        inertial_w = p.wheelset_mass * (self.speed ** 2 * kap_w * np.cos(cant_w)
-                                         + GRAVITY * np.sin(cant_w))
-        system = BodySystem(mass, K, C, S_inv)
-        primary = PrimaryForces(Dp, kp, cp, pre_p)
+        terms = np.zeros((2, 3 * bs.N_ELEMENTS))
+        scalars = work[bs.W_SCALARS:bs.W_SCALARS + 16]
+        s_wheelsets = m.wheelset_positions - scalars[bs.SC_LEADING]
+
+        def inertial_w(t):
+            """Lateral inertial load of each wheelset in its track frame (N, + = towards -y)."""
+            s = self.speed * t + s_wheelsets
+            kap, cant = self.layout.curvature(s), self.layout.cant_angle(s)
+            return p.wheelset_mass * (self.speed ** 2 * kap * np.cos(cant) + GRAVITY * np.sin(cant))
+
+        def lateral_velocity():
+            return 0.5 * (kin[:, 4] + kin[:, 10])    # left and right box velocity y
+
         wall0 = _time.perf_counter()
         for n in range(n_steps + 1):
             last = n == n_steps
-            nx = n if last else n + 1
-            # the FMUs' wheelsets at t_n replace the interface models; the
-            # master's step over [t_n, t_n + h] (in q1, v1) and the box forces
-            # (applied: the box forces of the last step, a new array each step)
-            link = WheelsetLink(kin, pos_map, ref, v_prev, applied)
-            coupling_step(h, explicit, n > 0 and not explicit, link, system, primary,
-                          StepLoads(f_ext[n], f_ext[nx], g_p[n], g_p[nx], gr_p[n], gr_p[nx]),
-                          (q, v, other), (q1, v1, box))
+            t = n * h
+            if jacobi:   # the FMUs step with the forces the bodies gave at t_n
+                self._take_outputs()
+            if not last:
+                status = bs.bodies_step(t, h, io, work)
+                if status != bs.STEP_OK:
+                    raise VehicleError(f"the bodies refused the step at t = {t:.6f} s (code {status}: "
+                                       "a non-finite axle-box kinematics or a bad step)")
+                if not jacobi:
+                    self._take_outputs()
             if n % self.record_every == 0:
-                self._record(rec, i_rec, n * h, q, box_prev, kap_w[n], cant_w[n])
+                self._record(rec, i_rec, t, q, inputs[:, 0:6], inputs[:, 6], inputs[:, 7])
                 i_rec += 1
             elif average and n >= first_averaged:
                 for inst in self.instances:
@@ -385,36 +238,27 @@ class VehicleCosim:
                 for key, value in wheel_results(self.recorded).items():
                     sums[key] += value
                 sums["bodies"] += q[:18]
-                sums["secondary_track_terms"] += g[n, :12]
+                bs.track_terms(self.speed * t - scalars[bs.SC_LEADING], self.speed, scalars, work,
+                               terms[0], terms[1])
+                sums["secondary_track_terms"] += terms[0, :12]
                 n_averaged += 1
             if average and n == first_averaged:
-                v_start = q_v_lateral(v).copy()
+                v_start = lateral_velocity().copy()
             if last:
                 break
-            t = n * h
-            inputs[:, 0:6] = box
-            if t < pert_t:
-                inputs[pert_j, 1] += 0.5 * pert_f
-                inputs[pert_j, 4] += 0.5 * pert_f
-            inputs[:, 6] = kap_w[n]
-            inputs[:, 7] = cant_w[n]
-            box_prev[:] = inputs[:, 0:6]
             applied = inputs[:, 0:6] @ force_map
             if average and n >= first_averaged:
                 # impulses over the step: the box forces (held), the inertial load
                 # of the wheelset's track frame (trapezoidal, as the FMU integrates it)
                 box_impulse += h * applied[:, 1]
-                inertial_impulse += 0.5 * h * (inertial_w[n] + inertial_w[n + 1])
+                inertial_impulse += 0.5 * h * (inertial_w(t) + inertial_w(t + h))
             for inst in self.instances:
                 inst.step(t, h)
                 inst.read_kinematics()
-            q, q1 = q1, q
-            v, v1 = v1, v
             self.time = t + h
             if progress and n % 1000 == 0:
                 progress(n, n_steps)
         wall = _time.perf_counter() - wall0
-        self.final_state = (q.copy(), v.copy(), g[n_steps].copy(), g_rate[n_steps].copy())
         for key in rec:
             rec[key] = rec[key][:i_rec]
         mean = {key: value / n_averaged for key, value in sums.items()} if n_averaged else {}
@@ -423,12 +267,19 @@ class VehicleCosim:
             m_w = p.wheelset_mass
             # the time mean of the lateral contact forces of the rails on each wheelset
             # from its momentum: m dv = int (contact + box - inertial) dt
-            mean["contact_force_y"] = (m_w * (q_v_lateral(v) - v_start) - box_impulse
+            mean["contact_force_y"] = (m_w * (lateral_velocity() - v_start) - box_impulse
                                        + inertial_impulse) / window
         return VehicleResult(distance=rec["time"] * self.speed, speed=self.speed, step=h,
                              coupling=self.coupling, wall_time=wall, steps=n_steps,
                              mean=mean, mean_window=(first_averaged * h, n_steps * h)
                              if n_averaged else None, **rec)
+
+    def _take_outputs(self):
+        """The FMUs' inputs from the bodies' outputs: box forces, curvature, cant."""
+        io = self.io
+        self.inputs[:, 0:6] = io[bs.IO_BOX_FORCE:bs.IO_CURVATURE].reshape(4, 6)
+        self.inputs[:, 6] = io[bs.IO_CURVATURE:bs.IO_CANT]
+        self.inputs[:, 7] = io[bs.IO_CANT:bs.IO_BODIES]
 
     def secondary_yaw_couple(self, result: VehicleResult) -> np.ndarray:
         """(2,) the part of each bogie's lateral rail force (N, +y) that holds the
@@ -467,8 +318,3 @@ class VehicleCosim:
             inst.read_record()
         for key, value in wheel_results(self.recorded).items():
             rec[key][i] = value
-
-
-def q_v_lateral(v: np.ndarray) -> np.ndarray:
-    """The lateral velocities (4,) of the wheelsets in the master's velocity vector."""
-    return v[WHEELSETS[0] + 1:N_DOF:5]

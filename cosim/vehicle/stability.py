@@ -381,7 +381,8 @@ class HuntingRun:
 
 def hunting_run(fmu, vehicle: VehicleParameters, speed: float, fmu_values: dict, push: float = 30e3,
                 push_time: float = 0.05, duration: float = 3.0, window: float = 0.5,
-                threshold: float = 0.1, sustain: float = 0.9, step: float = 1e-3) -> HuntingRun:
+                threshold: float = 0.1, sustain: float = 0.9, step: float = 1e-3,
+                coupling: str = "interface") -> HuntingRun:
     """One co-simulation run with a lateral push on the leading wheelset. It hunts
     if the lateral amplitude of the leading wheelset in the last `window` s is
     above `threshold` times the amplitude in the first `window` s after the push
@@ -390,14 +391,13 @@ def hunting_run(fmu, vehicle: VehicleParameters, speed: float, fmu_values: dict,
     an FMU refuses a step (its wheelset derails or leaves the rail: the motion
     grew past what the wheelset model accepts) counts as hunting, the reason in
     `stopped`."""
-    from solver.stability import dominant_frequency
-
     from .master import VehicleCosim
     from .parameters import VehicleError
     if not duration >= push_time + 3 * window:
         raise VehicleStabilityError("duration must cover the push and three windows")
     with VehicleCosim(fmu, vehicle=vehicle, speed=speed, step=step, record_every=5,
-                      fmu_parameters=fmu_values, perturbation=(0, push, push_time)) as vc:
+                      fmu_parameters=fmu_values, perturbation=(0, push, push_time),
+                      coupling=coupling) as vc:
         try:
             r = vc.run(duration)
         except VehicleError as exc:
@@ -405,8 +405,14 @@ def hunting_run(fmu, vehicle: VehicleParameters, speed: float, fmu_values: dict,
                        if "cannot be completed" in m or "derail" in m]
             return HuntingRun(float(speed), math.inf, True, float("nan"), np.zeros(0), np.zeros(0),
                               (reasons[0] if reasons else str(exc))[:400])
-    y = r.lateral[:, 0]
-    t = r.time
+    return hunting_verdict(speed, r.time, r.lateral[:, 0], push_time, window, threshold, sustain)
+
+
+def hunting_verdict(speed: float, t: np.ndarray, y: np.ndarray, push_time: float, window: float,
+                    threshold: float, sustain: float) -> HuntingRun:
+    """The verdict of `hunting_run` on the leading wheelset's lateral history
+    y(t) of a run from any master."""
+    from solver.stability import dominant_frequency
     end = t[-1]
     first = np.abs(y[(t >= push_time) & (t <= push_time + window)]).max()
     before = np.abs(y[(t >= end - 2 * window) & (t < end - window)]).max()
@@ -434,18 +440,26 @@ def nonlinear_critical_speed(fmu, vehicle: VehicleParameters, wheelset_params, v
             progress(r)
         return r
 
-    from solver.stability import bisect_critical_speed
+    return bisect_critical_speed(run, v_min, v_max, tolerance), runs
+
+
+def bisect_critical_speed(run, v_min: float, v_max: float, tolerance: float) -> CriticalSpeed:
+    """The lowest speed in [v_min, v_max] at which run(v) (a HuntingRun) hunts,
+    by bisection to `tolerance` (m/s; solver.stability.bisect_critical_speed)."""
+    from solver.stability import bisect_critical_speed as bisect
+
+    verdicts = {}
 
     def hunts(v):
-        return run(v).hunts
+        verdicts[v] = run(v)
+        return verdicts[v].hunts
 
     if hunts(v_min):
         raise VehicleStabilityError(f"the vehicle already hunts at v_min = {v_min:g} m/s")
     if not hunts(v_max):
         raise VehicleStabilityError(f"the push still decays at v_max = {v_max:g} m/s")
-    lo, hi = bisect_critical_speed(hunts, v_min, v_max, tolerance)
-    last_hunting = next(r for r in reversed(runs) if r.hunts and r.speed == hi)
-    return CriticalSpeed(0.5 * (lo + hi), last_hunting.frequency, (lo, hi)), runs
+    lo, hi = bisect(hunts, v_min, v_max, tolerance)
+    return CriticalSpeed(0.5 * (lo + hi), verdicts[hi].frequency, (lo, hi))
 
 
 # ---------------------------------------------------------------------------

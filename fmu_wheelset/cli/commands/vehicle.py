@@ -24,7 +24,9 @@ def register(subparsers):
     p.add_argument("--transition", type=number(0.0, 1e5, lo_open=True, unit="m"), default=40.0, help="transition length (m)")
     p.add_argument("--duration", type=number(0.0, 3600.0, lo_open=True, unit="s"), default=5.0, help="simulated time (s)")
     p.add_argument("--step", type=number(0.0, 0.01, lo_open=True, unit="s"), default=1e-3, help="communication step (s)")
-    p.add_argument("--coupling", default="interface", choices=["interface", "explicit"])
+    p.add_argument("--coupling", default="interface", choices=["interface", "jacobi", "explicit"],
+                   help="interface: Gauss-Seidel with interface models (default); jacobi: the scheme "
+                        "of libcosim and Ecos (all step, then exchange); explicit: for comparison")
     p.add_argument("--push", type=number(-1e6, 1e6, unit="N"), default=0.0,
                    help="lateral force on the leading wheelset for the first 50 ms (N)")
     p.add_argument("--average-last", type=number(0.0, 3600.0, unit="s"), default=2.0,
