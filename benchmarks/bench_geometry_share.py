@@ -11,7 +11,7 @@ of the whole run instead, by difference:
     the model's compiled step alone (`fast_step.core_step`, 10 ms per call, as
     the scenario's output interval: no Python per step), online and table;
   - the same with a copy of `solver/` in a temporary folder in which
-    `dynamics.wheelset_rhs` runs its contact geometry (search or update) twice
+    `dynamics.locate_contacts` runs its contact geometry (search or update) twice
     per call, the second time at the same pose (a guard that is never true
     keeps the compiler from merging the two);
   - geometry per step = (twice - once) / steps; a step without geometry =
@@ -49,31 +49,32 @@ ADVANCE = 0.01       # s per compiled call (the scenario's output interval)
 INTERNAL_STEP = 1e-3  # s: RK4's step in the scenario (checked by the worker)
 TARGET_TABLE = 300.0  # target: >= 300x real time with the table
 
-# The copy runs the contact geometry block of dynamics.wheelset_rhs (the `if
+# The copy runs the contact geometry block of dynamics.locate_contacts (the `if
 # reuse_geometry: ... elif update_only: ... else: <search>` statement) a second
 # time, found in the source by its syntax tree, not by its text.
 GEOMETRY_CALLS = ("wheelset_contact_update(", "wheelset_table_kernel(",
                   "wheelset_contact_tracked(")
 # false for every finite state (x is a NaN only in a state the integrator rejects), but
 # the compiler cannot know it, so it keeps the second call
-NEVER_TRUE_GUARD = "if reuse_geometry or not state[S_X] == state[S_X]:"
+NEVER_TRUE_GUARD = "if reuse_geometry or not pose.y == pose.y:"
 
 
 def geometry_block_lines(source: str) -> tuple[int, int]:
-    """(first, last) line, 1-based, of the geometry statement in wheelset_rhs: the
-    `if` whose test is `reuse_geometry`; it must hold every call of GEOMETRY_CALLS."""
+    """(first, last) line, 1-based, of the geometry statement of the right-hand side
+    (locate_contacts, its first stage): the `if` whose test is `reuse_geometry`;
+    it must hold every call of GEOMETRY_CALLS."""
     tree = ast.parse(source)
-    rhs = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "wheelset_rhs"]
+    rhs = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "locate_contacts"]
     found = [node for node in (rhs[0].body if rhs else [])
              if isinstance(node, ast.If) and ast.unparse(node.test) == "reuse_geometry"]
     if len(found) != 1:
-        raise SystemExit("dynamics.wheelset_rhs has no single `if reuse_geometry:` statement: "
+        raise SystemExit("dynamics.locate_contacts has no single `if reuse_geometry:` statement: "
                          "update bench_geometry_share.py")
     first, last = found[0].lineno, found[0].end_lineno
     block = "\n".join(source.splitlines()[first - 1:last])
     missing = [call for call in GEOMETRY_CALLS if call not in block]
     if missing:
-        raise SystemExit(f"the geometry statement of wheelset_rhs lacks {missing}: "
+        raise SystemExit(f"the geometry statement of locate_contacts lacks {missing}: "
                          "update bench_geometry_share.py")
     return first, last
 

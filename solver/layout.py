@@ -36,10 +36,20 @@ MAX_MINIMA = 24         # local minima of the distance function examined per whe
 # the state, the model's parameters, the inputs
 # ===========================================================================
 
-# State vector layout.
+# State vector layout: the wheelset's positions and velocities, then the lumped
+# rail bodies under the wheels (solver.dynamics.rhs: their displacements from
+# the unloaded track, per rail (left, right) lateral (+y), vertical (+z) in m and
+# roll about +x in rad, track frame, as the rail inputs U_RAIL_MOTION; then
+# their rates). With the prescribed rails (M_TRACK_MODEL 0) the rail entries
+# stay 0.
 S_X, S_Y, S_Z, S_ROLL, S_YAW, S_SPIN_ANGLE = 0, 1, 2, 3, 4, 5
 S_VX, S_VY, S_VZ, S_ROLL_RATE, S_YAW_RATE, S_SPIN_RATE = 6, 7, 8, 9, 10, 11
-N_STATE = 12
+N_WHEELSET_STATE = 12
+S_RAIL = N_WHEELSET_STATE          # (2, 3)
+S_RAIL_RATE = S_RAIL + 6           # (2, 3)
+N_STATE = S_RAIL_RATE + 6
+# the positions (m, rad) among the state entries; the others are rates
+STATE_IS_POSITION = tuple(j < S_VX or S_RAIL <= j < S_RAIL_RATE for j in range(N_STATE))
 
 # Model parameter vector (numba side).
 M_MASS, M_JX, M_JY, M_JZ = 0, 1, 2, 3
@@ -67,7 +77,22 @@ M_GYROSCOPIC = 32
 # or rejected, one host step may take
 M_TOLERANCE = 33
 M_MAX_STEPS = 34
-N_MODEL = 35
+# the track under the wheels (solver.dynamics.rhs): M_TRACK_MODEL 1 lumped rail
+# bodies (TRACK_LUMPED, the default), 0 rails that move only as the rail inputs
+# say (TRACK_PRESCRIBED: rigid while they are 0, a track model of the host's
+# when it sets them); each rail body's mass matrix, its supports' stiffness and
+# damping matrices in (lateral, vertical, roll) at the rail head's reference
+# point, each as (lateral, vertical, roll, lateral-roll): kg, kg, kg m^2, kg m;
+# N/m, N/m, N m/rad, N/rad; N s/m, N s/m, N m s/rad, N s/rad
+M_TRACK_MODEL = 35
+M_RAIL_MASS = 36            # (4,)
+M_RAIL_STIFFNESS = 40       # (4,)
+M_RAIL_DAMPING = 44         # (4,)
+# the normal contact's damping after Hunt & Crossley (1975): N = K delta^1.5 (1 +
+# 3/2 alpha d(delta)/dt), alpha (s/m); solver.dynamics.rhs
+M_HUNT_CROSSLEY = 48
+N_MODEL = 49
+TRACK_PRESCRIBED, TRACK_LUMPED = 0, 1
 
 # Input vector of `WheelsetModel.advance_vector` (what `WheelsetInputs` holds, flat):
 # per side (left, right) lateral, vertical, roll of the rail, then their rates,
@@ -112,7 +137,11 @@ W_TRACK_POS = 11        # rows 11, 12
 # the points in order along the profile and their Hertz results, fields of
 # MAX_POINTS entries each, PATCH_*).
 W_PATCH = 13            # rows 13, 14
-N_WORK_ROWS = 15
+# the rails under the wheels as the contact sees them (solver.dynamics.rhs): the
+# rail inputs plus the lumped rail bodies' displacements, (2, 3) motion then
+# (2, 3) velocity in the row's first 12 entries
+W_RAIL = 15
+N_WORK_ROWS = 16
 
 # Entries of a tracked-minima head row.
 TR_COUNT = 0            # number of tracked minima (0: none; the next search scans)
@@ -206,9 +235,14 @@ N_CONTACT = 24
 # order along the profile (PATCH_*, by rank), and each point's Hertz contact
 # by its own penetration and its share of the load (HZ_*, by point index).
 PATCH_DEPTH, PATCH_SADDLE, PATCH_STIFFNESS, PATCH_FORCE, PATCH_SHARED, PATCH_INDEX = 0, 1, 2, 3, 4, 5
+PATCH_OWN = 6           # the point's own part of its force, below its saddles (N)
+PATCH_ANGLE = 7         # the contact angle drawn towards its region's (rhs.normal_loads)
+PATCH_X, PATCH_Y, PATCH_Z = 8, 9, 10    # the point's place drawn towards its region's (track frame)
 HZ_FORCE, HZ_A, HZ_B, HZ_FLAG, HZ_STIFFNESS = 0, 1, 2, 3, 4
 HZ_A_SUM, HZ_B_SUM, HZ_RANK = 5, 6, 7    # curvature sums A, B; the rank along the profile
-# (8 fields of MAX_POINTS entries fit the MAX_MINIMA columns a work row has at least)
+HZ_SHIFT, HZ_TURN = 8, 9    # the patch's centre from the point (m along the tangent) and the
+                            # rail's turning there (rad): contact.normal.patch_curvature
+# (the fields of MAX_POINTS entries fit easily in a work row: n_wheel columns)
 
 # Summary outputs of the kernel.
 O_LIFT_LEFT, O_LIFT_RIGHT = 0, 1
@@ -257,7 +291,11 @@ REC_AXLE_SUM = REC_CLIMB_DISTANCE + 2
 REC_WEINSTOCK = REC_AXLE_SUM + 1
 REC_AIRBORNE = REC_WEINSTOCK + 1
 REC_CLIMB_WARNING = REC_AIRBORNE + 1
-N_RECORD = REC_CLIMB_WARNING + 1
+# the steps the adaptive integrators accepted at their shortest step with the
+# error test failed, since the start (solver.dynamics.integrators; counted by the
+# step's bookkeeping)
+REC_FORCED_STEPS = REC_CLIMB_WARNING + 1
+N_RECORD = REC_FORCED_STEPS + 1
 
 
 # ===========================================================================
@@ -346,8 +384,16 @@ N_ROS_MEMO = ROS_MEMO_START_COUNTS + 2
 # WheelsetModel._clock (float64): the model's scalars that both steps update
 CLK_TIME, CLK_DISTANCE, CLK_INTERNAL_STEP, CLK_BEFORE_VALID, CLK_BEFORE_TIME, CLK_BEFORE_DISTANCE = range(6)
 N_CLOCK = 6
-# WheelsetModel._rhs_count (int64): RHS evaluations, and their number before the last step
-N_RHS_COUNT = 2
+# WheelsetModel._rhs_count (int64): RHS evaluations, and their number before the
+# last step; the forced steps (REC_FORCED_STEPS), and their number before it
+N_RHS_COUNT = 4
+RC_RHS, RC_RHS_BEFORE, RC_FORCED, RC_FORCED_BEFORE = range(N_RHS_COUNT)
+# StepData.step_stats (float64): what the integrator of one host step reports
+# besides its RHS count: the steps it accepted at its shortest step with the
+# error test failed, and the largest scaled error (relative to the tolerance)
+# among them
+STAT_FORCED, STAT_FORCED_ERROR = 0, 1
+N_STEP_STATS = 2
 
 # WheelsetModel._safety (float64): the running-safety memory of the model (update_safety)
 SF_RATIO = 0            # (2,) flange-climb ratio per wheel (flange Y/Q over Nadal's limit)
@@ -453,12 +499,14 @@ STEP_DATA_FIELDS = (
     _array("search_key", np.float64, 1, "(N_SEARCH_KEY,) KEY_*: pose and rail motion of `points`"),
     _array("jacobian", np.float64, 1, "(N_JACOBIAN,) JAC_*: the Rosenbrock method's kept Jacobian"),
     _array("rosenbrock_memo", np.float64, 1, "(N_ROS_MEMO,) ROS_MEMO_*: its kept W^-1 and end derivative"),
+    _array("step_stats", np.float64, 1, "(N_STEP_STATS,) STAT_*: the host step's forced steps"),
 )
 E_STEP_DATA = len(FMU_ARRAYS)
 STEP_DATA_ENTRY = {f.name: E_STEP_DATA + i for i, f in enumerate(STEP_DATA_FIELDS)}
 SD_CONTACT, SD_SUMMARY, SD_DERIVED, SD_RECORD = (STEP_DATA_ENTRY["contact"], STEP_DATA_ENTRY["summary"],
                                                  STEP_DATA_ENTRY["derived"], STEP_DATA_ENTRY["record"])
 SD_MODEL, SD_WHEEL_TABLE = STEP_DATA_ENTRY["model"], STEP_DATA_ENTRY["wheel_table"]
+SD_STEP_STATS = STEP_DATA_ENTRY["step_stats"]
 N_ENTRIES = E_STEP_DATA + len(STEP_DATA_FIELDS)
 # arrays the step only reads, which may be read-only (the contact table that the
 # models of one set-up share, solver.contact.geometry.table.shared_contact_table)

@@ -39,16 +39,29 @@ import numpy as np
 
 from .errors import WheelsetError
 from .layout import (
-    N_STATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ, S_Y, S_Z, U_TORQUE,
+    M_TRACK_MODEL, N_STATE, N_WHEELSET_STATE, S_RAIL, S_RAIL_RATE, S_ROLL, S_ROLL_RATE,
+    S_SPIN_ANGLE, S_SPIN_RATE, STATE_IS_POSITION, S_VX, S_VZ, S_Y, S_Z, TRACK_LUMPED, U_TORQUE,
 )
 from .model.parameters import WheelsetParameters
 from .model.wheelset import WheelsetModel
 
 
-# the linear states: all but the spin angle
+# the linear states: all but the spin angle (nothing depends on it), and the rail
+# bodies' only where the track has them (prescribed rails do not move)
+STATE_NAMES = (("x", "y", "z", "roll", "yaw", "spin_angle", "vx", "vy", "vz", "roll_rate",
+                "yaw_rate", "spin_rate")
+               + tuple(f"rail_{side}_{q}" for side in ("left", "right")
+                       for q in ("lateral", "vertical", "roll"))
+               + tuple(f"rail_{side}_{q}_rate" for side in ("left", "right")
+                       for q in ("lateral", "vertical", "roll")))
+WHEELSET_LINEAR_STATES = tuple(i for i in range(N_WHEELSET_STATE) if i != S_SPIN_ANGLE)
 LINEAR_STATES = tuple(i for i in range(N_STATE) if i != S_SPIN_ANGLE)
-STATE_NAMES = ("x", "y", "z", "roll", "yaw", "spin_angle", "vx", "vy", "vz", "roll_rate",
-               "yaw_rate", "spin_rate")
+
+
+def linear_states(model: WheelsetModel) -> tuple:
+    """The state entries of `model`'s linear system: LINEAR_STATES with lumped
+    rail bodies, WHEELSET_LINEAR_STATES with prescribed rails."""
+    return LINEAR_STATES if model.model[M_TRACK_MODEL] == TRACK_LUMPED else WHEELSET_LINEAR_STATES
 POSITION_STEP = 1e-7      # m or rad: central differences of the positions
 RATE_STEP = 1e-5          # m/s or rad/s: of the rates
 
@@ -105,10 +118,17 @@ def steady_run(model: WheelsetModel, iterations: int = 30, inputs=None) -> np.nd
     model's inputs for the analysis. Returns the full state."""
     model.initialize(inputs)
     state = model.state.copy()
-    held = model._u                        # the inputs every model.rhs below uses
-    unknowns = (S_Z, S_ROLL, S_SPIN_RATE, -1)    # -1: the axle torque
-    residual_of = (S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE)
-    steps = (1e-8, 1e-8, 1e-5, 1.0)
+    held = model.arrays.inputs              # the inputs every model.rhs below uses
+    unknowns = [S_Z, S_ROLL, S_SPIN_RATE, -1]    # -1: the axle torque
+    residual_of = [S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]
+    steps = [1e-8, 1e-8, 1e-5, 1.0]
+    clips = [1e-4, 1e-4, np.inf, np.inf]
+    if model.model[M_TRACK_MODEL] == TRACK_LUMPED:
+        unknowns += list(range(S_RAIL, S_RAIL + 6))
+        residual_of += list(range(S_RAIL_RATE, S_RAIL_RATE + 6))
+        steps += [1e-8] * 6
+        clips += [1e-4] * 6
+    n = len(unknowns)
 
     def shift(idx, d):
         if idx < 0:
@@ -117,22 +137,22 @@ def steady_run(model: WheelsetModel, iterations: int = 30, inputs=None) -> np.nd
             state[idx] += d
 
     for _ in range(iterations):
-        f = model.rhs(state)[list(residual_of)]
+        f = model.rhs(state)[residual_of]
         if np.all(np.abs(f) < 1e-9):
             break
-        jac = np.zeros((4, 4))
+        jac = np.zeros((n, n))
         for j, (idx, h) in enumerate(zip(unknowns, steps)):
             shift(idx, h)
-            jac[:, j] = (model.rhs(state)[list(residual_of)] - f) / h
+            jac[:, j] = (model.rhs(state)[residual_of] - f) / h
             shift(idx, -h)
         delta = np.linalg.lstsq(jac, -f, rcond=None)[0]
-        delta[:2] = np.clip(delta[:2], -1e-4, 1e-4)
+        delta *= min(1.0, float(np.min(np.array(clips) / np.maximum(np.abs(delta), 1e-300))))
         for idx, d in zip(unknowns, delta):
             shift(idx, d)
     f = model.rhs(state)
-    if not np.all(np.isfinite(f)) or np.max(np.abs(f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]])) > 1e-3:
+    if not np.all(np.isfinite(f)) or np.max(np.abs(f[residual_of])) > 1e-3:
         raise StabilityError(f"no steady centred run found at V = {model.params.speed:g} m/s "
-                             f"(residual accelerations {f[[S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]]})")
+                             f"(residual accelerations {f[residual_of]})")
     return state
 
 
@@ -140,11 +160,11 @@ def linearise(params: WheelsetParameters, speed: float) -> LinearModel:
     """The core linearised about its steady centred run at `speed` (m/s)."""
     model = _model(params, speed)
     x0 = steady_run(model)
-    idx = list(LINEAR_STATES)
+    idx = list(linear_states(model))
     n = len(idx)
     a = np.zeros((n, n))
     for j, k in enumerate(idx):
-        h = POSITION_STEP if k < 6 else RATE_STEP
+        h = POSITION_STEP if STATE_IS_POSITION[k] else RATE_STEP
         xp = x0.copy()
         xm = x0.copy()
         xp[k] += h

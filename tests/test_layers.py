@@ -33,14 +33,15 @@ SOLVER_LAYERS = (
     ("inputs: wheel and rail profiles, track layout, track excitation",
      ("profiles", "profiles.profile", "profiles.simpack", "profiles.files", "profiles.definitions",
       "profiles.builtins", "track", "track.sections", "track.files", "track.alignment",
-      "track.builtins", "track.excitation")),
+      "track.builtins", "track.excitation", "track.lumped_rails")),
     ("contact geometry: contact point search, its table, its analysis over y",
      ("contact", "contact.geometry", "contact.geometry.setup", "contact.geometry.distance",
       "contact.geometry.search", "contact.geometry.update", "contact.geometry.tracked",
       "contact.geometry.points", "contact.geometry.reference", "contact.geometry.table",
       "contact.geometry.modes", "contact.geometry.analysis")),
     ("contact forces: normal problem, creep models, Kalker's exact theory",
-     ("contact.normal", "contact.normal.hertz", "contact.normal.load_sharing",
+     ("contact.normal", "contact.normal.hertz", "contact.normal.patch_curvature",
+      "contact.normal.load_sharing",
       "contact.normal.boundary_element", "contact.normal.kik_piotrowski",
       "contact.normal.contact_plane", "contact.creep", "contact.creep.inputs",
       "contact.creep.kalker", "contact.creep.saturated", "contact.creep.fastsim",
@@ -54,7 +55,7 @@ SOLVER_LAYERS = (
     ("the wheelset model: parameters, outputs, the compiled communication step, the Python object",
      ("model.parameters", "model.outputs", "model.fast_step", "model.wheelset", "model")),
     ("uses of the model: scenarios, linear and nonlinear stability",
-     ("scenarios", "stability")),
+     ("scenarios", "stability", "contact_modes")),
 )
 
 # The modules of cosim in import order: the two subpackages are independent

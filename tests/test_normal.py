@@ -258,8 +258,9 @@ def _patch(depth, saddle, stiffness):
     """merged_patch_forces_kernel's forces (and the NumPy reference's, asserted equal)."""
     depth, saddle, stiffness = (np.asarray(a, dtype=float) for a in (depth, saddle, stiffness))
     n = depth.size
-    force, shared = np.zeros(n), np.zeros(n)
-    total = merged_patch_forces_kernel(depth, np.append(saddle, -1.0), stiffness, n, force, shared)
+    force, shared, own = np.zeros(n), np.zeros(n), np.zeros(n)
+    total = merged_patch_forces_kernel(depth, np.append(saddle, -1.0), stiffness, n, force, shared,
+                                       own)
     ref_force, ref_shared = merged_patch_forces(depth, saddle, stiffness)
     # the same sums in another order: equal to rounding
     np.testing.assert_allclose(force, ref_force, rtol=1e-12, atol=1e-9)

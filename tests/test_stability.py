@@ -155,10 +155,11 @@ def test_creep_coefficient_overrides_give_kalkers_linear_forces():
         C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_NORMAL, C_SPIN, C_SPIN_MOMENT, C_XI,
     )
     f = (8.0e6, 7.0e6, 3.0e3, 50.0)
-    params = WheelsetParameters(creep_model="kalker", creep_coefficients=f, speed=20.0)
+    params = WheelsetParameters(creep_model="kalker", creep_coefficients=f, speed=20.0,
+                                hunt_crossley=0.0)
     model, _, _ = _rhs_at(params, vy=0.05, yaw_rate=0.02, vx=0.01)
     contact = model.arrays.contact
-    # no contact damping (the default of the Python API): the normal force is the elastic one
+    # no contact damping: the normal force is the elastic one
     share = contact[..., C_NORMAL] / contact[..., C_NORMAL].sum(axis=1, keepdims=True)
     rows = contact.reshape(-1, contact.shape[-1])
     share = share.reshape(-1)

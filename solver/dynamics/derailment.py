@@ -49,7 +49,9 @@ import math
 
 from numba import njit
 
-from ..layout import C_ACTIVE, C_ANGLE, D_PYQ, D_YQ, MAX_POINTS, T_H, T_LAT
+from ..layout import (
+    C_ACTIVE, C_ANGLE, D_PYQ, D_YQ, MAX_POINTS, S_RAIL, S_Y, T_H, T_LAT, U_RAIL_MOTION,
+)
 from .rhs import GRAVITY
 
 
@@ -118,6 +120,19 @@ def airborne_limit(setup) -> float:
     weight and its suspension, so a longer flight means it has risen more than
     the flange height."""
     return 2.0 * math.sqrt(2.0 * max(flange_height(setup), 1e-3) / GRAVITY)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def lateral_towards_flange(state, inputs):
+    """How far (m) the wheelset has moved towards a flange relative to that
+    flange's rail: the larger of y - (left rail's lateral motion) and
+    (right rail's lateral motion) - y, the rails' motion the rail inputs plus the
+    lumped rail bodies' displacement (a rail pushed outwards takes its wheel
+    with it: the flange passes the gauge face only relative to the rail)."""
+    y = state[S_Y]
+    left = inputs[U_RAIL_MOTION] + state[S_RAIL]
+    right = inputs[U_RAIL_MOTION + 3] + state[S_RAIL + 3]
+    return max(y - left, right - y)
 
 
 def flange_passed_lateral(setup) -> float:

@@ -39,7 +39,7 @@ from numba.extending import intrinsic
 
 from .. import codegen
 from ..dynamics.acceptance import PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT, PROBLEM_NONE
-from ..dynamics.derailment import flange_climb_ratios, weinstock
+from ..dynamics.derailment import flange_climb_ratios, lateral_towards_flange, weinstock
 from ..dynamics.integrators.step import StepData, advance_kernel, quantized_step
 from ..dynamics.rhs import GRAVITY
 from ..layout import (
@@ -52,6 +52,8 @@ from ..layout import (
     FR_SPEED, I_C_SLOT, I_DC_SLOT, I_LIFT, I_MAX_SUBSTEPS, I_N_INPUTS, I_N_PARAMETERS, I_STATUS,
     M_FRICTION, N_CLOCK, N_ENTRIES, N_INTS, N_REALS, N_RHS_COUNT, N_SAFETY, O_GAP_LEFT,
     O_LIFT_LEFT, READ_ONLY, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB, REC_CLIMB_DISTANCE,
+    RC_FORCED, RC_FORCED_BEFORE, RC_RHS, RC_RHS_BEFORE, REC_FORCED_STEPS, SD_STEP_STATS,
+    STAT_FORCED,
     REC_CLIMB_TIME, REC_CLIMB_WARNING, REC_DISTANCE, REC_TIME, REC_WEINSTOCK, SD_CONTACT,
     SD_DERIVED, SD_MODEL, SD_RECORD, SD_SUMMARY, SD_WHEEL_TABLE, SF_AIRBORNE_SINCE, SF_CLIMB_FROM,
     SF_CLIMB_SINCE, SF_RATIO, STEP_DATA_FIELDS, S_Y, T_H,
@@ -145,19 +147,23 @@ def accept_step(h, n_rhs, speed, friction, books, results, record):
     undo_step restores (before_*), time (+ h: the host's clock, exactly),
     distance (speed times the step as integrated, integrate.quantized_step: where
     the next step's track starts, bit for bit), the RHS count, the record's time
-    and distance, the running-safety outputs. books: (clock, rhs_count,
-    safety_before, safety); results: (contact, derived, summary)."""
-    clock, rhs_count, safety_before, safety = books
+    and distance, the forced steps (StepData.step_stats), the running-safety
+    outputs. books: (clock, rhs_count, safety_before, safety, step_stats);
+    results: (contact, derived, summary)."""
+    clock, rhs_count, safety_before, safety, step_stats = books
     clock[CLK_BEFORE_VALID] = 1.0
     clock[CLK_BEFORE_TIME] = clock[CLK_TIME]
     clock[CLK_BEFORE_DISTANCE] = clock[CLK_DISTANCE]
-    rhs_count[1] = rhs_count[0]
+    rhs_count[RC_RHS_BEFORE] = rhs_count[RC_RHS]
+    rhs_count[RC_FORCED_BEFORE] = rhs_count[RC_FORCED]
     safety_before[:] = safety
     clock[CLK_TIME] += h
     clock[CLK_DISTANCE] += speed * quantized_step(h)
-    rhs_count[0] += n_rhs
+    rhs_count[RC_RHS] += n_rhs
+    rhs_count[RC_FORCED] += int(step_stats[STAT_FORCED])
     record[REC_TIME] = clock[CLK_TIME]
     record[REC_DISTANCE] = clock[CLK_DISTANCE]
+    record[REC_FORCED_STEPS] = rhs_count[RC_FORCED]
     update_safety(results, friction, safety, record, (clock[CLK_TIME], clock[CLK_DISTANCE]),
                   (clock[CLK_BEFORE_TIME], clock[CLK_BEFORE_DISTANCE]))
 
@@ -375,7 +381,8 @@ _step_data = njit(cache=True, error_model="numpy")(
 def _accept_in_block(h, n_rhs, speed, friction, b):
     """accept_step on the arrays of block b (the core's step and the FMU's)."""
     accept_step(h, n_rhs, speed, friction,
-                (_v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]), _v1(b[E_SAFETY_BEFORE]), _v1(b[E_SAFETY])),
+                (_v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]), _v1(b[E_SAFETY_BEFORE]), _v1(b[E_SAFETY]),
+                 _v1(b[SD_STEP_STATS])),
                 (_v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), _v1(b[SD_SUMMARY])), _v1(b[SD_RECORD]))
 
 
@@ -408,7 +415,7 @@ def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
     u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
     u_before[:] = u_core
     u_core[:] = u
-    if code == PROBLEM_NONE and not abs(state[S_Y]) > flange_passed:
+    if code == PROBLEM_NONE and not lateral_towards_flange(state, u) > flange_passed:
         if _airborne_in_block(h, b):
             return PROBLEM_AIRBORNE, -1, n_rhs
         _accept_in_block(h, n_rhs, speed, _v1(b[SD_MODEL])[M_FRICTION], b)
@@ -481,7 +488,7 @@ def _fmu_step(t, h, b):
                                         _step_data(b, ints, reals))
     if code != PROBLEM_NONE:
         return FALLBACK_CORE
-    if abs(state[S_Y]) > reals[FR_FLANGE_PASSED]:
+    if lateral_towards_flange(state, core_u) > reals[FR_FLANGE_PASSED]:
         return FALLBACK_FLANGE
     if _airborne_in_block(h, b):
         return FALLBACK_CORE

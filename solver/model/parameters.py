@@ -15,6 +15,7 @@ from ..profiles.builtins import builtin_profile, is_builtin_profile
 from ..profiles.files import load_profile
 from ..track.alignment import Track, load_track
 from ..track.builtins import TRACKS, builtin_track
+from ..track.lumped_rails import TRACK_MODEL_NAMES, ZHAI_2009 as LUMPED_RAILS
 
 
 # Model names, in id order, from their registries (the FMU's enumerations are
@@ -24,6 +25,11 @@ CREEP_MODEL_NAMES = CREEP_MODELS.names()
 CONTACT_MODEL_NAMES = CONTACT_MODELS.names()           # the id is M_MULTIPOINT: 0 single, 1 multipoint
 CONTACT_GEOMETRY_NAMES = GEOMETRY_MODES.names()
 MAX_SUBSTEPS_LIMIT = 10 ** 9      # upper bound of WheelsetParameters.max_substeps
+# Hunt & Crossley's damping factor (1975, "Coefficient of restitution interpreted
+# as damping in vibroimpact", J. Appl. Mech. 42(2) 440-445): e = 1 - alpha v for
+# impacts at v, alpha 0.08-0.32 s/m for steel, bronze and ivory from Goldsmith's
+# restitution data (their Table 1); the middle of that range for steel on steel.
+HUNT_CROSSLEY_ALPHA = 0.2
 
 
 @dataclass
@@ -108,6 +114,18 @@ class WheelsetParameters:
     creep_coefficients: tuple = (0.0, 0.0, 0.0, 0.0)
     roll_rate_creepage: bool = True
     gyroscopic: bool = True
+    # the track under the wheels (solver.track.lumped_rails): "lumped" rail bodies
+    # on spring-damper supports (the default), or "prescribed" rails that move only
+    # as the rail inputs say (rigid while they are 0; a host's track model)
+    track_model: str = "lumped"
+    # each rail body's mass, stiffness and damping matrices as (lateral, vertical,
+    # roll, lateral-roll): kg, kg, kg m^2, kg m; N/m, N/m, N m/rad, N/rad; N s/m, ...
+    rail_mass: tuple = LUMPED_RAILS.mass
+    rail_stiffness: tuple = LUMPED_RAILS.stiffness
+    rail_damping: tuple = LUMPED_RAILS.damping
+    # the normal contact's damping after Hunt & Crossley (1975): N = K delta^1.5
+    # (1 + 3/2 alpha d(delta)/dt); alpha (s/m)
+    hunt_crossley: float = HUNT_CROSSLEY_ALPHA
 
     def validate(self):
         positive = ["profile_step", "gauge", "back_to_back", "nominal_radius", "mass",
@@ -165,6 +183,25 @@ class WheelsetParameters:
             if (not isinstance(vals, (tuple, list)) or len(vals) != 3
                     or any(not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 for v in vals)):
                 raise WheelsetError(f"{name} must be three finite values >= 0")
+        if self.track_model not in TRACK_MODEL_NAMES:
+            raise WheelsetError(f"track_model must be one of {TRACK_MODEL_NAMES}, got {self.track_model!r}")
+        for name, count, positive in (("rail_mass", 4, True), ("rail_stiffness", 4, False),
+                                      ("rail_damping", 4, False)):
+            vals = getattr(self, name)
+            if (not isinstance(vals, (tuple, list)) or len(vals) != count
+                    or any(isinstance(v, bool) or not isinstance(v, (int, float))
+                           or not math.isfinite(v) for v in vals)
+                    or any((v <= 0) if positive else (v < 0) for v in vals[:3])):
+                raise WheelsetError(f"{name} must be {count} finite values ("
+                                    + ("> 0" if positive else "the first three >= 0") + f"), got {vals!r}")
+        for name in ("rail_mass", "rail_stiffness", "rail_damping"):
+            lateral, _, roll, coupling = getattr(self, name)
+            if coupling * coupling > lateral * roll * (0.999 if name == "rail_mass" else 1.0):
+                raise WheelsetError(f"{name}: the lateral-roll coupling {coupling:g} makes the "
+                                    f"matrix indefinite (needs coupling^2 <= lateral * roll)")
+        if not (isinstance(self.hunt_crossley, (int, float)) and math.isfinite(self.hunt_crossley)
+                and 0.0 <= self.hunt_crossley <= 10.0):
+            raise WheelsetError(f"hunt_crossley must be in [0, 10] s/m, got {self.hunt_crossley!r}")
 
 
 def resolve_source(spec: str, is_builtin, search_dirs=(), working_directory: bool = True):

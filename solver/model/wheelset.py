@@ -30,7 +30,9 @@ from ..dynamics.acceptance import (
     PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT, PROBLEM_NONE, PROBLEM_NON_FINITE, PROBLEM_OFF_RAIL,
     PROBLEM_PENETRATION, PROBLEM_STEP_SIZE,
 )
-from ..dynamics.derailment import JUMP_FACTOR, airborne_limit, flange_height, flange_passed_lateral
+from ..dynamics.derailment import (
+    JUMP_FACTOR, airborne_limit, flange_height, flange_passed_lateral, lateral_towards_flange,
+)
 from ..dynamics.integrators.methods import INTEGRATORS
 from ..dynamics.integrators.step import N_STAGE_ROWS, StepData, quantized_step
 from ..dynamics.outputs import derived_outputs, fill_record
@@ -51,11 +53,15 @@ from ..layout import (
     N_ROS_MEMO, N_SAFETY, N_SEARCH_KEY, N_STATE, N_SUMMARY, O_GAP_LEFT, O_GAP_RIGHT,
     O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB,
     REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_DISTANCE, REC_LIFT_HEIGHT, REC_TIME, REC_WEINSTOCK,
+    M_HUNT_CROSSLEY, M_RAIL_DAMPING, M_RAIL_MASS, M_RAIL_STIFFNESS, M_TRACK_MODEL, S_RAIL,
+    S_RAIL_RATE, TRACK_LUMPED,
+    N_STEP_STATS, STATE_IS_POSITION, S_SPIN_ANGLE, RC_FORCED, RC_FORCED_BEFORE, RC_RHS, RC_RHS_BEFORE, REC_FORCED_STEPS,
     ROS_MEMO_END_VALID, ROS_MEMO_W_DT, SF_AIRBORNE_SINCE, SF_CLIMB_SINCE, S_ROLL, S_ROLL_RATE,
     S_SPIN_RATE, S_VX, S_VY, S_VZ, S_Y, S_YAW, S_YAW_RATE, S_Z, T_LAT, U_BOX_FORCE, U_BOX_MOMENT,
     U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
 )
 from ..track.alignment import track_state_kernel
+from ..track.lumped_rails import TRACK_MODEL_NAMES
 from .fast_step import NEVER, core_step, pack_core_block, update_safety
 from .outputs import StepResult, WheelsetInputs, WheelsetOutputs, bad_input_error
 from .parameters import WheelsetParameters, resolve_profile, resolve_track
@@ -81,6 +87,68 @@ class ModelArrays(NamedTuple):
     search_key: np.ndarray      # (N_SEARCH_KEY,) KEY_*
     jacobian: np.ndarray        # (N_JACOBIAN,) JAC_*: the Rosenbrock method's kept Jacobian
     table_scratch: object       # the contact table's TableScratch, None for the online search
+
+
+def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolerance=1e-6):
+    """Damped Newton on the state entries `unknowns` (plus the lumped rail bodies'
+    displacements, when the track has them) for zero derivative entries
+    `residuals` (plus the rail bodies' accelerations), the other entries of
+    `state` held; forward-difference Jacobian (steps 1e-7 m or rad); a Newton
+    step longer than 1 mm or 1 mrad in any entry (5 mrad in a rail's roll, 1 m/s
+    or rad/s in a rate) is shortened as a whole, then halved until the residual
+    falls. Returns the
+    state, or None if the residual is not below `tolerance` (m/s^2, rad/s^2) in
+    time."""
+    unknowns = list(unknowns)
+    residuals = list(residuals)
+    limits = [1e-3 if STATE_IS_POSITION[k] else 1.0 for k in unknowns]
+    if model.model[M_TRACK_MODEL] == TRACK_LUMPED:
+        unknowns += list(range(S_RAIL, S_RAIL + 6))
+        residuals += list(range(S_RAIL_RATE, S_RAIL_RATE + 6))
+        limits += [1e-3, 1e-3, 5e-3] * 2
+    limits = np.array(limits)
+    n = len(unknowns)
+    st = np.array(state, dtype=float)
+    # the residuals as forces and moments (accelerations times masses and
+    # inertias): the merit of the line search weighs the light rail bodies and the
+    # wheelset alike
+    p = model.params
+    inertia = np.ones(N_STATE)
+    inertia[[S_VX, S_VY, S_VZ]] = p.mass
+    inertia[[S_ROLL_RATE, S_YAW_RATE, S_SPIN_RATE]] = p.inertia_roll, p.inertia_yaw, p.inertia_spin
+    inertia[S_RAIL_RATE:S_RAIL_RATE + 6] = tuple(p.rail_mass[:3]) * 2
+    scale = inertia[residuals]
+
+    def residual(x):
+        return model.rhs(x)[residuals]
+
+    f = residual(st)
+    for _ in range(iterations):
+        if np.all(np.abs(f) < tolerance):
+            return st
+        jac = np.zeros((n, n))
+        for j, idx in enumerate(unknowns):
+            st2 = st.copy()
+            st2[idx] += 1e-7
+            jac[:, j] = (residual(st2) - f) / 1e-7
+        try:
+            step = np.linalg.solve(jac, -f)
+        except np.linalg.LinAlgError:
+            step = None
+        if step is None or not np.all(np.isfinite(step)):
+            step = np.zeros(n)
+            step[0] = -1e-5              # not yet in contact on both wheels: lower the wheelset
+        step *= min(1.0, float(np.min(limits / np.maximum(np.abs(step), 1e-300))))
+        for _ in range(12):
+            trial = st.copy()
+            trial[unknowns] += step
+            f_trial = residual(trial)
+            if (np.linalg.norm(f_trial * scale) < np.linalg.norm(f * scale)
+                    or not np.all(np.isfinite(jac))):
+                break
+            step = 0.5 * step
+        st, f = trial, f_trial
+    return st if np.all(np.abs(f) < tolerance) else None
 
 
 class WheelsetModel:
@@ -125,6 +193,11 @@ class WheelsetModel:
         m[M_GYROSCOPIC] = 1.0 if params.gyroscopic else 0.0
         m[M_TOLERANCE] = params.tolerance
         m[M_MAX_STEPS] = params.max_substeps
+        m[M_TRACK_MODEL] = float(TRACK_MODEL_NAMES.index(params.track_model))
+        m[M_RAIL_MASS:M_RAIL_MASS + 4] = params.rail_mass
+        m[M_RAIL_STIFFNESS:M_RAIL_STIFFNESS + 4] = params.rail_stiffness
+        m[M_RAIL_DAMPING:M_RAIL_DAMPING + 4] = params.rail_damping
+        m[M_HUNT_CROSSLEY] = params.hunt_crossley
         self.model = m
         self._track_table = self.track.segment_table()
         self._search = self.setup.buffers()          # the contact search's scratch and points
@@ -174,7 +247,7 @@ class WheelsetModel:
             table_flags=table_arrays.flags, table_nodes=table_arrays.nodes,
             table_rows=scratch.rows, table_index=scratch.index,
             search_key=self._search_key, jacobian=self._jacobian,
-            rosenbrock_memo=self._rosenbrock_memo))
+            rosenbrock_memo=self._rosenbrock_memo, step_stats=np.zeros(N_STEP_STATS)))
         self._block_owner = (0, (), ())     # core_step_block: none yet
         # the scalars that evolve live in arrays, which the FMU's fast step
         # (solver/py) updates from numba as the Python step does:
@@ -246,11 +319,21 @@ class WheelsetModel:
 
     @property
     def rhs_evaluations(self) -> int:
-        return int(self._rhs_count[0])
+        return int(self._rhs_count[RC_RHS])
 
     @rhs_evaluations.setter
     def rhs_evaluations(self, value: int):
-        self._rhs_count[0] = value
+        self._rhs_count[RC_RHS] = value
+
+    @property
+    def forced_steps(self) -> int:
+        """Steps the adaptive integrator accepted at its shortest step with the
+        error test failed, since initialize (REC_FORCED_STEPS)."""
+        return int(self._rhs_count[RC_FORCED])
+
+    @forced_steps.setter
+    def forced_steps(self, value: int):
+        self._rhs_count[RC_FORCED] = value
 
     @property
     def internal_step(self) -> float:
@@ -272,7 +355,8 @@ class WheelsetModel:
     def get_state(self) -> dict:
         """A deep, picklable snapshot of everything that evolves."""
         return {"state": self.state.copy(), "time": self.time, "distance": self.distance,
-                "rhs_evaluations": self.rhs_evaluations, "contact": self._contact.copy(),
+                "rhs_evaluations": self.rhs_evaluations, "forced_steps": self.forced_steps,
+                "contact": self._contact.copy(),
                 "summary": self._summary.copy(), "inputs": self._u.copy(),
                 "initialized": self._initialized, "model": self.model.copy(),
                 "safety": self._safety.copy(), "jacobian": self._jacobian.copy()}
@@ -283,6 +367,7 @@ class WheelsetModel:
         self.time = float(snapshot["time"])
         self.distance = float(snapshot["distance"])
         self.rhs_evaluations = int(snapshot["rhs_evaluations"])
+        self.forced_steps = int(snapshot.get("forced_steps", 0))
         self._contact[:] = snapshot["contact"]
         self._summary[:] = snapshot["summary"]
         self._u[:] = snapshot["inputs"]
@@ -350,6 +435,7 @@ class WheelsetModel:
                     self._derived, self.record)
         self.record[REC_TIME] = self.time
         self.record[REC_DISTANCE] = self.distance
+        self.record[REC_FORCED_STEPS] = self.forced_steps
         self._update_safety()
 
     def _update_safety(self):
@@ -401,40 +487,21 @@ class WheelsetModel:
         st[S_SPIN_RATE] = p.speed / p.nominal_radius
         if p.bogie:
             self.model[M_BOX_Z_REF] = rigid.z
-        # Newton on (z, roll) for zero vertical and roll accelerations, damped: a
+        # Newton on (z, roll) for zero vertical and roll accelerations, and on the
+        # lumped rail bodies' displacements for zero rail accelerations, damped: a
         # step that does not reduce them is halved (the creep forces' vertical
         # parts may make the accelerations turn faster than their finite-difference
         # Jacobian says, e.g. with a large linear spin coefficient f23)
         z_ref0 = rigid.z
-
-        def residual(pose):
-            d = self.rhs(pose)
-            return np.array([d[S_VZ], d[S_ROLL_RATE]])
-
-        f = residual(st)
-        for _ in range(60):
-            if abs(f[0]) < 1e-6 and abs(f[1]) < 1e-6:
-                break
-            jac = np.zeros((2, 2))
-            for j, (idx, h) in enumerate(((S_Z, 1e-7), (S_ROLL, 1e-7))):
-                st2 = st.copy()
-                st2[idx] += h
-                jac[:, j] = (residual(st2) - f) / h
-            if abs(np.linalg.det(jac)) < 1e-30:
-                step = np.array([-1e-5, 0.0])     # not yet in contact on both wheels
-            else:
-                step = np.clip(np.linalg.solve(jac, -f), -2e-5, 2e-5)
-            for _ in range(12):
-                trial = st.copy()
-                trial[S_Z] += step[0]
-                trial[S_ROLL] += step[1]
-                f_trial = residual(trial)
-                if np.linalg.norm(f_trial) < np.linalg.norm(f) or not np.all(np.isfinite(jac)):
-                    break
-                step = 0.5 * step
-            st, f = trial, f_trial
-        else:
-            raise WheelsetError("static equilibrium not found at the initial pose")
+        st = static_equilibrium(self, st, (S_Z, S_ROLL), (S_VZ, S_ROLL_RATE))
+        if st is None:
+            hint = ""
+            if p.contact_model == "single" and p.track_model == "lumped":
+                hint = ("; the single-point model has none where two points of a wheel are about "
+                        "equally deep on a rail that rolls (the whole load jumps between them "
+                        "and rolls the rail back): use the multipoint model, or the prescribed "
+                        "(rigid) track of track_model 'prescribed'")
+            raise WheelsetError("static equilibrium not found at the initial pose" + hint)
         if p.bogie:
             # the built-in bogie's rest height: the boxes at rest where the wheelset sits
             self.model[M_BOX_Z_REF] = z_ref0
@@ -505,27 +572,29 @@ class WheelsetModel:
                                                  self._flange_passed, *self.core_step_block())
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
-        if code == PROBLEM_NONE and abs(self.state[S_Y]) > self._flange_passed:
+        if code == PROBLEM_NONE and lateral_towards_flange(self.state, u) > self._flange_passed:
             # past the flange: the flange tip has crossed the rail's gauge face
-            y_before, y_after = float(saved_state[S_Y]), float(self.state[S_Y])
+            y_before = lateral_towards_flange(saved_state, self._u_before)
+            y_after = lateral_towards_flange(self.state, u)
+            side = 0 if self.state[S_Y] - u[U_RAIL_MOTION] - self.state[S_RAIL] >= y_after else 1
             self.state[:] = saved_state
             self._contact[:] = saved_contact
             self._summary[:] = saved_summary
             self.refresh_record()
-            if (abs(y_before) <= self._flange_passed
-                    and abs(y_after) > JUMP_FACTOR * self._flange_passed):
+            if y_before <= self._flange_passed and y_after > JUMP_FACTOR * self._flange_passed:
                 # from before the flange to far beyond it in one step: not a wheel
                 # climbing but the integration failing
                 return StepResult(
-                    "discard", f"the lateral displacement jumped from {y_before * 1e3:.1f} "
-                    f"to {y_after * 1e3:.1f} mm in one step (numerical instability: reduce "
-                    "the internal step)" + self._stability_hint(h / n_sub), 0, "non_finite")
-            side = 0 if y_after > 0 else 1
+                    "discard", f"the lateral displacement relative to the rails jumped from "
+                    f"{y_before * 1e3:.1f} to {y_after * 1e3:.1f} mm in one step (numerical "
+                    "instability: reduce the internal step)" + self._stability_hint(h / n_sub), 0,
+                    "non_finite")
             return StepResult(
                 "discard", f"derailment: the {('left', 'right')[side]} wheel is off its rail "
-                f"head on the field side: the lateral displacement {y_after * 1e3:.1f} mm is past "
-                f"the flange (its tip crosses the gauge face at {self._flange_passed * 1e3:.1f} mm)",
-                0, "derailment")
+                f"head on the field side: the lateral displacement {y_after * 1e3:.1f} mm relative "
+                f"to its rail is past the flange (its tip crosses the gauge face at "
+                f"{self._flange_passed * 1e3:.1f} mm)" + self._stability_hint(h / n_sub), 0,
+                "derailment")
         if code == PROBLEM_AIRBORNE and min(self._summary[O_GAP_LEFT:O_GAP_RIGHT + 1]) >= 0.5:
             # both wheels half a metre off their rails (or not over them at all)
             # after one step: not a flight but the integration failing
@@ -558,8 +627,9 @@ class WheelsetModel:
             if code == PROBLEM_AIRBORNE:
                 # (the step's outputs were recorded before its flight was judged)
                 self.refresh_record()
-            if reason != "derailment":
-                message += self._stability_hint(h / n_sub)
+            # (a derailment too: an explicit integrator above its stability limit
+            # may throw the wheelset off its rails)
+            message += self._stability_hint(h / n_sub)
             return StepResult("discard", message, 0, reason)
         # accepted: core_step did the bookkeeping (as the FMU's fast step does)
         return StepResult("ok", "", n_rhs)
@@ -578,7 +648,8 @@ class WheelsetModel:
         clock = self._clock
         clock[CLK_TIME] = clock[CLK_BEFORE_TIME]
         clock[CLK_DISTANCE] = clock[CLK_BEFORE_DISTANCE]
-        self._rhs_count[0] = self._rhs_count[1]
+        self._rhs_count[RC_RHS] = self._rhs_count[RC_RHS_BEFORE]
+        self._rhs_count[RC_FORCED] = self._rhs_count[RC_FORCED_BEFORE]
         self._safety[:] = self._safety_before
         clock[CLK_BEFORE_VALID] = 0.0
         self.refresh_record()
@@ -608,33 +679,66 @@ class WheelsetModel:
 
     def stable_internal_step(self) -> float:
         """The internal step used by `advance`: params.internal_step, or less where
-        the explicit stability limit of the creep damping at the initial contact
-        (the integrator's stability_limit fact, solver.dynamics.integrators.methods,
-        times creep_time_constant(), e.g. 0.986 ms for
-        the S1002/UIC60 wheelset at 5 m/s with RK4) times STABILITY_SAFETY is
-        smaller (low speeds: the time constant is proportional to V). With an
-        adaptive integrator ("rk23", "rk45", "rosenbrock") params.internal_step, their largest
-        step: the error test keeps every step within the stability limit."""
+        an explicit integrator's stability limit (its stability_limit fact,
+        solver.dynamics.integrators.methods) over the fastest mode at the initial
+        state, times STABILITY_SAFETY, is smaller. The fastest modes are the creep
+        damping of the longitudinal slip (its time constant is proportional to V:
+        creep_time_constant(), e.g. 0.986 ms for the S1002/UIC60 wheelset at 5 m/s
+        with RK4) and the lumped rail bodies on the contact (fastest_mode_rate():
+        their lateral and roll motion under the creep damping of the wheel, whose
+        lateral creepage their velocity enters, about 5.5e4 1/s on the loaded
+        S1002/UIC60 pair at 30 m/s, and their vertical ringing on the Hertz
+        springs, about 5200 1/s). With an adaptive integrator
+        ("rk23", "rk45", "rosenbrock") params.internal_step, their largest step:
+        the error test keeps every step within the stability limit."""
         method = INTEGRATORS.get(self.params.integrator)
         if method.facts["adaptive"]:
             return self.params.internal_step     # the largest step; the error test does the rest
-        limit = method.facts["stability_limit"] * self.creep_time_constant()
+        limit = method.facts["stability_limit"] * min(self.creep_time_constant(),
+                                                      1.0 / self.fastest_mode_rate())
         return min(self.params.internal_step, self.STABILITY_SAFETY * limit)
 
+    def fastest_mode_rate(self) -> float:
+        """The largest |eigenvalue| (1/s) of the core linearised about the current
+        state (central differences; the spin angle left out): the rate an explicit
+        integrator's step must resolve."""
+        state = self.state.copy()
+        idx = [k for k in range(N_STATE) if k != S_SPIN_ANGLE]
+        a = np.zeros((len(idx), len(idx)))
+        for j, k in enumerate(idx):
+            h = 1e-8 if STATE_IS_POSITION[k] else 1e-6
+            xp = state.copy()
+            xm = state.copy()
+            xp[k] += h
+            xm[k] -= h
+            a[:, j] = (self.rhs(xp)[idx] - self.rhs(xm)[idx]) / (2.0 * h)
+        self.rhs(state)
+        values = np.linalg.eigvals(a) if np.all(np.isfinite(a)) else np.array([np.inf])
+        return max(float(np.max(np.abs(values))), 1e-9)
+
     def _stability_hint(self, dt: float) -> str:
-        """A sentence for a discarded step when the internal step is above the
-        explicit stability limit of the creep damping (else empty)."""
+        """A sentence for a discarded step when the internal step is above an
+        explicit integrator's stability limit (else empty): the stricter of the
+        creep damping's and the fastest mode's."""
         method = INTEGRATORS.get(self.params.integrator)
         if method.facts["adaptive"]:
             return ""
         tau = self.creep_time_constant()
-        limit = method.facts["stability_limit"] * tau
-        if not dt > limit:
+        creep_limit = method.facts["stability_limit"] * tau
+        fastest = self.fastest_mode_rate()
+        mode_limit = method.facts["stability_limit"] / fastest
+        if not dt > min(creep_limit, mode_limit):
             return ""
+        if creep_limit <= mode_limit:
+            return (f"; probable cause: the internal step {dt * 1e3:.3g} ms is above the "
+                    f"stability limit {creep_limit * 1e3:.3g} ms of the creep damping "
+                    f"(longitudinal slip time constant {tau * 1e3:.3g} ms at V = "
+                    f"{self.params.speed:g} m/s, WheelsetModel.creep_time_constant): reduce "
+                    "the internal step")
         return (f"; probable cause: the internal step {dt * 1e3:.3g} ms is above the "
-                f"stability limit {limit * 1e3:.3g} ms of the creep damping (longitudinal "
-                f"slip time constant {tau * 1e3:.3g} ms at V = {self.params.speed:g} m/s, "
-                "WheelsetModel.creep_time_constant): reduce the internal step")
+                f"stability limit {mode_limit * 1e3:.3g} ms of the fastest mode ({fastest:.0f} "
+                "1/s: the rail bodies on the contact's springs and creep damping, "
+                "WheelsetModel.fastest_mode_rate): reduce the internal step")
 
     def _problem_message(self, code, side):
         """(reason, message) of a step that cannot be accepted (PROBLEM_* code)."""
@@ -710,10 +814,23 @@ class WheelsetModel:
             rhs_evaluations=self.rhs_evaluations)
 
     def mechanical_energy(self) -> float:
-        """Kinetic + gravitational (track frame, no cant) + elastic contact energy (J)."""
+        """Kinetic + gravitational (track frame, no cant) + elastic contact energy (J),
+        the lumped rail bodies' kinetic and spring energy included."""
         p, st = self.params, self.state
         kinetic = 0.5 * p.mass * (st[S_VX] ** 2 + st[S_VY] ** 2 + st[S_VZ] ** 2) \
             + 0.5 * p.inertia_roll * st[S_ROLL_RATE] ** 2 + 0.5 * p.inertia_yaw * st[S_YAW_RATE] ** 2 \
             + 0.5 * p.inertia_spin * st[S_SPIN_RATE] ** 2
+        rails = 0.0
+        if self.model[M_TRACK_MODEL] == TRACK_LUMPED:
+            def matrix(values):
+                lateral, vertical, roll, coupling = values
+                return np.array([[lateral, 0.0, coupling], [0.0, vertical, 0.0],
+                                 [coupling, 0.0, roll]])
+            mass, stiffness = matrix(p.rail_mass), matrix(p.rail_stiffness)
+            for side in range(2):
+                q = st[S_RAIL + 3 * side:S_RAIL + 3 * side + 3]
+                v = st[S_RAIL_RATE + 3 * side:S_RAIL_RATE + 3 * side + 3]
+                rails += 0.5 * v @ mass @ v + 0.5 * q @ stiffness @ q
         self.rhs(self.state)
-        return float(kinetic + p.mass * GRAVITY * st[S_Z] + self._contact[..., C_ELASTIC_ENERGY].sum())
+        return float(kinetic + rails + p.mass * GRAVITY * st[S_Z]
+                     + self._contact[..., C_ELASTIC_ENERGY].sum())

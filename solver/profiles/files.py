@@ -27,9 +27,10 @@ _KNOWN_DIRECTIVES = ("kind", "name", "source", "flange_back_to_taping_line_mm", 
 # A directive is a comment line of the exact form `# key: value` with a known
 # key and a value of the key's form; any other comment line is free text, e.g.
 # "# units: mm. columns: lateral height" (a sentence, not the value `mm`). The
-# one-word directives (units, kind) take a single word; the numeric ones
-# (their keys end in _mm: no sentence starts so) are checked as numbers.
-_ONE_WORD = re.compile(r"^[A-Za-z]+$")
+# one-word directives (units, kind) take a single token (checked: "# units: m"
+# is refused); the numeric ones (their keys end in _mm: no sentence starts so)
+# are checked as numbers.
+_ONE_WORD = re.compile(r"^\S+$")
 _ONE_WORD_DIRECTIVES = ("units", "kind")
 # A wheel file without `flange_back_to_taping_line_mm`: EN 13715 / UIC's 70 mm
 # (S1002, LMA, the SIMPACK files' default in load_simpack_profile)

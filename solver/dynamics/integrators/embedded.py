@@ -8,7 +8,9 @@ import numpy as np
 from numba import njit
 
 from ...layout import (
-    M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_STATE, ROS_MEMO_START_COUNTS, ROS_MEMO_START_KEY,
+    M_MAX_STEPS, M_SPEED, M_TOLERANCE, N_STATE, ROS_MEMO_RHS, STATE_IS_POSITION, STAT_FORCED,
+    S_RAIL_RATE,
+    STAT_FORCED_ERROR, ROS_MEMO_START_COUNTS, ROS_MEMO_START_KEY,
     ROS_MEMO_START_POINTS,
 )
 from ..acceptance import N_RHS_STEP_SIZE
@@ -64,11 +66,13 @@ RK45 = _tableau(
 
 # Scale of each state entry in the error test of the adaptive integrators: an
 # entry's local error is held to tolerance * (ERROR_SCALE + |entry|), i.e. a
-# tolerance of 1e-6 allows 1 nm and 1 nrad on the positions and angles, 1e-7
-# m/s and rad/s on the velocities (plus 1e-6 of the entry itself: the spin rate,
-# the travelled spin angle).
-ERROR_SCALE = np.array([1e-3, 1e-3, 1e-3, 1e-3, 1e-3, 1e-3,
-                        1e-1, 1e-1, 1e-1, 1e-1, 1e-1, 1e-1])
+# tolerance of 1e-6 allows 1 nm and 1 nrad on the positions and angles (the
+# wheelset's and the rail bodies'), 1e-7 m/s and rad/s on the velocities (plus
+# 1e-6 of the entry itself: the spin rate, the travelled spin angle).
+# the rail bodies' rates: lateral and vertical (m/s), roll (rad/s) of each rail
+RAIL_RATE_ERROR_SCALE = np.array([1.0, 1.0, 10.0, 1.0, 1.0, 10.0])
+ERROR_SCALE = np.array([1e-3 if position else 1e-1 for position in STATE_IS_POSITION])
+ERROR_SCALE[S_RAIL_RATE:S_RAIL_RATE + 6] = RAIL_RATE_ERROR_SCALE
 # The shortest adaptive step, as a fraction of the largest: a step of this
 # length is accepted whatever its error estimate. The contact model has
 # discontinuities the error test cannot resolve by shrinking the step: the
@@ -91,6 +95,39 @@ def scaled_error(e, j, state, y_new, tolerance):
     """The local error estimate e of state entry j over what the error test allows
     it: tolerance * (ERROR_SCALE[j] + the entry's size before or after the step)."""
     return e / (tolerance * (ERROR_SCALE[j] + max(abs(state[j]), abs(y_new[j]))))
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def rms_scaled_error(estimate, state, y_new, tolerance):
+    """The error test's measure of a step from `state` to `y_new` with the local
+    error estimate `estimate` (N_STATE,): the root mean square of scaled_error
+    over the state (<= 1 passes)."""
+    err = 0.0
+    for j in range(N_STATE):
+        r = scaled_error(estimate[j], j, state, y_new, tolerance)
+        err += r * r
+    return math.sqrt(err / N_STATE)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def judge_step(err, dt, dt_min, step_stats):
+    """The error test of an adaptive step of dt with the error `err`
+    (rms_scaled_error): (accepted, failed). A step within the tolerance is
+    accepted; so is one of the shortest length dt_min that fails it (a forced
+    step: counted in step_stats, STAT_*, with its error, and reported by the
+    FMU's output solver.forced_steps); a non-finite error at the shortest
+    length fails the host step (the caller returns -1); otherwise the step is
+    rejected (a NaN error fails the test)."""
+    shortest = dt <= dt_min * (1.0 + 1e-9)
+    if err <= 1.0:
+        return True, False
+    if not shortest:
+        return False, False
+    if not math.isfinite(err):
+        return False, True
+    step_stats[STAT_FORCED] += 1.0
+    step_stats[STAT_FORCED_ERROR] = max(step_stats[STAT_FORCED_ERROR], err)
+    return True, False
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -140,6 +177,7 @@ def integrate_embedded(state, step, tableau, data, inputs, step_inputs, contact)
     start_points = memo[ROS_MEMO_START_POINTS:ROS_MEMO_START_KEY].reshape(points.shape)
     start_key = memo[ROS_MEMO_START_KEY:ROS_MEMO_START_COUNTS]
     start_counts = memo[ROS_MEMO_START_COUNTS:ROS_MEMO_START_COUNTS + 2]     # (as floats)
+    estimate = memo[ROS_MEMO_RHS:ROS_MEMO_RHS + N_STATE]
     copy_points(points, counts, key, start_points, start_counts, start_key)
     t = 0.0
     dt = dt_max
@@ -164,18 +202,16 @@ def integrate_embedded(state, step, tableau, data, inputs, step_inputs, contact)
             else:       # the new state: the full search (a point born in the step enters here)
                 full_rhs(y_new, track, model, step_inputs, contact, k[i], key, bool(True))
         n_rhs += n_stage - 1
-        err = 0.0
         for j in range(N_STATE):
             e = 0.0
             for m in range(n_stage):
                 e += weights_error[m] * k[m, j]
-            r = scaled_error(dt * e, j, state, y_new, tolerance)
-            err += r * r
-        err = math.sqrt(err / N_STATE)
-        shortest = dt <= dt_min * (1.0 + 1e-9)
-        if shortest and not math.isfinite(err):
+            estimate[j] = dt * e
+        err = rms_scaled_error(estimate, state, y_new, tolerance)
+        accepted, failed = judge_step(err, dt, dt_min, data.step_stats)
+        if failed:
             return -1
-        if err <= 1.0 or shortest:          # (a NaN fails the test)
+        if accepted:
             state[:] = y_new
             k[0][:] = k[n_stage - 1]
             if last:

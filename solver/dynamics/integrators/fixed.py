@@ -5,7 +5,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ...layout import M_SPEED, N_STATE
+from ...layout import M_SPEED, N_STATE, S_RAIL, S_RAIL_RATE, S_VX, S_X
 from ..acceptance import state_is_finite
 from ..rhs import TrackPoint
 from .stages import full_rhs, track_at, update_rhs
@@ -87,9 +87,11 @@ def integrate_semi_implicit(state, step, data, inputs, step_inputs, contact):
         full_rhs(state, _track_point(samples, sub), model, step_inputs, contact, k1, key,
                  bool(True))
         for j in range(6):
-            state[6 + j] += dt * k1[6 + j]
+            state[S_VX + j] += dt * k1[S_VX + j]
+            state[S_RAIL_RATE + j] += dt * k1[S_RAIL_RATE + j]
         for j in range(6):
-            state[j] += dt * state[6 + j]
+            state[S_X + j] += dt * state[S_VX + j]
+            state[S_RAIL + j] += dt * state[S_RAIL_RATE + j]
         n_rhs += 1
         if not state_is_finite(state):
             return -1

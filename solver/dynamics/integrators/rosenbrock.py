@@ -8,13 +8,14 @@ from numba import njit
 from ...layout import (
     C_ANGLE, C_CREEP_LAT, C_CREEP_LONG, C_NORMAL, JAC_AGE, JAC_CONTACT, JAC_COUNTS, JAC_KEY,
     JAC_MATRIX, JAC_NEXT_STEP, LOAD_ANGLE, LOAD_NORMAL, LOAD_TRACTION, MAX_POINTS, M_MAX_STEPS,
-    M_SPEED, M_TOLERANCE, N_INPUT, N_JACOBIAN, N_LOAD, N_MODEL, N_STATE, ROS_MEMO_END_F,
+    M_SPEED, M_TOLERANCE, M_TRACK_MODEL, N_INPUT, N_JACOBIAN, N_LOAD, N_MODEL, N_STATE,
+    N_WHEELSET_STATE, ROS_MEMO_END_F, STATE_IS_POSITION,
     ROS_MEMO_END_INPUTS, ROS_MEMO_END_MODEL, ROS_MEMO_END_STATE, ROS_MEMO_END_TRACK,
     ROS_MEMO_END_VALID, ROS_MEMO_LOADS, ROS_MEMO_RHS, ROS_MEMO_START_COUNTS, ROS_MEMO_START_KEY,
     ROS_MEMO_START_POINTS, ROS_MEMO_W, ROS_MEMO_W_DT, ROS_MEMO_W_INV, ROS_MEMO_W_JACOBIAN,
 )
 from ..acceptance import N_RHS_STEP_SIZE
-from .embedded import MIN_STEP_FRACTION, scaled_error, step_factor
+from .embedded import MIN_STEP_FRACTION, judge_step, rms_scaled_error, step_factor
 from .stages import copy_points, full_rhs, key_matches, track_at, update_rhs
 
 
@@ -39,14 +40,13 @@ ROS_EXPONENT = 1.0 / 3.0        # the error estimate is of third order
 # largest step of 1 ms, since its largest step is meant to be 10 ms (a floor of
 # 1/64 of that, 156 us, accepted the flange impacts of the hard-flange case with
 # errors that ended in a false derailment, measured)
-ROS_MIN_STEP = 1e-3 * MIN_STEP_FRACTION
+ROS_MIN_STEP = 1e-7
 # forward-difference increments of the Jacobian's columns: positions and angles
 # (m, rad) 1e-8 (1e-4 of a typical 0.1 mm Hertz penetration: the force is
 # smooth over it, and the rounding of f, ~1e-16 x 100 m/s^2, stays 1e-6 of the
 # column), velocities (m/s, rad/s) 1e-6 (1e-5 of the creep saturation velocity
 # at 1 % creepage and 10 m/s)
-JACOBIAN_STEP = np.array([1e-8, 1e-8, 1e-8, 1e-8, 1e-8, 1e-8,
-                          1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6])
+JACOBIAN_STEP = np.array([1e-8 if position else 1e-6 for position in STATE_IS_POSITION])
 JACOBIAN_MAX_AGE = 0.2
 JACOBIAN_STIFFNESS_CHANGE = 0.1
 JACOBIAN_ANGLE_CHANGE = 0.05
@@ -116,20 +116,25 @@ def _new_jacobian(state, f0, loads, track, model, step_inputs, contact, jac_stat
     jac = jac_state[JAC_MATRIX:].reshape((N_STATE, N_STATE))
     points = search.points
     saved = points.copy()
-    for j in range(N_STATE):
+    # the prescribed rails do not move: their columns are 0
+    columns = N_STATE if model[M_TRACK_MODEL] > 0.5 else N_WHEELSET_STATE
+    for j in range(columns, N_STATE):
+        for i in range(N_STATE):
+            jac[i, j] = 0.0
+    for j in range(columns):
         y_work[:] = state
         y_work[j] += JACOBIAN_STEP[j]
         update_rhs(y_work, track, model, step_inputs, contact, f_work, key)
         for i in range(N_STATE):
             jac[i, j] = (f_work[i] - f0[i]) / JACOBIAN_STEP[j]
         points[:] = saved
-    return N_STATE
+    return columns
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _invert_iteration_matrix(jac, dt, w, w_inv):
     """w_inv = (I - dt d J)^-1 by Gauss-Jordan elimination with partial pivoting.
-    Written out (12 x 12) rather than numpy.linalg.inv: that one raises on a
+    Written out (N_STATE x N_STATE) rather than numpy.linalg.inv: that one raises on a
     singular matrix, and nothing may raise inside the FMU's compiled step.
     Returns False if W is singular or the inverse not finite (the caller then
     shortens the step, which changes W)."""
@@ -358,16 +363,13 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
                 rhs[j] = f2[j] - ROS_E32 * (k2[j] - f1[j]) - 2.0 * (k1[j] - f0[j])
             _multiply(w_inv, rhs, k3)                               # k3, for the estimate
             n_rhs += 2
-            err = 0.0
             for j in range(N_STATE):
-                r = scaled_error(dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j]), j, state, y_new,
-                                  tolerance)
-                err += r * r
-            err = math.sqrt(err / N_STATE)
-        shortest = dt <= dt_min * (1.0 + 1e-9)
-        if shortest and not math.isfinite(err):
+                rhs[j] = dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j])
+            err = rms_scaled_error(rhs, state, y_new, tolerance)
+        accepted, failed = judge_step(err, dt, dt_min, data.step_stats)
+        if failed:
             return -1
-        if err <= 1.0 or shortest:          # (a NaN fails the test)
+        if accepted:
             state[:] = y_new
             f0[:] = f2
             age += dt

@@ -19,7 +19,9 @@ from typing import NamedTuple
 
 from numba import njit
 
-from ...layout import KEY_POSE, KEY_RAIL, KEY_VALID, S_ROLL, S_Y, S_YAW, S_Z, U_CANT, U_CURVATURE
+from ...layout import (
+    KEY_POSE, KEY_RAIL, KEY_VALID, S_RAIL, S_ROLL, S_Y, S_YAW, S_Z, U_CANT, U_CURVATURE,
+)
 from ...track.alignment import track_state_kernel
 from ..rhs import TrackPoint, wheelset_rhs
 
@@ -36,7 +38,9 @@ class HostStep(NamedTuple):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def key_matches(key, state, rail_motion):
     """True if the contact points in the buffers are those of a full search at
-    this state's pose and this rail motion (bit for bit)."""
+    this state's pose and rails (bit for bit): the rail inputs `rail_motion`
+    plus the lumped rail bodies' displacements (solver.dynamics.rhs
+    rails_under_wheels)."""
     if key[KEY_VALID] != 1.0:
         return False
     if (key[KEY_POSE] != state[S_Y] or key[KEY_POSE + 1] != state[S_Z]
@@ -44,7 +48,7 @@ def key_matches(key, state, rail_motion):
         return False
     for side in range(2):
         for c in range(3):
-            if key[KEY_RAIL + 3 * side + c] != rail_motion[side, c]:
+            if key[KEY_RAIL + 3 * side + c] != rail_motion[side, c] + state[S_RAIL + 3 * side + c]:
                 return False
     return True
 
@@ -58,7 +62,7 @@ def set_key(key, state, rail_motion):
     key[KEY_POSE + 3] = state[S_YAW]
     for side in range(2):
         for c in range(3):
-            key[KEY_RAIL + 3 * side + c] = rail_motion[side, c]
+            key[KEY_RAIL + 3 * side + c] = rail_motion[side, c] + state[S_RAIL + 3 * side + c]
 
 
 # numba compiles a function once per literal value of an argument written as a

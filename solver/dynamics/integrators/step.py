@@ -165,6 +165,7 @@ def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     contact = StepContact(tables, search, results, table_search)
     model = data.model
     dt = h / n_sub
+    data.step_stats[:] = 0.0
     data.saved_state[:] = state
     data.saved_contact[:] = data.contact
     data.saved_summary[:] = data.summary
