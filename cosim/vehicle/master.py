@@ -285,7 +285,7 @@ class VehicleCosim:
         g = m.track_terms(self.layout, s_centre)
         g_rate = np.gradient(g, h, axis=0) if n_steps > 1 else np.zeros_like(g)
         f = np.tile(m.static_force, (n_steps + 1, 1))
-        f -= (m.k * g + m.c * g_rate) @ m.D
+        f -= (m.k * g + m.c * g_rate) @ m.D + g @ m.shear_couple.T
         for body in (CARBODY,) + BOGIES:
             s = s_centre + m.body_positions[body]
             kap = self.layout.curvature(s)
