@@ -49,9 +49,8 @@ REN_JIN = {
     "wheelset.inertia.x": 660.0, "wheelset.inertia.y": 160.0, "wheelset.inertia.z": 600.0,
     "contact.friction_coefficient": 0.3, "contact.creep_model": 2, "contact.model": 1,
     "wheelset.speed": SPEED, "track.scenario": "ren-jin-r400", "suspension.builtin": True,
-    "suspension.stiffness.x": 31.391e6, "suspension.stiffness.y": 0.0,
-    "suspension.stiffness.z": 1.22e6, "suspension.damping.x": 15e3,
-    "suspension.damping.y": 2e3, "suspension.damping.z": 4e3,
+    "suspension.stiffness.x": 31.391e6, "suspension.stiffness.z": 1.22e6,
+    "suspension.damping.x": 15e3, "suspension.damping.z": 4e3,
     "suspension.suspended_mass": 12400.0, "contact.damping": 1e5,
 }
 

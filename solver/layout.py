@@ -50,7 +50,7 @@ N_CREEP_OPTIONS = 5
 M_CONTACT_DAMPING = M_CREEP_OPTIONS + N_CREEP_OPTIONS
 M_MULTIPOINT = 14
 M_BOX_SEMI_SPACING = 15
-M_BOGIE = 16            # 1: built-in spring-damper to a frame on the track centreline
+M_BOGIE = 16            # 1: the built-in suspension (solver.dynamics.suspension)
 M_KX, M_KY, M_KZ, M_CX, M_CY, M_CZ = 17, 18, 19, 20, 21, 22
 M_SUSPENDED_MASS = 23   # mass carried by this wheelset's primary suspension (kg)
 M_BOX_Z_REF = 24        # rest height of the axle boxes for the built-in bogie (m)
@@ -67,7 +67,20 @@ M_GYROSCOPIC = 32
 # or rejected, one host step may take
 M_TOLERANCE = 33
 M_MAX_STEPS = 34
-N_MODEL = 35
+# the built-in suspension's quarter vehicle (solver.dynamics.suspension): 1 for the
+# frame on the track centreline (Wickens' single suspended wheelset), 0 for the frame
+# that follows the wheelset laterally; the share of the suspended mass on the secondary
+# suspension (the carbody's, 0..1), its centre of gravity and the frame's above the
+# rail (m); the secondary's height above the rail (m), its roll (N m/rad) and lateral
+# (N/m) stiffness per wheelset (0: rigid)
+M_FRAME_ON_CENTRELINE = 35
+M_CARBODY_SHARE = 36
+M_CARBODY_CG_HEIGHT = 37
+M_FRAME_CG_HEIGHT = 38
+M_SECONDARY_HEIGHT = 39
+M_SECONDARY_ROLL_STIFFNESS = 40
+M_SECONDARY_LATERAL_STIFFNESS = 41
+N_MODEL = 42
 
 # Input vector of `WheelsetModel.advance_vector` (what `WheelsetInputs` holds, flat):
 # per side (left, right) lateral, vertical, roll of the rail, then their rates,

@@ -11,11 +11,12 @@ Built-in:
   report shows the sensitivity of the 80 km/h result to the assumed ones:
   wheelset mass and inertia: Kang (2012); primary suspension per axle box
   kx 31.391 MN/m, kz 1.22 MN/m, cx 15, cy 2, cz 4 kN s/m: the Manchester
-  benchmark vehicle (Iwnicki 1998); assumed: a 14 t axle load (12 400 kg
-  suspended per wheelset, a CRH-type coach), no lateral spring to the track
-  centreline (the bogie frame follows the wheelset laterally, so the lateral
-  load is the uncompensated centrifugal force of the suspended mass), contact
-  damping 1e5 N s/m, friction 0.3.
+  benchmark vehicle (Iwnicki 1998); the built-in quarter vehicle (its frame
+  follows the wheelset laterally, so the lateral load is the uncompensated
+  centrifugal force of the suspended mass, with its roll moment) with the
+  Manchester vehicle's heights and secondary suspension; assumed: a 14 t axle
+  load (12 400 kg suspended per wheelset, a CRH-type coach), contact damping
+  1e5 N s/m, friction 0.3.
 - `kang-r320`: Kang (2012): 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 1:20,
   track R = [inf, inf, 320, 320, 320] m (stations every 100 m, 120 mm cant), at
   80 km/h, Polach creep; same built-in bogie.
@@ -69,7 +70,9 @@ REN_JIN_VEHICLE_SOURCES = {
     "mass 1600 kg, inertia [660 160 600] kg m^2": "Kang 2012 (wheelset)",
     "kx 31.391 MN/m, kz 1.22 MN/m per box": "Manchester benchmark vehicle 1 (Iwnicki 1998)",
     "cx 15, cy 2, cz 4 kN s/m per box": "Manchester benchmark vehicle 1 (Iwnicki 1998)",
-    "ky 0 (bogie follows the wheelset laterally)": "assumption",
+    "the frame follows the wheelset laterally (the built-in quarter vehicle)": "assumption",
+    "carbody share 0.86 at 2.0 m, frame at 0.6 m; secondary 1.0 m high, 0.43 MN m/rad, "
+    "0.16 MN/m": "Manchester benchmark vehicle 1 (Iwnicki 1998), per wheelset",
     "suspended mass 12 400 kg (14 t axle load)": "assumption (CRH-type coach)",
     "contact damping 1e5 N s/m": "assumption",
     "friction 0.3": "assumption",
@@ -83,7 +86,6 @@ def _ren_jin(speed_kmh: float) -> Scenario:
         mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
         friction=0.3, creep_model="polach", contact_model="multipoint",
         speed=speed_kmh / 3.6, track="ren-jin-r400", bogie=True,
-        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 2e3, 4e3),
         suspended_mass=12400.0, contact_damping=1e5)
     return Scenario(f"ren-jin-r400-{int(speed_kmh)}", params, duration=12.0, output_interval=0.01,
                     description=f"Ren & Jin 2010: LMA-worn/CHN60, R = 400 m, {speed_kmh:g} km/h")
@@ -96,7 +98,6 @@ def _kang() -> Scenario:
         mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
         friction=0.3, creep_model="polach", contact_model="multipoint",
         speed=80.0 / 3.6, track="kang-r320", bogie=True,
-        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 20e3, 4e3),
         suspended_mass=12400.0, contact_damping=1e5)
     return Scenario("kang-r320", params, duration=20.0, output_interval=0.01,
                     description="Kang 2012: S1002/UIC60 1:20, R = [inf, inf, 320, 320, 320] m, 80 km/h")

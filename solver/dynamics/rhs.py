@@ -57,19 +57,19 @@ from ..contact.geometry.tracked import wheelset_contact_tracked
 from ..contact.geometry.update import wheelset_contact_update
 from ..contact.normal.hertz import hertz_from_penetration_fit_kernel
 from ..contact.normal.load_sharing import merged_patch_forces_kernel
+from .suspension import builtin_suspension_loads
 from ..layout import (
     C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX, C_FY,
     C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT,
     C_S_WHEEL, C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_TAPING_AXIAL, HZ_A, HZ_A_SUM,
     HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_STIFFNESS, MAX_POINTS, M_BOGIE,
-    M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX,
-    M_CY, M_CZ, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ,
-    M_KX, M_KY, M_KZ, M_MASS, M_MULTIPOINT, M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED,
-    M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, N_CREEP_OPTIONS, O_GAP_LEFT, O_MAX_PENETRATION,
-    O_RAIL_ON_WHEEL_LEFT, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_SADDLE, PATCH_SHARED,
-    PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE, P_S_WHEEL, P_TAN_CONTACT,
-    P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE,
-    S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, W_PATCH,
+    M_BOX_SEMI_SPACING, M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_F11, M_F22, M_F23,
+    M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ, M_MASS, M_MULTIPOINT, M_POISSON,
+    M_ROLL_RATE_CREEPAGE, M_SPEED, M_YOUNG, N_CONTACT, N_CREEP_OPTIONS, O_GAP_LEFT,
+    O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_SADDLE,
+    PATCH_SHARED, PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE, P_S_WHEEL,
+    P_TAN_CONTACT, P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_ROLL, S_ROLL_RATE,
+    S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, W_PATCH,
 )
 
 
@@ -442,7 +442,8 @@ def wheelset_rhs(state, track, model, inputs, step_contact, deriv, update_only=F
         rail_centre = params[G_RAIL_CENTRE_Y] + sign * inputs.rail_motion[side, 0]
         taping = sign * y + params[G_TAPING_AXIAL] * axle_cos
         summary[O_RAIL_ON_WHEEL_LEFT + side] = (rail_centre - taping) / axle_cos
-    # External loads at the axle boxes (host bogie) or the built-in bogie.
+    # External loads at the axle boxes (the host's suspension), and the built-in
+    # suspension's (solver.dynamics.suspension)
     b_ab = model[M_BOX_SEMI_SPACING]
     for side in range(2):
         sign = 1.0 if side == 0 else -1.0
@@ -452,21 +453,6 @@ def wheelset_rhs(state, track, model, inputs, step_contact, deriv, update_only=F
         fbx = box_force[side, 0]
         fby = box_force[side, 1]
         fbz = box_force[side, 2]
-        if model[M_BOGIE] > 0.5:
-            # box velocity = v_C + omega_body x r_b (body: roll, yaw rates only)
-            vbx = vx + (roll_rate * 0.0 - yaw_rate * rby)
-            vby = vy + yaw_rate * rbx - 0.0
-            vbz = vz + roll_rate * rby
-            dbx = rbx - 0.0
-            dby = y + rby - sign * b_ab
-            dbz = z + rbz - model[M_BOX_Z_REF]
-            fbx += -model[M_KX] * (state[S_X] + dbx) - model[M_CX] * vbx
-            fby += -model[M_KY] * dby - model[M_CY] * vby
-            fbz += -model[M_KZ] * dbz - model[M_CZ] * vbz
-            # the suspended mass' share: weight and uncompensated centrifugal force
-            ms_half = 0.5 * model[M_SUSPENDED_MASS]
-            fby += -ms_half * (V * V * curvature * math.cos(cant) + g * math.sin(cant))
-            fbz += -ms_half * (g * math.cos(cant) - V * V * curvature * math.sin(cant))
         mbx, mby, mbz = _cross(rbx, rby, rbz, fbx, fby, fbz)
         fx_tot += fbx
         fy_tot += fby
@@ -474,6 +460,14 @@ def wheelset_rhs(state, track, model, inputs, step_contact, deriv, update_only=F
         mx_tot += mbx + box_moment[side, 0]
         my_tot += mby + box_moment[side, 1]
         mz_tot += mbz + box_moment[side, 2]
+    if model[M_BOGIE] > 0.5:
+        sfx, sfy, sfz, smx, smy, smz = builtin_suspension_loads(state, model, V, g, curvature, cant)
+        fx_tot += sfx
+        fy_tot += sfy
+        fz_tot += sfz
+        mx_tot += smx
+        my_tot += smy
+        mz_tot += smz
     my_tot += inputs.axle_torque
     jx = model[M_JX]
     jy = model[M_JY]
