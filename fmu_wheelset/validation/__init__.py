@@ -42,16 +42,37 @@ CASES = (
 )
 
 
-def case_functions():
+CASE_MODULES = tuple(dict.fromkeys(m for m, _ in CASES))
+
+
+def select_cases(names=None) -> tuple:
+    """The (module, function) pairs of the suite named by `names` (module names,
+    e.g. "geometry", or function names, e.g. "case_80"; None: all), in the
+    suite's order; ValueError naming an unknown one and the nearest names."""
+    if not names:
+        return CASES
+    import difflib
+    known = set(CASE_MODULES) | {f for _, f in CASES}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], sorted(known), n=3)
+        raise ValueError(f"unknown validation case {unknown[0]!r}"
+                         + (f" (did you mean {' or '.join(near)}?)" if near else "")
+                         + f"; the cases: {', '.join(CASE_MODULES)}")
+    return tuple((m, f) for m, f in CASES if m in names or f in names)
+
+
+def case_functions(names=None):
     import importlib
-    return [getattr(importlib.import_module(f"{__name__}.{m}"), f) for m, f in CASES]
+    return [getattr(importlib.import_module(f"{__name__}.{m}"), f) for m, f in select_cases(names)]
 
 
-def run_suite(out, backend: str = "fmu", progress: bool = True) -> list[CaseResult]:
+def run_suite(out, backend: str = "fmu", progress: bool = True, cases=None) -> list[CaseResult]:
+    """Run the suite (or the `cases` it names, select_cases) under `out`."""
     from fmu_wheelset.validation.common import fmu_path
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    functions = case_functions()
+    functions = case_functions(cases)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -59,14 +80,20 @@ def run_suite(out, backend: str = "fmu", progress: bool = True) -> list[CaseResu
     if backend == "fmu":
         if bar is not None:
             bar.set_postfix_str("building the FMU")
-        fmu_path(out)
+        fmu_path(out, progress=bar.write if bar is not None else None)
         if bar is not None:
             bar.update(1)
     results = []
     for fn in functions:
         if bar is not None:
             bar.set_postfix_str(fn.__name__)
-        results.append(fn(out, backend))
+        result = fn(out, backend)
+        # a row that is not a comparison (compared=False: no published value or
+        # criterion, a sensitivity, another wheel's figure) is information: shown
+        # under its case's table, not counted among the comparisons
+        result.info += [r for r in result.rows if not r.compared]
+        result.rows = [r for r in result.rows if r.compared]
+        results.append(result)
         if bar is not None:
             bar.update(1)
     if bar is not None:

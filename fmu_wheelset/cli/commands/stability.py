@@ -5,14 +5,16 @@ perturbed runs (of the wheelset core; of the vehicle over four FMUs).
 
   wheelset-fmu stability                                   # one suspended wheelset (solver.stability)
   wheelset-fmu stability --system bogie --wheel-profile cone:0.15 --creep-model kalker
-  wheelset-fmu stability --system vehicle --nonlinear --v-min 40 --v-max 110
   wheelset-fmu stability --system bogie --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
       --set wheelset.creep_coefficients=[8e6,7e6,1e-9,1e-9] --set wheelset.gyroscopic=false
   wheelset-fmu stability --system bogie --params examples/stability_bogie.toml   # [wheelset], [vehicle]
   wheelset-fmu stability --list-parameters
 
+(`--system vehicle --nonlinear --v-min 40 --v-max 110` bisects on runs of the
+vehicle over four FMUs: minutes.)
+
 Systems: `wheelset` (the core with its built-in primary suspension to a frame
-on the track centreline, or --free), `bogie` (a bogie of the Manchester vehicle
+on the track centreline, Wickens' single suspended wheelset, or --free), `bogie` (a bogie of the Manchester vehicle
 under a carbody fixed to the track frame, cosim/stability.py), `vehicle` (the
 whole vehicle: carbody, two bogies, four wheelsets). Every parameter of the API
 can be set: any field of solver.model.parameters.WheelsetParameters as
@@ -336,7 +338,9 @@ def _nonlinear(args, params, vehicle) -> int:
             from pathlib import Path
 
             from fmu_wheelset.packaging.build import build_fmu
-            fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu", quiet=True))
+            fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu", quiet=True,
+                                 numba_targets=("build-cpu",),
+                                 progress=lambda line: print(line, file=sys.stderr, flush=True)))
 
         def show(r):
             print(f"  {r.speed:7.2f} m/s: last/first lateral amplitude {r.ratio:.3f} "
