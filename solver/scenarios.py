@@ -138,6 +138,29 @@ SCENARIOS.register(Entry("straight-klingel", "free S1002/UIC60 wheelset on strai
                    track="straight", aliases=("straight-klingel",))
 
 
+# the top-level keys of a scenario file, and those that mark a track file
+SCENARIO_FILE_KEYS = ("duration", "output_interval", "description", "wheelset")
+TRACK_FILE_KEYS = ("stations", "section", "rail_distance_m")
+
+
+def scenario_file_problem(data: dict) -> str:
+    """Why a parsed TOML document is not a scenario file ('' if it is one): a
+    track file (its [stations] or [[section]] tables), unknown keys, or no
+    [wheelset] table and no duration (nothing of a scenario: its run would be
+    the defaults' free wheelset on straight track)."""
+    track_keys = sorted(set(data) & set(TRACK_FILE_KEYS))
+    if track_keys:
+        return (f"this is a track file ({', '.join(track_keys)}), not a scenario: name it as "
+                "the track of a scenario ([wheelset] track = \"FILE\") or pass --track FILE")
+    unknown = sorted(set(data) - set(SCENARIO_FILE_KEYS))
+    if unknown:
+        return (f"unknown top-level key(s) {unknown} (a scenario file has "
+                f"{', '.join(SCENARIO_FILE_KEYS)})")
+    if "wheelset" not in data and "duration" not in data:
+        return "no [wheelset] table and no duration: not a scenario"
+    return ""
+
+
 def load_scenario(name_or_path: str, **overrides) -> Scenario:
     """A built-in scenario by name or a scenario TOML file; `overrides` replace
     WheelsetParameters fields (and `duration`, `output_interval`)."""
@@ -152,6 +175,9 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
             raise WheelsetError(f"scenario file {exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise WheelsetError(f"scenario file {name_or_path}: not valid TOML: {exc}") from None
+        problem = scenario_file_problem(data)
+        if problem:
+            raise WheelsetError(f"scenario file {name_or_path}: {problem}")
         known = {f.name for f in dataclasses.fields(WheelsetParameters)}
         if not isinstance(data.get("wheelset", {}), dict):
             raise WheelsetError(f"scenario file {name_or_path}: [wheelset] must be a table")
@@ -180,6 +206,39 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
     if not (scenario.duration > 0 and scenario.output_interval > 0):
         raise WheelsetError("duration and output_interval must be positive")
     return scenario
+
+
+def first_curve(track):
+    """(where the track's first curve or transition begins, where it reaches its
+    first constant curvature) in m along the track, or None for a straight
+    track (solver.track.Track or a name/file)."""
+    from .model.parameters import resolve_track
+    table = resolve_track(track).segment_table()
+    from .layout import TT_K0, TT_KR, TT_S0
+    begins = full = None
+    for j in range(table.shape[1]):
+        curved = table[TT_K0, j] != 0.0 or table[TT_KR, j] != 0.0
+        if curved and begins is None:
+            begins = float(table[TT_S0, j])
+        if begins is not None and table[TT_KR, j] == 0.0 and table[TT_K0, j] != 0.0:
+            full = float(table[TT_S0, j])
+            break
+    return None if begins is None else (begins, full if full is not None else begins)
+
+
+def short_of_the_curve(scenario, distance) -> str:
+    """A sentence when a run of `scenario` that ends at `distance` (m) stops short
+    of its track's first curve ('' otherwise): its results hold no curving, whatever
+    the scenario's name says."""
+    curve = first_curve(scenario.params.track)
+    if curve is None or distance >= curve[0]:
+        return ""
+    begins, full = curve
+    speed = scenario.params.speed
+    needed = (full + 20.0) / speed if speed > 0 else float("inf")
+    return (f"the run ends at {distance:.1f} m, before the track's first curve (it begins at "
+            f"{begins:.0f} m, full at {full:.0f} m): nothing of the curve is simulated; "
+            f"--duration {math.ceil(needed):d} reaches it at {speed:.3g} m/s")
 
 
 # Columns recorded by `simulate`, per time step: every named quantity of the
