@@ -122,7 +122,7 @@ def measure(out, backend="fmu") -> list:
 def case_quarter_vehicle(out, backend="fmu") -> CaseResult:
     out = Path(out)
     name = "11 stand-alone wheelset (quarter vehicle) vs the vehicle over 4 FMUs"
-    rows = []
+    rows, info = [], []
     lines = ["speed_m_s,cant_deficiency_mm,backend,balance_ratio,transfer_standalone_kN,"
              "transfer_vehicle_mean_kN,transfer_vehicle_min_kN,transfer_vehicle_max_kN,"
              "q_inner_standalone_kN,q_outer_standalone_kN,q_inner_vehicle_kN,q_outer_vehicle_kN,"
@@ -152,13 +152,20 @@ def case_quarter_vehicle(out, backend="fmu") -> CaseResult:
                    "roll moment is small and the transfer is the creep forces' moments, which "
                    "differ between leading and trailing wheelsets; 5 % of it is below that spread")
         rows.append(Row(
-            name, f"{speed:g} m/s: load transfer (Q outer - Q inner) / 2", "the vehicle's (mean "
-            "of its 4 wheelsets)", mine / 1e3, "kN", reference / 1e3, tolerance / 1e3,
+            name, f"{speed:g} m/s: load transfer (Q outer - Q inner) / 2",
+            f"{reference / 1e3:.3g} kN, the vehicle's (mean of its 4 wheelsets)", mine / 1e3, "kN",
+            reference / 1e3, tolerance / 1e3,
             f"{alone['backend']} vs vehicle (4 FMUs)", why=why,
             note="vehicle's wheelsets front to back: "
                  + ", ".join(f"{t / 1e3:.2f}" for t in theirs) + " kN"))
         leading = float(np.mean(vehicle["yq_outer"][[0, 2]]))
         trailing = float(np.mean(vehicle["yq_outer"][[1, 3]]))
+        info.append(Row(
+            name, f"{speed:g} m/s: Y/Q of the outer wheel, stand-alone",
+            f"the vehicle's leading wheelsets {leading:.3g}, trailing {trailing:.3g}",
+            alone["yq_outer"], "", float("nan"), float("nan"), alone["backend"], compared=False,
+            why="a single wheelset has no bogie to set its angle of attack: its Y/Q is not a "
+                "leading wheelset's (docs/running.md)"))
         lines.append(
             f"{speed:g},{deficiency:.0f},{alone['backend']},{ratio:.5f},{mine / 1e3:.3f},"
             f"{reference / 1e3:.3f},{theirs.min() / 1e3:.3f},{theirs.max() / 1e3:.3f},"
@@ -194,4 +201,4 @@ def case_quarter_vehicle(out, backend="fmu") -> CaseResult:
                       "R 600 m / 150 mm cant", rows, figs, [csv], backend,
                       ["the stand-alone wheelset: suspension.builtin, suspended_mass 9307.5 kg, "
                        "the quarter vehicle's defaults (Manchester vehicle 1); the vehicle: "
-                       "cosim/vehicle over four FMUs; means over 8-12 s"])
+                       "cosim/vehicle over four FMUs; means over 8-12 s"], info=info)
