@@ -162,21 +162,66 @@ def update(text: str, check_pages: bool = True) -> tuple:
     return SPAN.sub(replace, text), problems
 
 
-def copy_validation(folder: Path) -> None:
-    """docs/validation.md's generated block 'validation-run' from the report's
-    Markdown table (validation_table.md of `make demo` or `wheelset-fmu report`)."""
-    table = (Path(folder) / "validation_table.md").read_text(encoding="utf-8")
-    page = VALIDATION.read_text(encoding="utf-8")
+def write_block(page: Path, name: str, text: str) -> None:
+    """Replace the generated block `name` of `page` by `text`."""
+    old = page.read_text(encoding="utf-8")
+    found = []
 
     def replace(match):
-        if match.group("name") != "validation-run":
+        if match.group("name") != name:
             return match.group(0)
-        return match.group(1) + table.rstrip("\n") + "\n" + match.group(4)
-    new = BLOCK.sub(replace, page)
-    if new == page and table.rstrip("\n") not in page:
-        raise SystemExit(f"{VALIDATION}: no generated block 'validation-run' to write into")
-    VALIDATION.write_text(new, encoding="utf-8")
-    print(f"wrote {VALIDATION} from {folder}/validation_table.md")
+        found.append(name)
+        return match.group(1) + text.rstrip("\n") + "\n" + match.group(4)
+    new = BLOCK.sub(replace, old)
+    if not found:
+        raise SystemExit(f"{page}: no generated block {name!r} to write into")
+    page.write_text(new, encoding="utf-8")
+    print(f"wrote the block {name!r} of {page}")
+
+
+def quarter_vehicle_table(csv_path: Path) -> str:
+    """docs/running.md's table of the stand-alone wheelset beside the vehicle,
+    from the validation run's quarter_vehicle.csv."""
+    import csv
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    lines = ["| speed | cant deficiency | lateral balance | (Q outer − Q inner)/2, stand-alone | "
+             "the vehicle's (its 4 wheelsets) | Q inner / outer, stand-alone | the vehicle's, "
+             "mean | Y/Q outer, stand-alone | the vehicle's, leading / trailing |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(
+            f"| {float(r['speed_m_s']):g} m/s | {r['cant_deficiency_mm']} mm | "
+            f"{float(r['balance_ratio']):.4f} | {float(r['transfer_standalone_kN']):.2f} kN | "
+            f"{float(r['transfer_vehicle_mean_kN']):.2f} kN ({float(r['transfer_vehicle_min_kN']):.2f}-"
+            f"{float(r['transfer_vehicle_max_kN']):.2f}) | {r['q_inner_standalone_kN']} / "
+            f"{r['q_outer_standalone_kN']} kN | {r['q_inner_vehicle_kN']} / {r['q_outer_vehicle_kN']} kN | "
+            f"{r['yq_outer_standalone']} | {r['yq_outer_leading']} / {r['yq_outer_trailing']} |")
+    return "\n".join(lines)
+
+
+def copy_validation(folder: Path) -> None:
+    """docs/validation.md's generated block 'validation-run' from the report's
+    Markdown table (validation_table.md of `make demo` or `wheelset-fmu report`),
+    and docs/running.md's 'quarter-vehicle' table from its quarter_vehicle.csv."""
+    folder = Path(folder)
+    write_block(VALIDATION, "validation-run",
+                (folder / "validation_table.md").read_text(encoding="utf-8"))
+    if (folder / "quarter_vehicle.csv").exists():
+        write_block(ROOT / "docs" / "running.md", "quarter-vehicle",
+                    quarter_vehicle_table(folder / "quarter_vehicle.csv"))
+
+
+def setup_table() -> str:
+    """docs/speed.md's set-up figures, from docs/figures.json."""
+    stored = json.loads(STORED.read_text(encoding="utf-8")).get("setup", {})
+    if not stored:
+        return "(not measured yet)"
+    names = {"make_demo": "`make demo` from a fresh clone (the environment, the FMU, the suite)",
+             "fmu_build": "of it the FMU's build (one numba target)",
+             "make_fmu": "`make fmu`, the FMU alone, its own empty numba cache",
+             "measured": "measured"}
+    return "\n".join(["| what | wall time (CPU time; the machine's mean load) |", "|---|---|"]
+                     + [f"| {names.get(k, k)} | {v} |" for k, v in stored.items()])
 
 
 def main(argv=None) -> int:
@@ -187,6 +232,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.validation:
         copy_validation(Path(args.validation))
+    if not args.check and STORED.exists():
+        page = ROOT / "docs" / "speed.md"
+        if BLOCK.search(page.read_text(encoding="utf-8")):
+            write_block(page, "setup", setup_table())
     text = README.read_text(encoding="utf-8")
     new, problems = update(text)
     stale = [f"README figure '{m.group('name').strip()}': '{m.group('text')}' should be '{n.group('text')}'"

@@ -169,7 +169,7 @@ def _anchor(text: str) -> str:
 
 
 def _rows_table(rows, css="") -> str:
-    parts = [f"<table class='{css}'><tr>"
+    parts = [(f"<table class='{css}'>" if css else "<table>") + "<tr>"
              + "".join(f"<th>{html.escape(h)}</th>" for h in TABLE_HEADER[1:] + ["note"]) + "</tr>"]
     for r in rows:
         cells = r.cells()
