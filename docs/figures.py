@@ -93,7 +93,9 @@ def fail_list(run: dict) -> str:
             unit = re.search(r"\[(.*)\]$", row["quantity"])
             quantity = re.sub(r"\s*\[.*\]$", "", row["quantity"])
             value = row["this FMU / core"] or "none"
-            parts.append(f"{row['case']}: {quantity}, {value}{' ' + unit.group(1) if unit and value != 'none' else ''} "
+            shown_unit = unit.group(1) if unit and unit.group(1) not in ("1", "-") else ""
+            parts.append(f"{row['case']}: {quantity}, {value}"
+                         f"{' ' + shown_unit if shown_unit and value != 'none' else ''} "
                          f"against {row['published']}")
     return "; ".join(parts) if parts else "none"
 

@@ -175,3 +175,41 @@ def test_quarter_vehicle_parameters_are_the_vehicles():
         2 * v.secondary_stiffness[2] * v.secondary_semi_spacing ** 2 / 2)
     assert w.secondary_lateral_stiffness == pytest.approx(2 * v.secondary_stiffness[1] / 2)
     assert math.isclose(w.suspension_stiffness[2], v.primary_stiffness[2])
+
+
+@pytest.mark.cosim
+def test_load_transfer_against_the_vehicle_over_four_fmus(wheelset_fmu, tmp_path):
+    """R 600 m, 150 mm cant: the stand-alone wheelset's load transfer (Q outer -
+    Q inner)/2 within 5 % (the figure the issue asks for) of the Manchester
+    vehicle's over four FMUs, the mean of its four wheelsets, at 31.3 and 35 m/s
+    (cant deficiency 100 and 162 mm; measured +1.4 % and +3.2 %); at 25 m/s
+    (9 mm), where the roll moment is small and the transfer is the creep forces'
+    moments, within the spread of the vehicle's own four wheelsets (measured
+    1.99 kN against 1.1-3.4 kN). The stand-alone Y/Q stays below the leading
+    wheelsets' (no bogie to set an angle of attack)."""
+    from fmu_wheelset.validation.quarter_vehicle import measure, transfer
+    for speed, alone, vehicle in measure(tmp_path, "core", speeds=(25.0, 31.3, 35.0),
+                                         fmu=wheelset_fmu):
+        mine = float(transfer(alone["q_inner"], alone["q_outer"]))
+        theirs = transfer(vehicle["q_inner"], vehicle["q_outer"])
+        if speed > 30.0:
+            assert mine == pytest.approx(float(np.mean(theirs)), rel=0.05), (speed, theirs)
+        else:
+            assert theirs.min() <= mine <= theirs.max(), (speed, theirs)
+        assert alone["yq_outer"] < min(vehicle["yq_outer"][[0, 2]])
+
+
+@pytest.mark.fmu
+def test_the_fmu_refuses_a_suspended_mass_without_the_suspension(wheelset_fmu):
+    """suspension.suspended_mass without suspension.builtin used to run a free
+    wheelset (8.9 kN per wheel instead of 54.5): now fmi2ExitInitializationMode
+    fails, its reason in the log."""
+    import fmpy
+    messages = []
+
+    def log(component, instance, status, category, message):
+        messages.append(message.decode() if isinstance(message, bytes) else str(message))
+    with pytest.raises(Exception):
+        fmpy.simulate_fmu(wheelset_fmu, stop_time=0.01, output_interval=0.001,
+                          start_values={"suspension.suspended_mass": 9307.5}, logger=log)
+    assert any("suspended_mass" in m and "built-in suspension" in m for m in messages), messages

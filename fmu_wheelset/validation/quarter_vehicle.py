@@ -111,12 +111,13 @@ def transfer(q_inner, q_outer):
     return (np.asarray(q_outer) - np.asarray(q_inner)) / 2.0
 
 
-def measure(out, backend="fmu") -> list:
-    """Both on the curve at each speed: a list of (speed, stand-alone, vehicle)."""
+def measure(out, backend="fmu", speeds=SPEEDS, fmu=None) -> list:
+    """Both on the curve at each speed: a list of (speed, stand-alone, vehicle);
+    `fmu`: the FMU file the vehicle runs (default: the suite's, built under `out`)."""
     out = Path(out)
     track = write_track(out)
-    fmu = fmu_path(out)
-    return [(v, standalone_run(track, v, backend, out), vehicle_run(fmu, v)) for v in SPEEDS]
+    fmu = fmu if fmu is not None else fmu_path(out)
+    return [(v, standalone_run(track, v, backend, out), vehicle_run(fmu, v)) for v in speeds]
 
 
 def case_quarter_vehicle(out, backend="fmu") -> CaseResult:
