@@ -637,8 +637,9 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     shipped = None
     traced = set()
     if compiler is not None and numba_cache:
-        say(f"the numba cache: compiling the solver for {' and '.join(numba_targets)}, one "
-            "process each at the same time (about 1.5 min of CPU each)")
+        say(f"the numba cache: compiling the solver for {' and '.join(numba_targets)}"
+            + (", one process each at the same time" if len(numba_targets) > 1 else "")
+            + " (about 1.5 min of CPU a target)")
         shipped, traced = ship_numba_cache(fmu, numba_targets, trace_imports=standalone,
                                            progress=say)
     runtime = None
