@@ -243,8 +243,6 @@ def _core_parameters():
         inertia_yaw=p["wheelset.inertia.z"], friction=p["contact.friction_coefficient"],
         creep_model="polach", contact_model="multipoint", speed=p["wheelset.speed"],
         track=p["track.scenario"], bogie=True,
-        suspension_stiffness=tuple(p[f"suspension.stiffness.{a}"] for a in "xyz"),
-        suspension_damping=tuple(p[f"suspension.damping.{a}"] for a in "xyz"),
         suspended_mass=p["suspension.suspended_mass"], contact_damping=p["contact.damping"])
 
 
