@@ -43,6 +43,10 @@ CASES = (
 
 
 CASE_MODULES = tuple(dict.fromkeys(m for m, _ in CASES))
+# the cases that never run the FMU (the geometry, the core, CONTACT's results):
+# they run while the FMU builds
+WITHOUT_FMU = ("geometry", "profiles", "creep_models", "contact_mechanics", "load_continuity",
+               "convergence", "running_safety")
 
 
 def select_cases(names=None) -> tuple:
@@ -68,34 +72,84 @@ def case_functions(names=None):
 
 
 def run_suite(out, backend: str = "fmu", progress: bool = True, cases=None) -> list[CaseResult]:
-    """Run the suite (or the `cases` it names, select_cases) under `out`."""
-    from fmu_wheelset.validation.common import fmu_path
+    """Run the suite (or the `cases` it names, select_cases) under `out`. With
+    the FMU backend the FMU builds in a child process while the cases that do
+    not need it run (WITHOUT_FMU): on two cores the build costs no wall time
+    of its own."""
+    import time
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    functions = case_functions(cases)
+    selected = select_cases(cases)
     bar = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=len(functions) + (backend == "fmu"), desc="validation", unit="case")
-    if backend == "fmu":
-        if bar is not None:
-            bar.set_postfix_str("building the FMU")
-        fmu_path(out, progress=bar.write if bar is not None else None)
-        if bar is not None:
-            bar.update(1)
-    results = []
-    for fn in functions:
-        if bar is not None:
-            bar.set_postfix_str(fn.__name__)
-        result = fn(out, backend)
-        # a row that is not a comparison (compared=False: no published value or
-        # criterion, a sensitivity, another wheel's figure) is information: shown
-        # under its case's table, not counted among the comparisons
-        result.info += [r for r in result.rows if not r.compared]
-        result.rows = [r for r in result.rows if r.compared]
-        results.append(result)
-        if bar is not None:
-            bar.update(1)
+        bar = tqdm(total=len(selected), desc="validation", unit="case")
+    say = bar.write if bar is not None else (lambda line: None)
+    builder = None
+    if backend == "fmu" and any(m not in WITHOUT_FMU for m, _ in selected):
+        from fmu_wheelset.validation.common import fmu_is_current
+        if not fmu_is_current(out):
+            builder = _start_fmu_build(out, say)
+    first = [c for c in selected if c[0] in WITHOUT_FMU] if builder else list(selected)
+    later = [c for c in selected if c not in first]
+    results = {}
+    try:
+        for module, function in first + later:
+            if builder is not None and (module, function) == (later[0] if later else None):
+                _finish_fmu_build(builder, say)
+                builder = None
+            if bar is not None:
+                bar.set_postfix_str(function)
+            results[(module, function)] = _run_case(module, function, out, backend)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if builder is not None:
+            builder[0].kill()
     if bar is not None:
         bar.close()
-    return results
+    return [results[c] for c in selected]
+
+
+def _run_case(module, function, out, backend):
+    import importlib
+    result = getattr(importlib.import_module(f"{__name__}.{module}"), function)(out, backend)
+    # a row that is not a comparison (compared=False: no published value or
+    # criterion, a sensitivity, another wheel's figure) is information: shown
+    # under its case's table, not counted among the comparisons
+    result.info += [r for r in result.rows if not r.compared]
+    result.rows = [r for r in result.rows if r.compared]
+    return result
+
+
+def _start_fmu_build(out, say):
+    """The suite's FMU (common.fmu_path) built in a child process; its progress
+    lines go to `say` as they come."""
+    import subprocess
+    import sys
+    import threading
+    import time
+    code = ("import sys; from fmu_wheelset.validation.common import fmu_path; "
+            "fmu_path(sys.argv[1], progress=lambda line: print(line, flush=True))")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    lines = []
+
+    def relay():
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            say(f"FMU build {line.rstrip()}")
+    thread = threading.Thread(target=relay, daemon=True)
+    thread.start()
+    say("building the FMU in a child process while the cases without it run")
+    return proc, thread, lines, time.monotonic()
+
+
+def _finish_fmu_build(builder, say):
+    import time
+    proc, thread, lines, t0 = builder
+    proc.wait()
+    thread.join()
+    if proc.returncode != 0:
+        raise RuntimeError("building the FMU failed: " + (lines[-1] if lines else "no output"))
+    say(f"FMU built in {time.monotonic() - t0:.1f} s (beside the cases that do not need it)")

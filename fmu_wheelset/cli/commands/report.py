@@ -45,11 +45,11 @@ def run_report(out, backend="fmu", progress=True, title="Wheelset FMU validation
     from pathlib import Path
 
     from fmu_wheelset.validation import markdown_table, run_suite
-    from fmu_wheelset.validation.common import fmu_path
     from fmu_wheelset.validation.report import all_rows, fail_reason, write_markdown, write_report
     t0 = time.perf_counter()
     results = run_suite(out, backend=backend, progress=progress, cases=cases)
-    fmu = fmu_path(out) if backend == "fmu" else None
+    built = Path(out) / "fmu" / "Wheelset.fmu"      # (none when no case needed it)
+    fmu = built if backend == "fmu" and built.exists() else None
     html = write_report(results, Path(out) / "report.html", title=title, fmu=fmu, backend=backend)
     md = write_markdown(results, Path(out) / "validation_table.md", fmu=fmu, backend=backend,
                         elapsed=time.perf_counter() - t0)
