@@ -64,6 +64,10 @@ def workdir(tmp_path_factory, wheelset_fmu):
     folder = tmp_path_factory.mktemp("examples")
     for name in ("examples", "profiles", "scenarios", "presets"):
         os.symlink(ROOT / name, folder / name)
+    # the data files an example names inside solver/ (not the package: a folder
+    # without __init__.py leaves the import of `solver` to the repository's)
+    data = Path("solver") / "profiles" / "data"
+    shutil.copytree(ROOT / data, folder / data)
     (folder / "dist").mkdir()
     (folder / "docs").mkdir()                   # variables --markdown --out docs/variables.md
     shutil.copy2(wheelset_fmu, folder / "dist" / "Wheelset.fmu")   # the build example rewrites it

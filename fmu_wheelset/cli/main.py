@@ -31,8 +31,8 @@ EXAMPLES = {
              "as `make demo`)",
              "wheelset-fmu demo --out demo-output --cases geometry,profiles"),
     "env": ("the lines a C host's shell needs", "wheelset-fmu env --shell"),
-    "report": ("two cases through the core, into report/",
-               "wheelset-fmu report --out report --backend core --cases geometry,creep_models"),
+    "report": ("two cases, into report/ (exit 1 when one of their rows fails)",
+               "wheelset-fmu report --out report --backend core --cases profiles,creep_models"),
     "vehicle": ("the Manchester vehicle on R 600 m with 150 mm cant at 31.3 m/s",
                 "wheelset-fmu vehicle --fmu dist/Wheelset.fmu --speed 31.3 --radius 600 --cant 0.15 "
                 "--duration 12 --average-last 4"),

@@ -5,7 +5,7 @@ perturbed runs (of the wheelset core; of the vehicle over four FMUs).
 
   wheelset-fmu stability                                   # one suspended wheelset (solver.stability)
   wheelset-fmu stability --system bogie --wheel-profile cone:0.15 --creep-model kalker
-  wheelset-fmu stability --system bogie --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
+  wheelset-fmu stability --system bogie --creep-model kalker --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
       --set wheelset.creep_coefficients=[8e6,7e6,1e-9,1e-9] --set wheelset.gyroscopic=false
   wheelset-fmu stability --system bogie --params examples/stability_bogie.toml   # [wheelset], [vehicle]
   wheelset-fmu stability --list-parameters
