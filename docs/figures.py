@@ -219,7 +219,8 @@ def setup_table() -> str:
     if not stored:
         return "(not measured yet)"
     names = {"make_demo": "`make demo` from a fresh clone (the environment, the FMU, the suite)",
-             "fmu_build": "of it the FMU's build (one numba target)",
+             "fmu_build": "of it the FMU's build (one numba target), beside the cases that do "
+                          "not need the FMU",
              "make_fmu": "`make fmu`, the FMU alone, its own empty numba cache",
              "measured": "measured"}
     return "\n".join(["| what | wall time (CPU time; the machine's mean load) |", "|---|---|"]
