@@ -178,7 +178,7 @@ def test_quarter_vehicle_parameters_are_the_vehicles():
 
 
 @pytest.mark.cosim
-def test_load_transfer_against_the_vehicle_over_four_fmus(wheelset_fmu, tmp_path):
+def test_load_transfer_against_the_vehicle_over_four_fmus(wheelset_fmu_unzipped, tmp_path):
     """R 600 m, 150 mm cant: the stand-alone wheelset's load transfer (Q outer -
     Q inner)/2 within 5 % (the figure the issue asks for) of the Manchester
     vehicle's over four FMUs, the mean of its four wheelsets, at 31.3 and 35 m/s
@@ -188,8 +188,10 @@ def test_load_transfer_against_the_vehicle_over_four_fmus(wheelset_fmu, tmp_path
     1.99 kN against 1.1-3.4 kN). The stand-alone Y/Q stays below the leading
     wheelsets' (no bogie to set an angle of attack)."""
     from fmu_wheelset.validation.quarter_vehicle import measure, transfer
+    # the session's one extraction of the FMU (tests/conftest.py: never a second
+    # copy of its binary in this process)
     for speed, alone, vehicle in measure(tmp_path, "core", speeds=(25.0, 31.3, 35.0),
-                                         fmu=wheelset_fmu):
+                                         fmu=wheelset_fmu_unzipped):
         mine = float(transfer(alone["q_inner"], alone["q_outer"]))
         theirs = transfer(vehicle["q_inner"], vehicle["q_outer"])
         if speed > 30.0:
@@ -203,13 +205,26 @@ def test_load_transfer_against_the_vehicle_over_four_fmus(wheelset_fmu, tmp_path
 def test_the_fmu_refuses_a_suspended_mass_without_the_suspension(wheelset_fmu):
     """suspension.suspended_mass without suspension.builtin used to run a free
     wheelset (8.9 kN per wheel instead of 54.5): now fmi2ExitInitializationMode
-    fails, its reason in the log."""
-    import fmpy
-    messages = []
-
-    def log(component, instance, status, category, message):
-        messages.append(message.decode() if isinstance(message, bytes) else str(message))
-    with pytest.raises(Exception):
-        fmpy.simulate_fmu(wheelset_fmu, stop_time=0.01, output_interval=0.001,
-                          start_values={"suspension.suspended_mass": 9307.5}, logger=log)
-    assert any("suspended_mass" in m and "built-in suspension" in m for m in messages), messages
+    fails, its reason in the log. In a process of its own: a failed
+    initialization of this build followed, in one process, by one of another
+    build of the FMU crashes the second (tests/test_validation.py builds its
+    own; a front-end matter, not this test's)."""
+    import subprocess
+    import sys
+    code = """
+import sys, fmpy
+messages = []
+def log(component, instance, status, category, message):
+    messages.append(message.decode() if isinstance(message, bytes) else str(message))
+try:
+    fmpy.simulate_fmu(sys.argv[1], stop_time=0.01, output_interval=0.001,
+                      start_values={"suspension.suspended_mass": 9307.5}, logger=log)
+    print("RAN")
+except Exception:
+    print("REFUSED")
+print("\\n".join(messages))
+"""
+    proc = subprocess.run([sys.executable, "-c", code, wheelset_fmu], capture_output=True,
+                          text=True, timeout=600)
+    assert proc.stdout.startswith("REFUSED"), proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "suspended_mass" in proc.stdout and "built-in suspension" in proc.stdout
