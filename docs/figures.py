@@ -211,6 +211,16 @@ def copy_validation(folder: Path) -> None:
     if (folder / "quarter_vehicle.csv").exists():
         write_block(ROOT / "docs" / "running.md", "quarter-vehicle",
                     quarter_vehicle_table(folder / "quarter_vehicle.csv"))
+    import shutil
+    for source, target in FIGURES.items():
+        if (folder / source).exists():
+            shutil.copyfile(folder / source, ROOT / "docs" / "figures" / target)
+            print(f"copied {source} to docs/figures/{target}")
+
+
+# the report's figures the docs show: the run's file -> docs/figures/
+FIGURES = {"ren_jin_100_multipoint_fig8.png": "ren_jin_fig8.png", "kang_fig11.png": "kang_fig11.png",
+           "quarter_vehicle.png": "quarter_vehicle.png"}
 
 
 def setup_table() -> str:
