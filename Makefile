@@ -1,23 +1,38 @@
-# Entry points: `make demo` (build the FMU, run a validation scenario through
-# FMPy), `make test` (the whole suite) and `make test-fast` (everything but the
-# tests marked fmu, cross, cosim or slow: the markers are in pyproject.toml).
-# Each creates or reuses the local virtual environment .venv and installs the
-# project with its dependencies into it.
+# Entry points: `make demo` (build the FMU, run the validation suite through
+# FMPy), `make fmu` (only the FMU, for this machine), `make test` (the whole
+# suite) and `make test-fast` (everything but the tests marked fmu, cross, cosim
+# or slow: the markers are in pyproject.toml). Each creates or reuses the local
+# virtual environment .venv and installs the project with its dependencies into
+# it; every step says what it does (pip lists the packages as it goes).
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
+# the demo's packages (the core, FMPy, the OpenSees track), then the tests' and the
+# cross-builds' (real FMI hosts, zig cc: another 0.6 GB)
+DEMO_STAMP = $(VENV)/.demo-stamp
 STAMP   = $(VENV)/.installed-stamp
 
-.PHONY: demo test test-fast bench clean
+.PHONY: demo fmu test test-fast bench clean
 
-$(STAMP): pyproject.toml
+$(DEMO_STAMP): pyproject.toml
+	@echo "== .venv: the virtual environment, the project and what the demo needs (pip lists each package)"
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test,track,cross]'
+	$(PY) -m pip install --upgrade --progress-bar off pip
+	$(PY) -m pip install --progress-bar off -e '.[track]'
+	touch $(DEMO_STAMP)
+
+$(STAMP): $(DEMO_STAMP) pyproject.toml
+	@echo "== .venv: what the tests and the cross-builds need (pip lists each package)"
+	$(PY) -m pip install --progress-bar off -e '.[test,track,cross]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(PY) -m fmu_wheelset.cli demo --out demo-output
+
+# the FMU alone, with the numba cache of this machine's CPU (`wheelset-fmu build`
+# without --numba-targets also ships the generic one, for other machines)
+fmu: $(DEMO_STAMP)
+	$(PY) -m fmu_wheelset.cli build --out dist/Wheelset.fmu --numba-targets build-cpu
 
 test: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider

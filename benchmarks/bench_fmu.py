@@ -49,9 +49,8 @@ REN_JIN = {
     "wheelset.inertia.x": 660.0, "wheelset.inertia.y": 160.0, "wheelset.inertia.z": 600.0,
     "contact.friction_coefficient": 0.3, "contact.creep_model": 2, "contact.model": 1,
     "wheelset.speed": SPEED, "track.scenario": "ren-jin-r400", "suspension.builtin": True,
-    "suspension.stiffness.x": 31.391e6, "suspension.stiffness.y": 0.0,
-    "suspension.stiffness.z": 1.22e6, "suspension.damping.x": 15e3,
-    "suspension.damping.y": 2e3, "suspension.damping.z": 4e3,
+    "suspension.stiffness.x": 31.391e6, "suspension.stiffness.z": 1.22e6,
+    "suspension.damping.x": 15e3, "suspension.damping.z": 4e3,
     "suspension.suspended_mass": 12400.0, "contact.damping": 1e5,
 }
 
@@ -244,8 +243,6 @@ def _core_parameters():
         inertia_yaw=p["wheelset.inertia.z"], friction=p["contact.friction_coefficient"],
         creep_model="polach", contact_model="multipoint", speed=p["wheelset.speed"],
         track=p["track.scenario"], bogie=True,
-        suspension_stiffness=tuple(p[f"suspension.stiffness.{a}"] for a in "xyz"),
-        suspension_damping=tuple(p[f"suspension.damping.{a}"] for a in "xyz"),
         suspended_mass=p["suspension.suspended_mass"], contact_damping=p["contact.damping"])
 
 

@@ -60,7 +60,7 @@ N_CREEP_OPTIONS = 5
 M_CONTACT_DAMPING = M_CREEP_OPTIONS + N_CREEP_OPTIONS
 M_MULTIPOINT = 14
 M_BOX_SEMI_SPACING = 15
-M_BOGIE = 16            # 1: built-in spring-damper to a frame on the track centreline
+M_BOGIE = 16            # 1: the built-in suspension (solver.dynamics.suspension)
 M_KX, M_KY, M_KZ, M_CX, M_CY, M_CZ = 17, 18, 19, 20, 21, 22
 M_SUSPENDED_MASS = 23   # mass carried by this wheelset's primary suspension (kg)
 M_BOX_Z_REF = 24        # rest height of the axle boxes for the built-in bogie (m)
@@ -77,6 +77,19 @@ M_GYROSCOPIC = 32
 # or rejected, one host step may take
 M_TOLERANCE = 33
 M_MAX_STEPS = 34
+# the built-in suspension's quarter vehicle (solver.dynamics.suspension): 1 for the
+# frame on the track centreline (Wickens' single suspended wheelset), 0 for the frame
+# that follows the wheelset laterally; the share of the suspended mass on the secondary
+# suspension (the carbody's, 0..1), its centre of gravity and the frame's above the
+# rail (m); the secondary's height above the rail (m), its roll (N m/rad) and lateral
+# (N/m) stiffness per wheelset (0: rigid)
+M_FRAME_ON_CENTRELINE = M_MAX_STEPS + 1
+M_CARBODY_SHARE = M_FRAME_ON_CENTRELINE + 1
+M_CARBODY_CG_HEIGHT = M_CARBODY_SHARE + 1
+M_FRAME_CG_HEIGHT = M_CARBODY_CG_HEIGHT + 1
+M_SECONDARY_HEIGHT = M_FRAME_CG_HEIGHT + 1
+M_SECONDARY_ROLL_STIFFNESS = M_SECONDARY_HEIGHT + 1
+M_SECONDARY_LATERAL_STIFFNESS = M_SECONDARY_ROLL_STIFFNESS + 1
 # the track under the wheels (solver.dynamics.rhs): M_TRACK_MODEL 1 lumped rail
 # bodies (TRACK_LUMPED, the default), 0 rails that move only as the rail inputs
 # say (TRACK_PRESCRIBED: rigid while they are 0, a track model of the host's
@@ -84,14 +97,14 @@ M_MAX_STEPS = 34
 # damping matrices in (lateral, vertical, roll) at the rail head's reference
 # point, each as (lateral, vertical, roll, lateral-roll): kg, kg, kg m^2, kg m;
 # N/m, N/m, N m/rad, N/rad; N s/m, N s/m, N m s/rad, N s/rad
-M_TRACK_MODEL = 35
-M_RAIL_MASS = 36            # (4,)
-M_RAIL_STIFFNESS = 40       # (4,)
-M_RAIL_DAMPING = 44         # (4,)
+M_TRACK_MODEL = M_SECONDARY_LATERAL_STIFFNESS + 1
+M_RAIL_MASS = M_TRACK_MODEL + 1             # (4,)
+M_RAIL_STIFFNESS = M_RAIL_MASS + 4          # (4,)
+M_RAIL_DAMPING = M_RAIL_STIFFNESS + 4       # (4,)
 # the normal contact's damping after Hunt & Crossley (1975): N = K delta^1.5 (1 +
 # 3/2 alpha d(delta)/dt), alpha (s/m); solver.dynamics.rhs
-M_HUNT_CROSSLEY = 48
-N_MODEL = 49
+M_HUNT_CROSSLEY = M_RAIL_DAMPING + 4
+N_MODEL = M_HUNT_CROSSLEY + 1
 TRACK_PRESCRIBED, TRACK_LUMPED = 0, 1
 
 # Input vector of `WheelsetModel.advance_vector` (what `WheelsetInputs` holds, flat):

@@ -11,11 +11,12 @@ Built-in:
   report shows the sensitivity of the 80 km/h result to the assumed ones:
   wheelset mass and inertia: Kang (2012); primary suspension per axle box
   kx 31.391 MN/m, kz 1.22 MN/m, cx 15, cy 2, cz 4 kN s/m: the Manchester
-  benchmark vehicle (Iwnicki 1998); assumed: a 14 t axle load (12 400 kg
-  suspended per wheelset, a CRH-type coach), no lateral spring to the track
-  centreline (the bogie frame follows the wheelset laterally, so the lateral
-  load is the uncompensated centrifugal force of the suspended mass), contact
-  damping 1e5 N s/m, friction 0.3.
+  benchmark vehicle (Iwnicki 1998); the built-in quarter vehicle (its frame
+  follows the wheelset laterally, so the lateral load is the uncompensated
+  centrifugal force of the suspended mass, with its roll moment) with the
+  Manchester vehicle's heights and secondary suspension; assumed: a 14 t axle
+  load (12 400 kg suspended per wheelset, a CRH-type coach), contact damping
+  1e5 N s/m, friction 0.3.
 - `kang-r320`: Kang (2012): 1600 kg, [660 160 600] kg m^2, S1002 on UIC60 1:20,
   track R = [inf, inf, 320, 320, 320] m (stations every 100 m, 120 mm cant), at
   80 km/h, Polach creep; same built-in bogie.
@@ -69,7 +70,9 @@ REN_JIN_VEHICLE_SOURCES = {
     "mass 1600 kg, inertia [660 160 600] kg m^2": "Kang 2012 (wheelset)",
     "kx 31.391 MN/m, kz 1.22 MN/m per box": "Manchester benchmark vehicle 1 (Iwnicki 1998)",
     "cx 15, cy 2, cz 4 kN s/m per box": "Manchester benchmark vehicle 1 (Iwnicki 1998)",
-    "ky 0 (bogie follows the wheelset laterally)": "assumption",
+    "the frame follows the wheelset laterally (the built-in quarter vehicle)": "assumption",
+    "carbody share 0.86 at 2.0 m, frame at 0.6 m; secondary 1.0 m high, 0.43 MN m/rad, "
+    "0.16 MN/m": "Manchester benchmark vehicle 1 (Iwnicki 1998), per wheelset",
     "suspended mass 12 400 kg (14 t axle load)": "assumption (CRH-type coach)",
     "contact damping 1e5 N s/m": "assumption",
     "friction 0.3": "assumption",
@@ -83,7 +86,6 @@ def _ren_jin(speed_kmh: float) -> Scenario:
         mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
         friction=0.3, creep_model="polach", contact_model="multipoint",
         speed=speed_kmh / 3.6, track="ren-jin-r400", bogie=True,
-        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 2e3, 4e3),
         suspended_mass=12400.0, contact_damping=1e5)
     return Scenario(f"ren-jin-r400-{int(speed_kmh)}", params, duration=12.0, output_interval=0.01,
                     description=f"Ren & Jin 2010: LMA-worn/CHN60, R = 400 m, {speed_kmh:g} km/h")
@@ -96,7 +98,6 @@ def _kang() -> Scenario:
         mass=1600.0, inertia_roll=660.0, inertia_spin=160.0, inertia_yaw=600.0,
         friction=0.3, creep_model="polach", contact_model="multipoint",
         speed=80.0 / 3.6, track="kang-r320", bogie=True,
-        suspension_stiffness=(31.391e6, 0.0, 1.22e6), suspension_damping=(15e3, 20e3, 4e3),
         suspended_mass=12400.0, contact_damping=1e5)
     return Scenario("kang-r320", params, duration=20.0, output_interval=0.01,
                     description="Kang 2012: S1002/UIC60 1:20, R = [inf, inf, 320, 320, 320] m, 80 km/h")
@@ -137,6 +138,29 @@ SCENARIOS.register(Entry("straight-klingel", "free S1002/UIC60 wheelset on strai
                    track="straight", aliases=("straight-klingel",))
 
 
+# the top-level keys of a scenario file, and those that mark a track file
+SCENARIO_FILE_KEYS = ("duration", "output_interval", "description", "wheelset")
+TRACK_FILE_KEYS = ("stations", "section", "rail_distance_m")
+
+
+def scenario_file_problem(data: dict) -> str:
+    """Why a parsed TOML document is not a scenario file ('' if it is one): a
+    track file (its [stations] or [[section]] tables), unknown keys, or no
+    [wheelset] table and no duration (nothing of a scenario: its run would be
+    the defaults' free wheelset on straight track)."""
+    track_keys = sorted(set(data) & set(TRACK_FILE_KEYS))
+    if track_keys:
+        return (f"this is a track file ({', '.join(track_keys)}), not a scenario: name it as "
+                "the track of a scenario ([wheelset] track = \"FILE\") or pass --track FILE")
+    unknown = sorted(set(data) - set(SCENARIO_FILE_KEYS))
+    if unknown:
+        return (f"unknown top-level key(s) {unknown} (a scenario file has "
+                f"{', '.join(SCENARIO_FILE_KEYS)})")
+    if "wheelset" not in data and "duration" not in data:
+        return "no [wheelset] table and no duration: not a scenario"
+    return ""
+
+
 def load_scenario(name_or_path: str, **overrides) -> Scenario:
     """A built-in scenario by name or a scenario TOML file; `overrides` replace
     WheelsetParameters fields (and `duration`, `output_interval`)."""
@@ -151,6 +175,9 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
             raise WheelsetError(f"scenario file {exc}") from None
         except tomllib.TOMLDecodeError as exc:
             raise WheelsetError(f"scenario file {name_or_path}: not valid TOML: {exc}") from None
+        problem = scenario_file_problem(data)
+        if problem:
+            raise WheelsetError(f"scenario file {name_or_path}: {problem}")
         known = {f.name for f in dataclasses.fields(WheelsetParameters)}
         if not isinstance(data.get("wheelset", {}), dict):
             raise WheelsetError(f"scenario file {name_or_path}: [wheelset] must be a table")
@@ -179,6 +206,39 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
     if not (scenario.duration > 0 and scenario.output_interval > 0):
         raise WheelsetError("duration and output_interval must be positive")
     return scenario
+
+
+def first_curve(track):
+    """(where the track's first curve or transition begins, where it reaches its
+    first constant curvature) in m along the track, or None for a straight
+    track (solver.track.Track or a name/file)."""
+    from .model.parameters import resolve_track
+    table = resolve_track(track).segment_table()
+    from .layout import TT_K0, TT_KR, TT_S0
+    begins = full = None
+    for j in range(table.shape[1]):
+        curved = table[TT_K0, j] != 0.0 or table[TT_KR, j] != 0.0
+        if curved and begins is None:
+            begins = float(table[TT_S0, j])
+        if begins is not None and table[TT_KR, j] == 0.0 and table[TT_K0, j] != 0.0:
+            full = float(table[TT_S0, j])
+            break
+    return None if begins is None else (begins, full if full is not None else begins)
+
+
+def short_of_the_curve(scenario, distance) -> str:
+    """A sentence when a run of `scenario` that ends at `distance` (m) stops short
+    of its track's first curve ('' otherwise): its results hold no curving, whatever
+    the scenario's name says."""
+    curve = first_curve(scenario.params.track)
+    if curve is None or distance >= curve[0]:
+        return ""
+    begins, full = curve
+    speed = scenario.params.speed
+    needed = (full + 20.0) / speed if speed > 0 else float("inf")
+    return (f"the run ends at {distance:.1f} m, before the track's first curve (it begins at "
+            f"{begins:.0f} m, full at {full:.0f} m): nothing of the curve is simulated; "
+            f"--duration {math.ceil(needed):d} reaches it at {speed:.3g} m/s")
 
 
 # Columns recorded by `simulate`, per time step: every named quantity of the

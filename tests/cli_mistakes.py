@@ -48,6 +48,11 @@ def make_files(folder: Path) -> dict:
         "bad_scenario": "duration = [\n",
         "unknown_key_scenario": "duration = 1.0\n[wheelset]\nwheel_profil = \"S1002\"\n",
         "unknown_profile_scenario": "duration = 0.05\n[wheelset]\nwheel_profile = \"S1020\"\n",
+        "mass_without_suspension_scenario": "duration = 0.05\n[wheelset]\nsuspended_mass = 9307.5\n",
+        "good_scenario": "duration = 0.05\n[wheelset]\nwheel_profile = \"S1002\"\n",
+        "derived_cant_plan": "scenario = \"kang-r320\"\nduration = 0.1\n[grid]\n"
+                             "speed_kmh = [60.0, 100.0]\nradius_m = [300.0, 600.0]\n"
+                             "cant_deficiency_mm = [80.0]\n",
         "malformed_profile": "# kind: wheel\n0 0\n1 x\n2 0\n",
         "empty_profile": "",
         "not_an_fmu": "this is not an FMU\n",
@@ -169,6 +174,15 @@ MISTAKES = [
     (["sweep", "{good_plan}", "--workers", "0"], 2, ["--workers", "[1, 256]"]),
     (["sweep", "{good_plan}", "--workers", "many"], 2, ["--workers", "not an integer"]),
     (["sweep", "{good_plan}", "--out", "/etc/passwd"], 2, ["--out", "not a folder"]),
+    # settings that would have no effect (issue 50): refused, not ignored
+    (["simulate", "--scenario", str(ROOT / "scenarios" / "kang-r320.toml")], 2,
+     ["track file", "--track"]),
+    (["simulate", "--track", "{good_scenario}", "--duration", "0.05"], 2,
+     ["scenario file", "not a track"]),
+    (["simulate", "--scenario", "{mass_without_suspension_scenario}"], 2,
+     ["suspended_mass", "built-in suspension"]),
+    (["sweep", "{derived_cant_plan}", "--runner", "core"], 2, ["cant", "[0, 200] mm", "-9 mm"]),
+    (["stability", "--free", "--kx", "2e6"], 2, ["--kx", "--free"]),
     # valid runs that fail
     (["stability", "--speeds", "10,20", "--v-min", "5", "--v-max", "6"], 1,
      ["linear critical speed", "stable up to 6"]),

@@ -171,7 +171,7 @@ def test_tracked_search_equals_the_full_scan_under_hard_flange_impacts():
     reference: the impacts and the settling on the plateau)."""
     dt = 2.5e-5
     params = WheelsetParameters(internal_step=dt, integrator="rk4", bogie=True,
-                                suspended_mass=2 * 100e3 / 9.81)
+                                frame_on_centreline=True, suspended_mass=2 * 100e3 / 9.81)
     model = WheelsetModel(params)
     inputs = WheelsetInputs()
     model.initialize(inputs)

@@ -212,7 +212,7 @@ def test_probe_by_derivative_matches_the_probe_by_steps(wheelset_fmu):
     from cosim.track.parameters import UIC60
     from cosim.track.wheelset_fmu import WheelsetFMU
     params = {"suspension.builtin": True, "suspension.suspended_mass": 2 * 1e5 / 9.81 - 1813.0,
-              "suspension.stiffness.z": 1.0e4, "wheelset.speed": 100.0 / 3.6}
+              "suspension.stiffness.z": 0.0, "wheelset.speed": 100.0 / 3.6}
     f = WheelsetFMU(wheelset_fmu, params)
     try:
         rail = np.zeros(12)

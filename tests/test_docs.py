@@ -164,3 +164,15 @@ def printed_claims(page: Path):
 def test_the_printed_claims_are_found():
     """The README's and the running guide's FMPy quick starts say what they print."""
     assert printed_claims(ROOT / "README.md") and printed_claims(ROOT / "docs" / "running.md")
+
+
+def test_readme_figures_are_current():
+    """Every measured figure of the README sits in a span that docs/figures.py
+    recomputes (the variable counts, the command list, the validation run that
+    docs/validation.md holds, the stored set-up timings) or finds in the docs
+    page it names: none may differ (`python docs/figures.py` rewrites them)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert text.count("<!-- figure:") >= 20
+    proc = subprocess.run([sys.executable, str(ROOT / "docs" / "figures.py"), "--check"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr

@@ -14,7 +14,12 @@ with that partner matched:
   back-to-back about 75 mm below the gauge (1435 - 1360 mm); one of them alone
   at an extreme is refused by fmi2ExitInitializationMode with the reason;
 * contact.creep_coefficient.*: Kalker's linear theory only (contact.creep_model
-  0); with another creep model fmi2ExitInitializationMode says so.
+  0); with another creep model fmi2ExitInitializationMode says so;
+* suspension.*: with suspension.builtin on and a suspended mass (without it
+  they have no effect and are refused), the primary lateral spring and damper
+  with the frame on the centreline (the quarter vehicle's frame follows the
+  wheelset), the highest centre of gravity and suspended mass with a secondary
+  roll stiffness that holds them upright.
 
 Every input at its declared minimum and at its maximum, set after
 initialization (a step change from rest), is either taken by the next doStep,
@@ -80,6 +85,18 @@ def partners(var, x):
         return {"track.gauge": x + GAUGE_MINUS_BACK_TO_BACK}
     if var.name.startswith("contact.creep_coefficient.") and x != 0.0:
         return {"contact.creep_model": 0}
+    if var.name.startswith("suspension.") and var.name != "suspension.builtin":
+        # the built-in suspension's values act (and are taken) only with it on
+        matched = {"suspension.builtin": True}
+        if var.name != "suspension.suspended_mass":
+            matched["suspension.suspended_mass"] = 9307.5
+        if var.name in ("suspension.stiffness.y", "suspension.damping.y"):
+            matched["suspension.frame_on_centreline"] = True
+        if (var.name, x > 5.0) == ("suspension.carbody_cg_height", True):
+            matched["suspension.secondary_roll_stiffness"] = 2.0e6     # holds it upright
+        if (var.name, x > 5.0e4) == ("suspension.suspended_mass", True):
+            matched["suspension.secondary_roll_stiffness"] = 1.0e7
+        return matched
     return {}
 
 

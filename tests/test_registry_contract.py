@@ -87,7 +87,8 @@ TOY = textwrap.dedent('''
 
     def run(**kw):
         # the loaded wheelset of the convergence cases, released 2 mm off the centreline
-        params = WheelsetParameters(bogie=True, suspended_mass=12400.0, initial_lateral=0.002,
+        params = WheelsetParameters(bogie=True, frame_on_centreline=True, suspended_mass=12400.0,
+                                    initial_lateral=0.002,
                                     **kw)
         model = WheelsetModel(params)
         model.initialize()

@@ -11,7 +11,8 @@ from solver.layout import C_RADIUS, C_Y
 from solver.model.wheelset import WheelsetModel
 from solver.model.parameters import WheelsetParameters
 
-SUSPENDED = dict(bogie=True, suspended_mass=9307.5, creep_model="kalker",
+# Wickens' single suspended wheelset: the built-in suspension's frame on the track centreline
+SUSPENDED = dict(bogie=True, frame_on_centreline=True, suspended_mass=9307.5, creep_model="kalker",
                  suspension_stiffness=(1.0e6, 3.884e6, 1.22e6))
 
 
@@ -84,7 +85,7 @@ def test_nonlinear_critical_speed_s1002_by_bisection():
     from solver.contact.geometry.analysis import equivalent_conicity
     setup = geo.ContactSetup.from_names("S1002", "UIC60")
     assert equivalent_conicity(setup, amplitude=1e-3) > equivalent_conicity(setup, amplitude=3e-3)
-    params = WheelsetParameters(bogie=True, suspended_mass=9307.5,
+    params = WheelsetParameters(bogie=True, frame_on_centreline=True, suspended_mass=9307.5,
                                 suspension_stiffness=(0.5e6, 3.884e6, 1.22e6))
     crit = st.nonlinear_critical_speed(params, 20.0, 115.0, duration=2.0, tolerance=2.0)
     lo, hi = crit.bracket

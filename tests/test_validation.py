@@ -24,8 +24,11 @@ def test_static_flange_onset_and_worn_tread_points(out):
     """Classified by contact angle, with the published LMA: the static contact
     reaches the flange (>= 60 deg) at 9.30 mm, compared with the paper's 9.4 mm
     (within 0.3 mm, CHN60's estimated gauge-corner deviation); no two distance
-    minima (the two-point row is reported, not compared, with the reason); the
-    synthetic LMA-worn is reported as not comparable."""
+    minima (the two-point row is reported, not compared, with the reason). The
+    synthetic LMA-worn's two inner tread points are compared with the paper's
+    "about 1 mm" and FAIL (a row of the report, not asserted away): its hollow,
+    centred where the wheel runs, gives two points from y = 0; the note says
+    so and shows where a hollow centred elsewhere puts them."""
     res = geometry.case_geometry(out)
     rows = rows_by_quantity(res)
     two = rows["LMA/CHN60 two-point onset with a flange (>= 60 deg) point (static, two distance "
@@ -33,22 +36,35 @@ def test_static_flange_onset_and_worn_tread_points(out):
     assert not two.compared and "slides through the flange root" in two.why
     reach = rows["LMA/CHN60 static contact reaches the flange (>= 60 deg), rigid"]
     assert reach.compared and reach.passed and abs(reach.value - 9.4) <= 0.3
-    worn = rows["LMA-worn/CHN60 two tread points on the inner wheel: y range"]
-    assert not worn.compared and "synthetic" in worn.why
+    worn = rows["LMA-worn/CHN60 two tread points on the inner wheel: onset |y| (static)"]
+    assert worn.compared and "about 1 mm" in worn.why and "synthetic" in worn.note
     assert "hollow centred at +7.7 mm" in worn.note
-    assert all(r.passed for r in res.rows)
+    assert all(r.passed for r in res.rows if r is not worn)
 
 
-def test_ren_jin_100_multipoint_rigid_track_is_static_only(out):
-    """The rigid-track onset row is not compared with the
-    paper's dynamic 10.2 mm; flange points (>= 60 deg) lie on the flange."""
+def test_ren_jin_100_multipoint_rows_judged_by_the_paper(out):
+    """Every row of Figs. 7-10 is compared with the criterion of the paper's
+    text (docs/ren_jin_2010.md) and says why; none is 'not compared'. Known
+    differences, FAIL rows of the report with their reasons in the note: on the
+    rigid track the wheelset is held on the flange root (largest outer contact
+    angle about 22 deg), so the flange-root + flange contact, the flange root's
+    larger share and the flange point's 70 deg angle are not reached; the
+    synthetic hollow gives the inner wheel two tread points from y = 0, not
+    from about 1 mm. Flange points (>= 60 deg), where there are any, lie on the
+    flange; Y/Q stays below 0.8."""
     res = ren_jin.case_multipoint_100(out, backend="core")
+    figure_rows = [r for r in res.rows if "(Fig. " in r.quantity]
+    assert {f"Fig. {k})" in " ".join(r.quantity for r in figure_rows) for k in (7, 8, 9, 10)} == {True}
+    assert all(r.compared and r.why for r in res.rows)
+    for r in res.rows:
+        assert r.passed or r.note, f"a FAIL row without its reason: {r.quantity}"
     rows = rows_by_quantity(res)
-    onset = rows["outer flange (>= 60 deg) two-point onset |y|, rigid track"]
-    assert not onset.compared and "rigid track: static onset only" in onset.note
+    onset = rows["outer (right) wheel: flange-root + flange (>= 60 deg) two-point onset |y|, rigid "
+                 "track (Fig. 7)"]
+    assert onset.passed or "not reached" in onset.note
     assert rows["flange points (>= 60 deg) lie at s < -25 mm"].passed
-    assert all(r.why for r in res.rows)
-    assert all(r.passed for r in res.rows)
+    assert rows["max Y/Q outer wheel (Fig. 10)"].passed
+    assert {r.quantity for r in res.info} >= {"max |y| in the curve, rigid track"}
 
 
 def test_ren_jin_100_single_point_jumps(out):
@@ -79,7 +95,9 @@ def test_ren_jin_80_no_flange_two_point_and_q_within_2_percent(out, backend):
     assert res.backend == backend
     rows = rows_by_quantity(res)
     assert rows["samples with flange (>= 60 deg) two-point contact"].value == 0
-    assert all(r.passed for r in res.rows if not r.quantity.startswith("max 0.2 s running mean"))
+    # the inner wheel's two tread points: the synthetic hollow's (see the static row)
+    assert all(r.passed for r in res.rows
+               if not r.quantity.startswith(("max 0.2 s running mean", "inner (left) wheel")))
 
 
 def test_kang_flange_limit(out):
@@ -208,7 +226,9 @@ def test_report_opens_with_its_summary(out):
     page = write_report([CaseResult("vehicle", "Vehicle", rows), geometry_result],
                         out / "summary.html", fmu=fmu).read_text()
     summary = page[page.index("class='summary'"):page.index("<h2")]
-    assert "1 pass" in summary and "1 FAIL" in summary and "3 not compared" in summary
+    # the vehicle's rows and the geometry case's (one FAIL: the synthetic worn
+    # profile's two tread points; one not compared)
+    assert "2 pass" in summary and "2 FAIL" in summary and "2 not compared" in summary
     # the FAIL row with its why: the value at four digits against +-0.01, the note
     assert "1.012 against 1 (tolerance ±0.01, difference 0.0117 (+1.2 %)): balance; bogie 1" \
         in summary

@@ -143,6 +143,23 @@ class VehicleModel:
                 else:
                     self.K[body + 3, body + 3] += sign * load * dz
                     self.K[body + 4, body + 4] += sign * load * dz
+        # the couple of a preload across a sheared spring: when the ends of a
+        # secondary spring move apart sideways by d (its lateral displacement D q
+        # + g, the track's part included), its vertical load P, which the spring
+        # carries from the carbody's end, reaches the frame d beside the frame's
+        # end: a roll moment -P d on the frame. Without it the carbody's lateral
+        # shift on its springs (about 32 mm per 0.64 m/s^2 uncompensated) would
+        # not load the outer wheels, and the wheels' roll moments would miss
+        # m_carbody g d (tests/test_vehicle.py holds the roll balance).
+        # Generalised force -shear_couple (D q + g): stiffness shear_couple D here,
+        # the track's part in the master's forcing. The primary springs' shear
+        # (about 1 mm) is left out: its couple (~0.1 kN m per wheelset) would
+        # have to reach the FMUs as axle-box moments.
+        self.shear_couple = np.zeros((N_DOF, 3 * n_e))
+        for e, el in enumerate(elements):
+            if el.body_b in BOGIES:
+                self.shear_couple[el.body_b + 3, 3 * e + 1] = el.preload[2]
+        self.K += self.shear_couple @ D
         # the train: a drawbar holds the carbody at the speed V against the rolling
         # and curving resistance (constant-speed runs; no traction on the axles)
         self.K[CARBODY, CARBODY] += p.drawbar_stiffness

@@ -91,6 +91,7 @@ _W, N_WORK = _layout((
     ("f0", N_DOF), ("f1", N_DOF), ("g0", 3 * N_ELEMENTS), ("g1", 3 * N_ELEMENTS),
     ("gr0", 3 * N_ELEMENTS), ("gr1", 3 * N_ELEMENTS), ("wheelsets_now", N_WHEELSETS * 10),
     ("applied_now", N_WHEELSETS * 5), ("DT", N_DOF * 3 * N_ELEMENTS), ("ends", 4 * 3 * N_ELEMENTS),
+    ("shear_couple", N_DOF * 3 * N_ELEMENTS),
 ))
 W_SCALARS = _W["scalars"]
 # the scalars
@@ -104,7 +105,7 @@ W_Q, W_V, W_OTHER, W_Q1, W_V1 = _W["q"], _W["v"], _W["other"], _W["q1"], _W["v1"
 W_VPREV, W_APPLIED, W_BOX = _W["v_prev"], _W["applied"], _W["box"]
 W_F0, W_F1, W_G0, W_G1, W_GR0, W_GR1 = _W["f0"], _W["f1"], _W["g0"], _W["g1"], _W["gr0"], _W["gr1"]
 W_NOW, W_APPLIED_NOW = _W["wheelsets_now"], _W["applied_now"]
-W_DT, W_ENDS = _W["DT"], _W["ends"]
+W_DT, W_ENDS, W_SHEAR = _W["DT"], _W["ends"], _W["shear_couple"]
 
 # status codes of bodies_step
 STEP_OK, STEP_BAD_INPUT, STEP_BAD_TIME = 0, 1, 2
@@ -183,6 +184,7 @@ def set_up(model: VehicleModel, layout: CurveLayout, speed: float, step: float, 
     w[W_CE:W_CE + n3] = model.c
     w[W_PRELOAD:W_PRELOAD + n3] = model.preload
     w[W_STATIC:W_STATIC + N_DOF] = model.static_force
+    w[W_SHEAR:W_SHEAR + N_DOF * n3] = model.shear_couple.ravel()
     for e, el in enumerate(model.elements):
         w[W_ELEMENTS + 5 * e:W_ELEMENTS + 5 * e + 5] = (
             el.position_a, el.position_b, el.offset_a[0], el.offset_a[1], el.height)
@@ -279,7 +281,9 @@ def track_terms(s_centre, speed, sc, work, g, g_rate):
 def forcing(s_centre, sc, work, f, g, g_rate):
     """The external generalised forces f (N_DOF) on the bodies for the carbody
     centre at s_centre: the preloads, minus the elements' forces of the track
-    geometry (k g + c g'), the inertial loads of each body in its track frame
+    geometry (k g + c g') and the couple of the secondary springs' preload
+    across their shear by it (VehicleModel.shear_couple g), the inertial loads
+    of each body in its track frame
     (lateral -m (V^2 k cos c + g sin c), vertical -m (g cos c - V^2 k sin c),
     yaw -J_z V^2 dk/ds)."""
     speed = sc[SC_SPEED]
@@ -293,6 +297,9 @@ def forcing(s_centre, sc, work, f, g, g_rate):
             row = W_D + r * N_DOF
             for d in range(N_DOF):
                 f[d] -= force * work[row + d]
+        if g[r] != 0.0:
+            for d in range(N_DOF):
+                f[d] -= work[W_SHEAR + d * n3 + r] * g[r]
     k, cant = sc[SC_CURVATURE], sc[SC_CANT]
     a, L = sc[SC_STRAIGHT], sc[SC_TRANSITION]
     for i in range(3):

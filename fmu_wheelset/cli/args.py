@@ -59,6 +59,38 @@ class Parser(argparse.ArgumentParser):
             message += " (attach a value that starts with '-': --y=-12:12:0.1)"
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, but an unrecognized argument is named with its command
+        and the command's nearest option (argparse names neither: the arguments a
+        subcommand does not know reach the top parser's error)."""
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self._unrecognized(namespace, extras)
+        return namespace
+
+    def _unrecognized(self, namespace, extras):
+        import difflib
+        parser, prog = self, self.prog
+        command = getattr(namespace, "command", None)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+                parser = action.choices[command]
+                prog = parser.prog
+        options = sorted({s for a in parser._actions for s in a.option_strings})
+        hints = []
+        for extra in extras:
+            name = extra.split("=", 1)[0]
+            if not name.startswith("-"):
+                continue
+            near = [o for o in options if o.startswith(name)] or difflib.get_close_matches(
+                name, options, n=1, cutoff=0.6)
+            if near:
+                hints.append(f"{name}: did you mean {near[0]}?")
+        shown = " ".join(extras[:5]) + (f" ... ({len(extras)} in all)" if len(extras) > 5 else "")
+        self.exit(2, f"{prog}: error: unrecognized arguments: {shown}"
+                     + (f" ({'; '.join(hints)})" if hints else "")
+                     + f"; `{prog} --help` lists its options\n")
+
 
 def number(lo: Optional[float] = None, hi: Optional[float] = None, *, lo_open: bool = False,
            hi_open: bool = False, unit: str = "", integer: bool = False) -> Callable[[str], float]:

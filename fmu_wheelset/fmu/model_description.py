@@ -50,6 +50,8 @@ UNITS = {
     "1/m": ("Curvature", "Curvature", {"m": -1}),
     "N.s/m": ("DampingCoefficient", "DampingCoefficient", {"kg": 1, "s": -1}),
     "N/m": ("Stiffness", "Stiffness", {"kg": 1, "s": -2}),
+    # the roll stiffness of the quarter vehicle's secondary suspension
+    "N.m/rad": ("RotationalStiffness", "RotationalStiffness", {"kg": 1, "m": 2, "s": -2, "rad": -1}),
     # Kalker's spin creep coefficient f33 = G (ab)^2 C33 (contact.creep_coefficient.f33)
     "N.m2": ("SpinCreepCoefficient", "SpinCreepCoefficient", {"kg": 1, "m": 3, "s": -2}),
     # Polach's decay of the friction with the slip velocity, mu = mu0 ((1 - A) exp(-B w) + A)

@@ -278,14 +278,19 @@ def _parameters() -> List[ScalarVariable]:
           "half the lateral distance between the axle boxes (where the inputs act)",
           "m", 0.1, 2.0, core="axle_box_semi_spacing"),
         p("suspension.builtin", "Boolean",
-          "stand-alone runs: a built-in primary suspension (Iwnicki 1998 stiffness and "
-          "damping) to a frame following the track centreline; false when the host "
-          "supplies the axle-box forces", core="bogie"),
+          "stand-alone runs: a built-in quarter vehicle (the primary suspension of Iwnicki "
+          "1998, a frame and the suspended mass that follow the wheelset laterally: in a "
+          "curve the wheelset carries the suspended mass's uncompensated lateral force and "
+          "roll moment); false when the host supplies the axle-box forces", core="bogie"),
         *[p(f"suspension.stiffness.{ax}", "Real",
-            f"built-in primary suspension: {ax} stiffness per axle box", "N/m", 0.0, 1.0e10,
+            f"built-in primary suspension: {ax} stiffness per axle box"
+            + (" (with suspension.frame_on_centreline only)" if ax == "y" else ""),
+            "N/m", 0.0, 1.0e10,
             core="suspension_stiffness", component=a) for a, ax in enumerate(AXES)],
         *[p(f"suspension.damping.{ax}", "Real",
-            f"built-in primary suspension: {ax} damping per axle box", "N.s/m", 0.0, 1.0e9,
+            f"built-in primary suspension: {ax} damping per axle box"
+            + (" (with suspension.frame_on_centreline only)" if ax == "y" else ""),
+            "N.s/m", 0.0, 1.0e9,
             core="suspension_damping", component=a) for a, ax in enumerate(AXES)],
         p("suspension.suspended_mass", "Real",
           "share of the vehicle mass carried by this wheelset (built-in suspension only)",
@@ -311,6 +316,33 @@ def _parameters() -> List[ScalarVariable]:
           "ren-jin-lma-chn60 (resources/presets/<name>.toml, each value with its source); "
           "it sets every parameter it names that the host does not set itself; empty = none",
           start=""),
+        # the built-in quarter vehicle (solver/dynamics/suspension.py); defaults: the
+        # Manchester benchmark vehicle 1 per wheelset (docs/parameters.md)
+        p("suspension.frame_on_centreline", "Boolean",
+          "built-in suspension: the frame on the track centreline (Wickens' single suspended "
+          "wheelset of the stability studies: every primary spring to a frame without "
+          "lateral freedom, no roll moment; in a curve that frame takes the curving force) "
+          "instead of the quarter vehicle's frame that follows the wheelset",
+          core="frame_on_centreline"),
+        p("suspension.carbody_share", "Real",
+          "built-in quarter vehicle: the part of suspension.suspended_mass on the secondary "
+          "suspension, the carbody's share (the rest, the bogie frame's, rides on the primary)",
+          "1", 0.0, 1.0, core="carbody_share"),
+        p("suspension.carbody_cg_height", "Real",
+          "built-in quarter vehicle: height of the carbody's centre of gravity above the rail",
+          "m", 0.0, 10.0, core="carbody_cg_height"),
+        p("suspension.frame_cg_height", "Real",
+          "built-in quarter vehicle: height of the bogie frame's centre of gravity above the "
+          "rail", "m", 0.0, 10.0, core="frame_cg_height"),
+        p("suspension.secondary_height", "Real",
+          "built-in quarter vehicle: height of the secondary suspension above the rail, the "
+          "axis the carbody rolls about", "m", 0.0, 10.0, core="secondary_height"),
+        p("suspension.secondary_roll_stiffness", "Real",
+          "built-in quarter vehicle: roll stiffness of the secondary suspension per wheelset "
+          "(0: rigid)", "N.m/rad", 0.0, 1.0e10, core="secondary_roll_stiffness"),
+        p("suspension.secondary_lateral_stiffness", "Real",
+          "built-in quarter vehicle: lateral stiffness of the secondary suspension per "
+          "wheelset (0: rigid)", "N/m", 0.0, 1.0e10, core="secondary_lateral_stiffness"),
     ]
 
 

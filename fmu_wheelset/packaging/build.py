@@ -291,24 +291,36 @@ print("numba-target=" + json.dumps([str(x) for x in cpu_target.target_context.co
 """
 
 
-def _numba_cache_files(fmu: Path, digest: str, root: Path, numba_env: dict,
-                       trace_imports: bool) -> tuple:
-    """Run the FMU through FMPy in a child process with the cache root ``root``
-    and numba's settings ``numba_env``: (the numba files of the solver copy,
-    the CPU signature they are keyed on, the names of the modules the child
-    imported, empty unless ``trace_imports``)."""
-    from fmu_wheelset.fmu import cache as fmu_cache
+def _start_numba_cache(fmu: Path, root: Path, numba_env: dict, trace_imports: bool):
+    """Start the child process that runs the FMU through FMPy with the cache
+    root ``root`` and numba's settings ``numba_env`` (its output in temporary
+    files: a child's full pipe must not stall it)."""
     env = dict(os.environ, WHEELSET_FMU_CACHE=str(root), **numba_env)
     for key in ("NUMBA_CACHE_DIR", "NUMBA_DISABLE_JIT", "NUMBA_CPU_FEATURES", "WHEELSET_FMU_OUT_OF_PROCESS"):
         env.pop(key, None)                     # numba must write beside the solver copy
     if "NUMBA_CPU_NAME" not in numba_env:
         env.pop("NUMBA_CPU_NAME", None)
     command = [sys.executable, *(["-X", "importtime"] if trace_imports else []), "-c", _WARM_UP, str(fmu)]
-    proc = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600)
+    stdout, stderr = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    return subprocess.Popen(command, env=env, stdout=stdout, stderr=stderr, text=True), stdout, stderr
+
+
+def _numba_cache_files(started, digest: str, root: Path, trace_imports: bool) -> tuple:
+    """Collect what the child of `_start_numba_cache` (``started``, finished)
+    compiled: (the numba files of the solver copy, the CPU signature they are
+    keyed on, the names of the modules the child imported, empty unless
+    ``trace_imports``)."""
+    from fmu_wheelset.fmu import cache as fmu_cache
+    proc, stdout_file, stderr_file = started
+    stdout_file.seek(0)
+    stderr_file.seek(0)
+    stdout, stderr = stdout_file.read(), stderr_file.read()
+    stdout_file.close()
+    stderr_file.close()
     if proc.returncode != 0:
         raise RuntimeError("compiling the numba cache failed: "
-                           + (proc.stderr.strip().splitlines() or ["no output"])[-1])
-    cpu = json.loads(next(line.split("=", 1)[1] for line in proc.stdout.splitlines()
+                           + (stderr.strip().splitlines() or ["no output"])[-1])
+    cpu = json.loads(next(line.split("=", 1)[1] for line in stdout.splitlines()
                           if line.startswith("numba-target=")))
     solver_copy = root / f"native-solver-{digest[:fmu_cache.DIGEST_CHARS]}" / "solver"
     problem = fmu_cache.tree_problem(str(solver_copy.parent))
@@ -324,7 +336,7 @@ def _numba_cache_files(fmu: Path, digest: str, root: Path, numba_env: dict,
     modules = set()
     if trace_imports:
         # "import time: <self us> | <cumulative us> | <indent><module>"
-        for line in proc.stderr.splitlines():
+        for line in stderr.splitlines():
             if line.startswith("import time:") and line.count("|") == 2:
                 name = line.rsplit("|", 1)[1].strip()
                 if name and name != "package":
@@ -332,14 +344,45 @@ def _numba_cache_files(fmu: Path, digest: str, root: Path, numba_env: dict,
     return files, cpu, modules
 
 
+def _wait_with_progress(children: dict, progress, every: float = 15.0, timeout: float = 3600.0):
+    """Wait for the child processes {target: started}; every ``every`` seconds
+    tell ``progress`` (a callable taking one line, or None) how long they have
+    run and which have finished."""
+    import time
+    t0 = time.monotonic()
+    done = {}
+    next_report = every
+    while len(done) < len(children):
+        for target, (proc, _, _) in children.items():
+            if target not in done and proc.poll() is not None:
+                done[target] = time.monotonic() - t0
+                if progress:
+                    progress(f"numba cache {target}: compiled in {done[target]:.0f} s")
+        elapsed = time.monotonic() - t0
+        if elapsed > timeout:
+            for proc, _, _ in children.values():
+                proc.kill()
+            raise RuntimeError(f"compiling the numba cache took more than {timeout:.0f} s")
+        if progress and elapsed >= next_report and len(done) < len(children):
+            running = ", ".join(t for t in children if t not in done)
+            progress(f"numba cache: compiling {running} ({elapsed:.0f} s; about 1.5 min of CPU "
+                     "per target)")
+            next_report += every
+        time.sleep(0.2)
+    return done
+
+
 NUMBA_TARGETS = ("build-cpu", "generic")
 
 
-def ship_numba_cache(fmu: Path, targets=NUMBA_TARGETS, trace_imports: bool = False):
+def ship_numba_cache(fmu: Path, targets=NUMBA_TARGETS, trace_imports: bool = False,
+                     progress=None):
     """Compile the FMU's kernels in a child process per numba target (``targets``:
-    any of "build-cpu", "generic") and store numba's cache files in the FMU
-    (resources/wheelset_numba_cache/<target>/). Returns (a one-line summary,
-    the modules the child imported when ``trace_imports``)."""
+    any of "build-cpu", "generic"; the children run at the same time, each on
+    a core of its own when there are two) and store numba's cache files in the
+    FMU (resources/wheelset_numba_cache/<target>/). ``progress``: a callable
+    told a line every 15 s while they compile (None: silent). Returns (a
+    one-line summary, the modules the child imported when ``trace_imports``)."""
     from fmu_wheelset.fmu import cache as fmu_cache
     import numba
     assert set(targets) <= set(fmu_cache.SHIPPED_VARIANTS) and targets, targets
@@ -359,7 +402,8 @@ def ship_numba_cache(fmu: Path, targets=NUMBA_TARGETS, trace_imports: bool = Fal
                 or fmu_cache.root_problem(str(root)) is not None):
             root = Path(tmp) / "cache"
             root.mkdir(mode=0o700)
-        for target in targets:
+        roots, children = {}, {}
+        for k, target in enumerate(targets):
             if target == fmu_cache.GENERIC_VARIANT:
                 # a root of its own below the builder's (kept for rebuilds too)
                 target_root = root / "generic-target"
@@ -369,8 +413,18 @@ def ship_numba_cache(fmu: Path, targets=NUMBA_TARGETS, trace_imports: bool = Fal
                 numba_env = {"NUMBA_CPU_NAME": "generic"}
             else:
                 target_root, numba_env = root, {}
-            files, cpu, traced = _numba_cache_files(fmu, digest, target_root, numba_env,
-                                                    trace_imports and not modules)
+            roots[target] = target_root
+            children[target] = _start_numba_cache(fmu, target_root, numba_env,
+                                                  trace_imports and k == 0)
+        try:
+            _wait_with_progress(children, progress)
+        finally:
+            for proc, _, _ in children.values():
+                if proc.poll() is None:
+                    proc.kill()
+        for k, target in enumerate(targets):
+            files, cpu, traced = _numba_cache_files(children[target], digest, roots[target],
+                                                    trace_imports and k == 0)
             modules |= traced
             if target == fmu_cache.GENERIC_VARIANT and cpu[1:] != ["generic", ""]:
                 raise RuntimeError(f"the generic target compiled for {cpu[1:]}")
@@ -471,7 +525,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
               quiet: bool = False, native: bool = True, platforms=("linux64",),
               numba_cache: bool = True, start_values: dict | None = None,
               start_source: str = "", standalone: bool = False,
-              numba_targets=NUMBA_TARGETS) -> Path:
+              numba_targets=NUMBA_TARGETS, progress="default") -> Path:
     """Build the FMU at ``out`` (a .fmu path); returns its path.
 
     ``solver_dir``: the solver package to bundle (default: the one beside
@@ -487,11 +541,22 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     CPython with numpy, scipy, numba and llvmlite, fmu_wheelset/packaging/standalone.py)
     and needs no Python on the machine that runs it (linux64 only).
     ``numba_targets``: the numba caches to ship ("build-cpu", "generic").
-    Prints what it built unless ``quiet``."""
+    Prints what it built unless ``quiet``. ``progress``: a callable told one
+    line per step and every 15 s while the numba cache compiles (the default:
+    print, unless ``quiet``; None: silent)."""
     from pythonfmu import FmuBuilder
     from fmu_wheelset.fmu.core_loader import source_digest
     from fmu_wheelset.fmu.variables import VARIABLES
     import solver.model  # noqa: F401 - the slave reads the core's defaults (start values)
+
+    import time
+    if progress == "default":
+        progress = None if quiet else _print_progress
+    t_start = time.monotonic()
+
+    def say(text):
+        if progress:
+            progress(f"[{time.monotonic() - t_start:5.0f} s] {text}")
 
     out = Path(out).resolve()
     if standalone:
@@ -508,6 +573,7 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
         raise ValueError(f"the output must be a .fmu file, got {out}")
     out.parent.mkdir(parents=True, exist_ok=True)
     solver_dir = Path(solver_dir) if solver_dir else ROOT / "solver"
+    say(f"building {out.name}: the solver, the slave and pythonfmu's files")
     with tempfile.TemporaryDirectory(prefix="wheelset_fmu_build_") as tmp:
         stage = Path(tmp)
         script = stage / f"{SLAVE_MODULE}.py"
@@ -557,9 +623,13 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                       "LD_PRELOAD/PYTHONPATH in C hosts and lacks the native front end's checks "
                       "(docs/limits_and_failures.md)")
     if compiler is not None:
+        say(f"the native front end ({Path(compiler).name})")
         package = install_native_front_end(fmu, solver_dir, compiler)
         front_end = f"native (resources/{package})"
         from fmu_wheelset.packaging.cross_build import add_cross_binaries
+        others = [name for name in platforms if name != "linux64"]
+        if others:
+            say(f"cross-compiling the front end for {', '.join(others)} (zig cc)")
         add_cross_binaries(fmu, platforms, MODEL_IDENTIFIER, quiet=quiet)
     _rewrite_model_description(fmu)
     if standalone and compiler is None:
@@ -567,10 +637,16 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
     shipped = None
     traced = set()
     if compiler is not None and numba_cache:
-        shipped, traced = ship_numba_cache(fmu, numba_targets, trace_imports=standalone)
+        say(f"the numba cache: compiling the solver for {' and '.join(numba_targets)}"
+            + (", one process each at the same time" if len(numba_targets) > 1 else "")
+            + " (about 1.5 min of CPU a target)")
+        shipped, traced = ship_numba_cache(fmu, numba_targets, trace_imports=standalone,
+                                           progress=say)
     runtime = None
     if standalone:
+        say("the self-contained Python runtime")
         runtime = install_standalone_runtime(fmu, traced, compiler)
+    say(f"done: {out}")
     if not quiet:
         counts = {c: sum(v.causality == c for v in VARIABLES) for c in ("parameter", "input", "output")}
         with zipfile.ZipFile(fmu) as z:
@@ -594,6 +670,10 @@ def build_fmu(out: str | Path = "dist/Wheelset.fmu", *, solver_dir: str | Path |
                   f"resources/{VARIABLES_MODULE}.py, resources/solver (sources {digest}), "
                   f"resources/pythonfmu")
     return fmu
+
+
+def _print_progress(line: str) -> None:
+    print(line, flush=True)
 
 
 def add_standalone_options(parser) -> None:

@@ -18,7 +18,10 @@ table, the key and the allowed range in the message:
   name nor a file that loads as one (a misspelt ``wheel_profile = ["S1020"]``,
   ``cone:0.9``, a rail profile given as a wheel, ``scenario = "kang-r32"``):
   each distinct name is loaded once, here, before any case runs;
-* durations and output intervals giving more than MAX_OUTPUT_SAMPLES outputs.
+* durations and output intervals giving more than MAX_OUTPUT_SAMPLES outputs;
+* the values a case derives from its keys: the cant that ``cant_deficiency_mm``
+  gives at a case's speed and radius must lie in DERIVED_CANT_MM (a plan
+  giving -9 mm or 313 mm ran them without a word).
 
 `PlanError` is a ValueError: the CLI prints its one line and exits with 2.
 """
@@ -46,6 +49,12 @@ SPECIAL_RANGES = {
     "ramp_time": (0.0, 3600.0, False, False, "s", "curve ramp time"),
 }
 MIN_RADIUS_M = 50.0            # tighter curves are outside the wheelset model (and any railway)
+# the cant a case derives from its cant deficiency (mm): not below 0 (the inner rail
+# raised: the deficiency then exceeds the balance cant) nor above 200 mm (EN 13803
+# allows 180 mm on ballasted track; the vehicle command takes up to 200 mm)
+DERIVED_CANT_MM = (0.0, 200.0)
+GRAVITY = 9.81                 # as fmu_wheelset/sweeps/sweep.py derives the cant
+RAIL_DISTANCE = 1.5
 
 
 class PlanError(ValueError):
@@ -234,10 +243,24 @@ def _checker(key: str, table: Mapping[str, Any], where: str):
     if key in fields:
         raise PlanError(f"{where}: {key} cannot be varied in a sweep of the FMU (the FMU has "
                         "no parameter for it)")
-    raise PlanError(f"{where}: unknown case parameter {key!r} (sweep keys: "
-                    f"{', '.join(sorted(SPECIAL_RANGES) + ['radius_m'])}; wheelset parameters: "
-                    f"{', '.join(sorted(table))})" if len(key) < 100 else
-                    f"{where}: unknown case parameter")
+    if len(key) >= 100:
+        raise PlanError(f"{where}: unknown case parameter")
+    import difflib
+    from fmu_wheelset.fmu.variables import PARAMETERS
+    # the FMU's names of the core's fields (contact.friction_coefficient: friction)
+    fmu_names = {}
+    for var in PARAMETERS:
+        if isinstance(var.core, str) and var.core in table:
+            for alias in (var.name, var.name.replace(".", "_"), var.name.rsplit(".", 1)[-1]):
+                fmu_names.setdefault(alias, var.core)
+    known = sorted(SPECIAL_RANGES) + ["radius_m", "preset"] + sorted(table)
+    near = ([fmu_names[key]] if key in fmu_names else
+            difflib.get_close_matches(key, known, n=3, cutoff=0.6))
+    raise PlanError(f"{where}: unknown case parameter {key!r}"
+                    + (f" (did you mean {' or '.join(near)}?)" if near else "")
+                    + f"; the sweep keys are {', '.join(sorted(SPECIAL_RANGES) + ['radius_m'])} "
+                    "and the wheelset's core parameters (`wheelset-fmu stability "
+                    "--list-parameters` lists them as wheelset.NAME)")
 
 
 def _axis(values) -> list:
@@ -265,7 +288,7 @@ def check_plan(data: Mapping[str, Any], source: str = "sweep") -> int:
     if "grid" in data and "random" in data:
         raise PlanError(f"{source}: give [grid] or [random], not both")
     table = _parameter_table()
-    check_scenario(data.get("scenario", "kang-r320"), source)
+    base = check_scenario(data.get("scenario", "kang-r320"), source)
     if "preset" in data:
         _preset(data["preset"], f"{source}: preset")
 
@@ -333,7 +356,49 @@ def check_plan(data: Mapping[str, Any], source: str = "sweep") -> int:
     if longest / interval > MAX_OUTPUT_SAMPLES:
         raise PlanError(f"{source}: duration {longest:g} s / output_interval {interval:g} s gives "
                         f"{longest / interval:.3g} outputs per case, more than {MAX_OUTPUT_SAMPLES}")
+    _check_derived_cant(data, base.params.speed, source)
     return n_cases
+
+
+def _case_values(data: Mapping[str, Any], key: str):
+    """The values `key` takes in the plan's cases ([fixed], [grid] or [random]:
+    a numeric [random] interval by its two ends), or None when no case sets it."""
+    for table in ("grid", "random"):
+        if isinstance(data.get(table), Mapping) and key in data[table]:
+            return [float(v) for v in _axis(data[table][key])]
+    fixed = data.get("fixed", {})
+    if isinstance(fixed, Mapping) and key in fixed:
+        return [float(fixed[key])]
+    return None
+
+
+def _check_derived_cant(data: Mapping[str, Any], scenario_speed: float, source: str):
+    """The cant each case derives from its cant deficiency, speed and radius
+    (h = V^2 s / (g R) - deficiency, fmu_wheelset/sweeps/sweep.py) within
+    DERIVED_CANT_MM; PlanError naming the cases outside it (the extremes: the
+    cant grows with the speed and falls with the radius and the deficiency)."""
+    deficiencies = _case_values(data, "cant_deficiency_mm")
+    radii = _case_values(data, "radius_m")
+    if deficiencies is None or radii is None:
+        return
+    radii = [abs(r) for r in radii if math.isfinite(r) and r != 0.0]
+    if not radii:
+        return
+    speeds = _case_values(data, "speed_kmh") or [scenario_speed * 3.6]
+    lo, hi = DERIVED_CANT_MM
+    bad = []
+    for speed, radius, deficiency in ((min(speeds), max(radii), max(deficiencies)),
+                                      (max(speeds), min(radii), min(deficiencies))):
+        v = speed / 3.6
+        cant = (v * v * RAIL_DISTANCE / (GRAVITY * radius)) * 1e3 - deficiency
+        if not lo <= cant <= hi:
+            balance = cant + deficiency
+            bad.append(f"{speed:g} km/h on R {radius:g} m with {deficiency:g} mm of cant "
+                       f"deficiency gives a cant of {cant:.0f} mm (balance cant {balance:.0f} mm)")
+    if bad:
+        raise PlanError(f"{source}: the cant a case derives from cant_deficiency_mm must lie in "
+                        f"[{lo:g}, {hi:g}] mm: " + "; ".join(bad)
+                        + " (give cant_mm, or change the speeds, radii or deficiencies)")
 
 
 def check_workers(n: Optional[int]) -> Optional[int]:

@@ -13,9 +13,9 @@ full grid or random samples of case parameters::
     friction = 0.3
 
     [grid]                       # full factorial (every combination)
-    speed_kmh = [60.0, 80.0, 100.0]
-    radius_m = [300.0, 600.0]    # inf (or 0) = straight track
-    cant_deficiency_mm = [80.0]  # or cant_mm = [...]
+    speed_kmh = [80.0, 100.0, 120.0]
+    radius_m = [800.0, 1200.0]   # inf (or 0) = straight track
+    cant_deficiency_mm = [60.0]  # or cant_mm = [...]; the cant it gives must be 0-200 mm
     wheel_profile = ["S1002"]
 
     # ... or instead of [grid]:
@@ -643,8 +643,11 @@ def _run_todo(todo, out, done, stats, *, fmu_path, runner, scheduler, n_workers,
         else:
             from fmu_wheelset.sweeps.plan import check_workers
             n = check_workers(n_workers) or os.cpu_count() or 1
+            # its own log at ERROR: the nanny's warning that a worker still ran 4 s
+            # after close (the workers' interpreter shutdown) followed every sweep
+            import logging
             own_cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                       dashboard_address=None)
+                                       dashboard_address=None, silence_logs=logging.ERROR)
             client = Client(own_cluster)
         own_client = True
     else:

@@ -125,27 +125,41 @@ def markdown_table(rows) -> str:
 class CaseResult:
     name: str
     title: str
-    rows: list
+    rows: list                # the comparisons: each a pass, a FAIL or (rarely) not compared
     figures: list = field(default_factory=list)     # (caption, path)
     csv: list = field(default_factory=list)
     backend: str = ""
     notes: list = field(default_factory=list)
+    # figures measured for information, with no published value or criterion to
+    # compare them with (a sensitivity, a shape, another wheel's number): Rows with
+    # compared=False, shown under the case's table, not counted as comparisons
+    info: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------
-def fmu_path(out_dir) -> Path:
+def fmu_path(out_dir, progress=None) -> Path:
     """The FMU cached under the output directory, built if missing or older than
-    its sources (fmu_wheelset/fmu/slave.py, variables.py, ..., solver/)."""
-    from fmu_wheelset.packaging.build import ROOT, build_fmu
+    its sources (fmu_wheelset/fmu/slave.py, variables.py, ..., solver/). It runs
+    here only, so it carries the numba cache of this machine's CPU alone (the
+    generic one would double the build's compiling). ``progress``: a callable
+    told the build's steps (None: silent)."""
+    from fmu_wheelset.packaging.build import build_fmu
+    target = Path(out_dir) / "fmu" / "Wheelset.fmu"
+    if not fmu_is_current(out_dir):
+        build_fmu(target, quiet=True, numba_targets=("build-cpu",), progress=progress)
+    return target
+
+
+def fmu_is_current(out_dir) -> bool:
+    """The FMU under `out_dir` exists and is newer than its sources."""
+    from fmu_wheelset.packaging.build import ROOT
     target = Path(out_dir) / "fmu" / "Wheelset.fmu"
     sources = list((ROOT / "fmu_wheelset" / "fmu").rglob("*.py"))
     sources += list((ROOT / "fmu_wheelset" / "fmu" / "native").glob("*.[ch]"))
     sources.append(ROOT / "fmu_wheelset" / "packaging" / "build.py")
     sources += list((ROOT / "solver").rglob("*.py"))
     newest = max(p.stat().st_mtime for p in sources if p.exists())
-    if not target.exists() or target.stat().st_mtime < newest:
-        build_fmu(target, quiet=True)
-    return target
+    return target.exists() and target.stat().st_mtime >= newest
 
 
 _MD_CACHE = {}

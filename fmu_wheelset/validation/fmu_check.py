@@ -1,11 +1,9 @@
 """FMU layer against the core: the same scenario through FMPy (FMU) and through
 solver.scenarios.simulate must agree to round-off (the FMU only converts
-variables). Uses ren-jin-r400-100 with the suspension the FMU can express (the
-WheelsetParameters defaults for the built-in bogie's springs and dampers), so
+variables). Uses ren-jin-r400-100 (every value of it is an FMU parameter), so
 that any difference is the FMI layer's."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -16,12 +14,8 @@ from fmu_wheelset.validation.common import (CaseResult, Row, figure, point_array
 
 def fmu_scenario(duration=8.0):
     from solver.scenarios import load_scenario
-    from solver.model.parameters import WheelsetParameters
     sc = load_scenario("ren-jin-r400-100", duration=duration)
-    d = WheelsetParameters()
-    sc.params = dataclasses.replace(sc.params, suspension_stiffness=d.suspension_stiffness,
-                                    suspension_damping=d.suspension_damping)
-    sc.name = "ren-jin-r400-100 (FMU-expressible suspension)"
+    sc.name = "ren-jin-r400-100 (FMU and core)"
     return sc
 
 

@@ -35,7 +35,7 @@ table{border-collapse:collapse;font-size:12.5px}td,th{border:1px solid #bbb;padd
 vertical-align:top}th{background:#eee}.pass{color:#070}.FAIL{color:#b00;font-weight:bold}
 .summary{border:2px solid #888;padding:8px 12px;background:#fafafa}
 .counts{font-size:18px;margin:2px 0 6px}.counts b{margin-right:14px}
-.fails td{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;max-width:760px}
+.fails td{max-width:1180px}.info td{color:#555}
 .prov td{border:none;padding:0 10px 0 0}.prov{margin-top:6px}
 .toc{columns:2;font-size:13px;margin:6px 0 0;padding-left:18px}
 figure{display:inline-block;margin:8px 8px 0 0;vertical-align:top;max-width:49%}
@@ -132,10 +132,12 @@ def summary_html(results, prov) -> str:
     failed = [r for r in rows if r.compared and not r.passed]
     n_pass = sum(1 for r in rows if r.compared and r.passed)
     n_not = sum(1 for r in rows if not r.compared)
+    n_info = sum(len(res.info) for res in results)
     parts = ["<div class='summary'>",
              f"<div class='counts'><b class='pass'>{n_pass} pass</b>"
              f"<b class='FAIL'>{len(failed)} FAIL</b><b>{n_not} not compared</b>"
-             f"<span>of {len(rows)} rows in {len(results)} sections</span></div>"]
+             f"<span>of {len(rows)} rows in {len(results)} sections; {n_info} more figures "
+             "measured for information under their sections</span></div>"]
     if failed:
         parts.append("<table class='fails'><tr><th>FAIL</th><th>why</th></tr>")
         for r in failed:
@@ -166,9 +168,9 @@ def _anchor(text: str) -> str:
     return "s-" + "".join(c if c.isalnum() else "-" for c in text).strip("-").lower()
 
 
-def _rows_table(rows) -> str:
-    parts = ["<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in TABLE_HEADER[1:] + ["note"])
-             + "</tr>"]
+def _rows_table(rows, css="") -> str:
+    parts = [(f"<table class='{css}'>" if css else "<table>") + "<tr>"
+             + "".join(f"<th>{html.escape(h)}</th>" for h in TABLE_HEADER[1:] + ["note"]) + "</tr>"]
     for r in rows:
         cells = r.cells()
         tds = "".join(f"<td>{html.escape(c)}</td>" for c in cells[1:7])
@@ -199,6 +201,9 @@ def write_report(results, path, title="Wheelset FMU validation", extra="", fmu=N
                      + (", ".join(html.escape(Path(c).name) for c in res.csv) or "none")
                      + f"; {_counts(res.rows)}</p>")
         parts.append(_rows_table(res.rows))
+        if res.info:
+            parts.append("<p>Measured for information (no published value or criterion to "
+                         "compare them with):</p>" + _rows_table(res.info, css="info"))
         for caption, fig in res.figures:
             parts.append(f"<figure>{_img(fig)}<figcaption>{html.escape(caption)}</figcaption></figure>")
     parts.append("<p>Backend 'fmu': the FMU driven by FMPy (fmpy.simulate_fmu, FMI 2.0 "
@@ -209,15 +214,24 @@ def write_report(results, path, title="Wheelset FMU validation", extra="", fmu=N
     return path
 
 
-def write_markdown(results, path, fmu=None, backend="fmu"):
+def write_markdown(results, path, fmu=None, backend="fmu", elapsed=None):
     """The same as Markdown: the summary (counts, FAIL rows, provenance), then the table."""
     path = Path(path)
     rows = all_rows(results)
     failed = [r for r in rows if r.compared and not r.passed]
     n_pass = sum(1 for r in rows if r.compared and r.passed)
+    info = [r for res in results for r in res.info]
     lines = [f"{n_pass} pass, {len(failed)} FAIL, {sum(1 for r in rows if not r.compared)} not "
-             f"compared (of {len(rows)} rows)", ""]
+             f"compared (of {len(rows)} rows); {len(info)} more figures measured for information",
+             ""]
     lines += [f"- FAIL: {r.case}: {fail_reason(r)}" for r in failed]
-    lines += [""] + [f"- {k}: {v}" for k, v in provenance(fmu, backend).items()] + [""]
-    path.write_text("\n".join(lines) + markdown_table(rows) + "\n", encoding="utf-8")
+    prov = provenance(fmu, backend)
+    if elapsed is not None:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        prov["run"] = f"{elapsed / 60:.1f} min (load {load:.1f} at its end)"
+    lines += [""] + [f"- {k}: {v}" for k, v in prov.items()] + [""]
+    text = "\n".join(lines) + markdown_table(rows) + "\n"
+    if info:
+        text += "\nMeasured for information:\n\n" + markdown_table(info) + "\n"
+    path.write_text(text, encoding="utf-8")
     return path

@@ -25,8 +25,13 @@ CLIMB_DURATION = {5e3: 30.0, 50e3: 4.0}     # s: longer than any run takes to de
 
 
 def loaded(**overrides):
+    """The loaded wheelset of the cases: the built-in suspension with its frame on
+    the track centreline (the model the stored event times were made with; the
+    lateral springs hold the wheelset against the growing lateral force until
+    its flange takes it)."""
     from solver.model.parameters import WheelsetParameters
-    return WheelsetParameters(bogie=True, suspended_mass=12400.0, **overrides)
+    return WheelsetParameters(bogie=True, frame_on_centreline=True, suspended_mass=12400.0,
+                              **overrides)
 
 
 def _model(**overrides):

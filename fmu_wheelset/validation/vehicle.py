@@ -192,7 +192,7 @@ def case_vehicle(out, backend="fmu") -> CaseResult:
         label = f"R {radius:g} m, h {cant * 1e3:g} mm, D {deficiency * 1e3:g} mm ({speed * 3.6:.0f} km/h)"
         for b in range(2):
             rows.append(Row(name, f"{label}: bogie {b + 1} sum of lateral rail forces / "
-                                  f"m(V^2/R cos c + g sin c) (mean {CURVE_AVERAGE_FROM:g}-"
+                                  f"m(V^2/R cos c - g sin c) (mean {CURVE_AVERAGE_FROM:g}-"
                                   f"{CURVE_DURATION:g} s)", f"1 (textbook m(V^2/R - g h/s) = "
                                   f"{textbook / required:.4f})", float(sampled[b] / required), "1",
                             1.0, 0.01, "fmu",
@@ -206,7 +206,7 @@ def case_vehicle(out, backend="fmu") -> CaseResult:
                                  "yaw couple; the couple comes from the bogie frames' yaw "
                                  "relative to the carbody on the secondary longitudinal springs"))
         rows.append(Row(name, f"{label}: whole vehicle, sum of lateral rail forces / "
-                              "M(V^2/R cos c + g sin c)", "1", float(sampled.sum() / (2 * required)),
+                              "M(V^2/R cos c - g sin c)", "1", float(sampled.sum() / (2 * required)),
                         "1", 1.0, 0.01, "fmu",
                         note="per bogie the secondary yaw stiffness moves load between the "
                              "bogies: the bogie frames' yaw moments on the carbody are balanced by "

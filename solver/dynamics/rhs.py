@@ -58,23 +58,21 @@ from ..contact.geometry.update import wheelset_contact_update
 from ..contact.normal.hertz import hertz_from_penetration_fit_kernel
 from ..contact.normal.load_sharing import merged_patch_forces_kernel
 from ..contact.normal.patch_curvature import patch_geometry
+from .suspension import builtin_suspension_loads
 from ..layout import (
     C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX, C_FY,
-    C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT,
-    C_S_WHEEL, C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_RAIL_DU, G_RAIL_U0,
-    G_TAPING_AXIAL, G_WHEEL_DS, G_WHEEL_S0, HZ_A, HZ_A_SUM,
-    HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_SHIFT, HZ_STIFFNESS, HZ_TURN, MAX_POINTS,
-    M_BOGIE,
-    M_BOX_SEMI_SPACING, M_BOX_Z_REF, M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX,
-    M_CY, M_CZ, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY, M_GYROSCOPIC, M_HUNT_CROSSLEY,
-    M_JX, M_JY, M_JZ, M_KX, M_KY, M_KZ, M_MASS, M_MULTIPOINT, M_POISSON, M_RAIL_DAMPING,
-    M_RAIL_MASS, M_RAIL_STIFFNESS, M_ROLL_RATE_CREEPAGE, M_SPEED, M_TRACK_MODEL,
-    M_SUSPENDED_MASS, M_YOUNG, N_CONTACT, N_CREEP_OPTIONS, O_GAP_LEFT, O_MAX_PENETRATION,
-    O_RAIL_ON_WHEEL_LEFT, PATCH_ANGLE, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_OWN,
-    PATCH_SADDLE, PATCH_SHARED, PATCH_X, PATCH_Y, PATCH_Z,
-    PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE, P_S_WHEEL,
-    P_TAN_CONTACT, P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_RAIL, S_RAIL_RATE,
-    S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW,
+    C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
+    C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_RAIL_DU, G_RAIL_U0, G_TAPING_AXIAL,
+    G_WHEEL_DS, G_WHEEL_S0, HZ_A, HZ_A_SUM, HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_SHIFT,
+    HZ_STIFFNESS, HZ_TURN, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_CONTACT_DAMPING,
+    M_CREEP_MODEL, M_CREEP_OPTIONS, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY,
+    M_GYROSCOPIC, M_HUNT_CROSSLEY, M_JX, M_JY, M_JZ, M_MASS, M_MULTIPOINT, M_POISSON,
+    M_RAIL_DAMPING, M_RAIL_MASS, M_RAIL_STIFFNESS, M_ROLL_RATE_CREEPAGE, M_SPEED, M_TRACK_MODEL,
+    M_YOUNG, N_CONTACT, N_CREEP_OPTIONS, O_GAP_LEFT, O_MAX_PENETRATION, O_RAIL_ON_WHEEL_LEFT,
+    PATCH_ANGLE, PATCH_DEPTH, PATCH_FORCE, PATCH_INDEX, PATCH_OWN, PATCH_SADDLE, PATCH_SHARED,
+    PATCH_X, PATCH_Y, PATCH_Z, PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE,
+    P_S_WHEEL, P_TAN_CONTACT, P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_RAIL,
+    S_RAIL_RATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW,
     S_YAW_RATE, S_Z, W_PATCH, W_RAIL,
 )
 
@@ -491,22 +489,10 @@ def point_forces(side, i, p, kin, rail_velocity, rail_y, rail_z, model, patch, h
 @njit(cache=True, error_model="numpy", _nrt=False)
 def axle_box_loads(state, model, track, box_force, box_moment, axle):
     """Stage 4, the loads at the axle boxes: the host's (box_force, box_moment:
-    (2, 3) track frame) plus, with the built-in suspension (M_BOGIE), its springs
-    and dampers to a frame on the track centreline and the suspended mass's share
-    (weight and uncompensated centrifugal force). `axle` the axle's direction
+    (2, 3) track frame) plus, with the built-in suspension (M_BOGIE), the quarter
+    vehicle's (solver.dynamics.suspension). `axle` the axle's direction
     (ex, ey, ez). Returns (fx, fy, fz, mx, my, mz) about the wheelset's centre."""
     ex, ey, ez = axle
-    V = model[M_SPEED]
-    g = model[M_GRAVITY]
-    curvature = track.curvature
-    cant = track.cant
-    vx = state[S_VX]
-    vy = state[S_VY]
-    vz = state[S_VZ]
-    roll_rate = state[S_ROLL_RATE]
-    yaw_rate = state[S_YAW_RATE]
-    y = state[S_Y]
-    z = state[S_Z]
     b_ab = model[M_BOX_SEMI_SPACING]
     fx_tot = 0.0
     fy_tot = 0.0
@@ -522,21 +508,6 @@ def axle_box_loads(state, model, track, box_force, box_moment, axle):
         fbx = box_force[side, 0]
         fby = box_force[side, 1]
         fbz = box_force[side, 2]
-        if model[M_BOGIE] > 0.5:
-            # box velocity = v_C + omega_body x r_b (body: roll, yaw rates only)
-            vbx = vx + (roll_rate * 0.0 - yaw_rate * rby)
-            vby = vy + yaw_rate * rbx - 0.0
-            vbz = vz + roll_rate * rby
-            dbx = rbx - 0.0
-            dby = y + rby - sign * b_ab
-            dbz = z + rbz - model[M_BOX_Z_REF]
-            fbx += -model[M_KX] * (state[S_X] + dbx) - model[M_CX] * vbx
-            fby += -model[M_KY] * dby - model[M_CY] * vby
-            fbz += -model[M_KZ] * dbz - model[M_CZ] * vbz
-            # the suspended mass' share: weight and uncompensated centrifugal force
-            ms_half = 0.5 * model[M_SUSPENDED_MASS]
-            fby += -ms_half * (V * V * curvature * math.cos(cant) + g * math.sin(cant))
-            fbz += -ms_half * (g * math.cos(cant) - V * V * curvature * math.sin(cant))
         mbx, mby, mbz = _cross(rbx, rby, rbz, fbx, fby, fbz)
         fx_tot += fbx
         fy_tot += fby
@@ -544,6 +515,15 @@ def axle_box_loads(state, model, track, box_force, box_moment, axle):
         mx_tot += mbx + box_moment[side, 0]
         my_tot += mby + box_moment[side, 1]
         mz_tot += mbz + box_moment[side, 2]
+    if model[M_BOGIE] > 0.5:
+        sfx, sfy, sfz, smx, smy, smz = builtin_suspension_loads(
+            state, model, model[M_SPEED], model[M_GRAVITY], track.curvature, track.cant)
+        fx_tot += sfx
+        fy_tot += sfy
+        fz_tot += sfz
+        mx_tot += smx
+        my_tot += smy
+        mz_tot += smz
     return fx_tot, fy_tot, fz_tot, mx_tot, my_tot, mz_tot
 
 

@@ -59,10 +59,22 @@ class WheelsetParameters:
     loaded straight track, the Ren & Jin curve and hard flange contact
     (docs/convergence.md); internal_step 10 ms is faster with long
     communication steps, at the same tolerance.
-    `bogie`: True for the built-in spring-damper to a frame following the
-    track centreline (stand-alone runs); False when the host supplies the
+    `bogie`: True for the built-in suspension of stand-alone runs
+    (solver/dynamics/suspension.py); False when the host supplies the
     axle-box forces. `suspended_mass`: the share of the vehicle mass carried by
-    this wheelset's primary suspension (used by the built-in bogie only).
+    this wheelset's primary suspension (the built-in suspension only). The
+    built-in suspension is a quarter vehicle whose frame and suspended mass
+    follow the wheelset laterally: in a curve the wheelset carries the
+    suspended mass's uncompensated lateral force and its roll moment
+    (`carbody_share` of it on the secondary suspension at `carbody_cg_height`,
+    the rest at `frame_cg_height`; the secondary's `secondary_height`,
+    `secondary_roll_stiffness`, `secondary_lateral_stiffness`), and the primary
+    lateral stiffness and damping (`suspension_stiffness[1]`,
+    `suspension_damping[1]`) do not act; `frame_on_centreline` True puts the
+    frame on the track centreline instead (Wickens' single suspended wheelset
+    of the stability studies: every spring to a frame without lateral freedom,
+    no roll moment). A setting that has no effect in the chosen configuration
+    and differs from its default is refused (`ineffective_settings`).
     `track`: a built-in scenario name, a track file path, or a Track.
     """
 
@@ -100,6 +112,16 @@ class WheelsetParameters:
     suspension_stiffness: tuple = (31.391e6, 3.884e6, 1.22e6)   # kx, ky, kz per box (Iwnicki 1998)
     suspension_damping: tuple = (15e3, 2e3, 4e3)                # cx, cy, cz per box
     suspended_mass: float = 0.0
+    # the built-in quarter vehicle (solver/dynamics/suspension.py); defaults: the
+    # Manchester benchmark vehicle 1 (Iwnicki 1998) as cosim/vehicle/parameters.py
+    # holds it, per wheelset (docs/parameters.md, "The built-in quarter vehicle")
+    frame_on_centreline: bool = False
+    carbody_share: float = 8000.0 / 9307.5     # of suspended_mass: carbody 32000 / 4 of 9307.5 kg
+    carbody_cg_height: float = 2.0             # m above the rail
+    frame_cg_height: float = 0.6               # m above the rail
+    secondary_height: float = 1.0              # m above the rail
+    secondary_roll_stiffness: float = 0.43e6   # N m/rad: 2 x 430 kN/m x (1.0 m)^2 per bogie, half of it
+    secondary_lateral_stiffness: float = 0.16e6  # N/m: 2 x 160 kN/m per bogie, half of it
     initial_lateral: float = 0.0
     initial_yaw: float = 0.0
     max_penetration: float = 2e-3
@@ -183,6 +205,15 @@ class WheelsetParameters:
             if (not isinstance(vals, (tuple, list)) or len(vals) != 3
                     or any(not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0 for v in vals)):
                 raise WheelsetError(f"{name} must be three finite values >= 0")
+        for name in ("bogie", "frame_on_centreline"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise WheelsetError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name, low, high in QUARTER_VEHICLE_RANGES:
+            value = getattr(self, name)
+            if (isinstance(value, bool) or not isinstance(value, (int, float))
+                    or not math.isfinite(value) or not low <= value <= high):
+                raise WheelsetError(f"{name} must be a number in [{low:g}, {high:g}], got {value!r}")
+        self._check_quarter_vehicle_upright()
         if self.track_model not in TRACK_MODEL_NAMES:
             raise WheelsetError(f"track_model must be one of {TRACK_MODEL_NAMES}, got {self.track_model!r}")
         for name, count, positive in (("rail_mass", 4, True), ("rail_stiffness", 4, False),
@@ -202,6 +233,87 @@ class WheelsetParameters:
         if not (isinstance(self.hunt_crossley, (int, float)) and math.isfinite(self.hunt_crossley)
                 and 0.0 <= self.hunt_crossley <= 10.0):
             raise WheelsetError(f"hunt_crossley must be in [0, 10] s/m, got {self.hunt_crossley!r}")
+        ineffective = ineffective_settings(self)
+        if ineffective:
+            raise WheelsetError(ineffective[0])
+
+    def _check_quarter_vehicle_upright(self):
+        """The quarter vehicle's roll stiffnesses must hold the suspended mass up
+        (solver/dynamics/suspension.py: the two rolls' equations have a positive
+        definite matrix at the gravity g), else the quasi-static roll has no
+        solution: the carbody would topple on its secondary, or the whole on the
+        primary."""
+        if not self.bogie or self.frame_on_centreline or self.suspended_mass <= 0:
+            return
+        g = 9.81
+        carbody = self.suspended_mass * self.carbody_share
+        frame = self.suspended_mass - carbody
+        l2 = self.carbody_cg_height - self.secondary_height
+        lever = (carbody * (self.carbody_cg_height - self.nominal_radius)
+                 + frame * (self.frame_cg_height - self.nominal_radius))
+        k2 = self.secondary_roll_stiffness
+        k1 = 2.0 * self.suspension_stiffness[2] * self.axle_box_semi_spacing ** 2
+        a11, a12, a22 = k2 - carbody * g * l2, -carbody * g * l2, k1 - g * lever
+        if k2 > 0 and a11 <= 0:
+            raise WheelsetError(
+                f"secondary_roll_stiffness {k2:g} N m/rad cannot hold the carbody upright: it "
+                f"must exceed m_s carbody_share g (carbody_cg_height - secondary_height) = "
+                f"{carbody * g * l2:.4g} N m/rad")
+        if k1 > 0 and (a22 <= 0 or (k2 > 0 and a11 * a22 - a12 * a12 <= 0)):
+            raise WheelsetError(
+                f"the primary roll stiffness 2 kz b^2 = {k1:.4g} N m/rad cannot hold the "
+                f"suspended mass upright (it must exceed about g sum m_i (h_i - "
+                f"nominal_radius) = {g * lever:.4g} N m/rad)")
+
+
+# the quarter vehicle's numbers: name, lowest, highest (1, m, N m/rad, N/m)
+QUARTER_VEHICLE_RANGES = (
+    ("carbody_share", 0.0, 1.0),
+    ("carbody_cg_height", 0.0, 10.0),
+    ("frame_cg_height", 0.0, 10.0),
+    ("secondary_height", 0.0, 10.0),
+    ("secondary_roll_stiffness", 0.0, 1.0e10),
+    ("secondary_lateral_stiffness", 0.0, 1.0e10),
+)
+QUARTER_VEHICLE_FIELDS = tuple(name for name, _, _ in QUARTER_VEHICLE_RANGES)
+
+
+def ineffective_settings(params) -> list:
+    """The settings of `params` that differ from their defaults and have no effect
+    in its configuration, one sentence each (empty: none): the built-in
+    suspension's values without it, the primary lateral spring and damper of the
+    quarter vehicle (its frame follows the wheelset), the quarter vehicle's
+    heights and stiffnesses with the frame on the centreline or no suspended mass."""
+    default = WheelsetParameters()
+    changed = [name for name in ("suspended_mass", "frame_on_centreline", *QUARTER_VEHICLE_FIELDS)
+               if getattr(params, name) != getattr(default, name)]
+    problems = []
+    if not params.bogie:
+        for name in ("suspension_stiffness", "suspension_damping"):
+            if tuple(getattr(params, name)) != tuple(getattr(default, name)):
+                changed.append(name)
+        if changed:
+            problems.append(f"{', '.join(changed)} set, but the built-in suspension is off "
+                            "(bogie / suspension.builtin false): they have no effect; switch it "
+                            "on or leave them at their defaults")
+        return problems
+    if not params.frame_on_centreline:
+        lateral = [f"{name}[1] (y)" for name in ("suspension_stiffness", "suspension_damping")
+                   if getattr(params, name)[1] != getattr(default, name)[1]]
+        if lateral:
+            problems.append(f"{' and '.join(lateral)} set, but the built-in quarter vehicle's "
+                            "frame follows the wheelset laterally, so the primary lateral "
+                            "spring and damper do not act; leave them at their defaults, or "
+                            "set frame_on_centreline (suspension.frame_on_centreline) for a "
+                            "frame on the track centreline")
+    quarter = [name for name in QUARTER_VEHICLE_FIELDS if name in changed]
+    if quarter and params.frame_on_centreline:
+        problems.append(f"{', '.join(quarter)} set, but with the frame on the track centreline "
+                        "the suspended mass has no roll moment or sway: they have no effect")
+    elif quarter and params.suspended_mass == 0:
+        problems.append(f"{', '.join(quarter)} set, but suspended_mass is 0: they have no "
+                        "effect")
+    return problems
 
 
 def resolve_source(spec: str, is_builtin, search_dirs=(), working_directory: bool = True):

@@ -46,6 +46,8 @@ from ..layout import (
     C_ELASTIC_ENERGY, C_ETA, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
     C_U_RAIL, C_X, C_XI, C_Z, D_BOX_POS, D_BOX_VEL, D_ENERGY, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR,
     D_WHEEL_RAIL, D_Y, D_YQ, JAC_AGE, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF,
+    M_CARBODY_CG_HEIGHT, M_CARBODY_SHARE, M_FRAME_CG_HEIGHT, M_FRAME_ON_CENTRELINE,
+    M_SECONDARY_HEIGHT, M_SECONDARY_LATERAL_STIFFNESS, M_SECONDARY_ROLL_STIFFNESS,
     M_CONTACT_DAMPING, M_CREEP_MODEL, M_CREEP_OPTIONS, M_CX, M_CZ, M_F11, M_F33, M_FRICTION,
     M_GRAVITY, M_GYROSCOPIC, M_JX, M_JY, M_JZ, M_KX, M_KZ, M_MASS, M_MAX_STEPS, M_MULTIPOINT,
     M_POISSON, M_ROLL_RATE_CREEPAGE, M_SPEED, M_SUSPENDED_MASS, M_TOLERANCE, M_YOUNG, N_CLOCK,
@@ -193,6 +195,13 @@ class WheelsetModel:
         m[M_GYROSCOPIC] = 1.0 if params.gyroscopic else 0.0
         m[M_TOLERANCE] = params.tolerance
         m[M_MAX_STEPS] = params.max_substeps
+        m[M_FRAME_ON_CENTRELINE] = 1.0 if params.frame_on_centreline else 0.0
+        m[M_CARBODY_SHARE] = params.carbody_share
+        m[M_CARBODY_CG_HEIGHT] = params.carbody_cg_height
+        m[M_FRAME_CG_HEIGHT] = params.frame_cg_height
+        m[M_SECONDARY_HEIGHT] = params.secondary_height
+        m[M_SECONDARY_ROLL_STIFFNESS] = params.secondary_roll_stiffness
+        m[M_SECONDARY_LATERAL_STIFFNESS] = params.secondary_lateral_stiffness
         m[M_TRACK_MODEL] = float(TRACK_MODEL_NAMES.index(params.track_model))
         m[M_RAIL_MASS:M_RAIL_MASS + 4] = params.rail_mass
         m[M_RAIL_STIFFNESS:M_RAIL_STIFFNESS + 4] = params.rail_stiffness

@@ -330,6 +330,10 @@ class Track:
         """Track from a parsed TOML document (dict)."""
         allowed = {"name", "description", "rail_distance_m", "direction", "section", "stations"}
         unknown = set(data) - allowed
+        if unknown & {"wheelset", "duration", "output_interval"}:
+            raise TrackError(f"{where}: this is a scenario file ({', '.join(sorted(unknown))}), "
+                             "not a track: run it with `wheelset-fmu simulate --scenario FILE`, "
+                             "or name a track file ([stations] or [[section]] tables)")
         if unknown:
             raise TrackError(f"{where}: unknown top-level key(s) {sorted(unknown)} "
                              f"(allowed: {sorted(allowed)})")

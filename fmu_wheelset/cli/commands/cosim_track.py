@@ -90,7 +90,7 @@ def run(args) -> int:
     from cosim.track.options import CosimOptions
     params = {"suspension.builtin": True, "wheelset.speed": args.speed / 3.6,
               "suspension.suspended_mass": max(2 * args.wheel_load / 9.81 - 1813.0, 0.0),
-              "suspension.stiffness.z": 1.0e4}
+              "suspension.stiffness.z": 0.0}
     params.update(dict(args.param))
     # checked before any work: an unknown rail section is a ValueError (exit 2)
     track = TrackParameters(rail=args.rail, beam=args.beam, sleeper_spacing=args.sleeper_spacing,

@@ -2,7 +2,8 @@
 
   wheelset-fmu profiles                       # name, kind, lateral range, source
   wheelset-fmu profiles --check profiles/CHN60.txt --kind rail --step 0.1
-  wheelset-fmu profiles --check RAIL.prr --cant 40     # a SIMPACK rail drawn canted 1:40
+  wheelset-fmu profiles --check solver/profiles/data/manchester/MBench_UIC60_v3.prr --cant 40
+                                              # a SIMPACK rail drawn canted 1:40
 
 With --check the file is loaded and summarised: the project's two-column text
 in mm (profiles/README.md) or a SIMPACK wheel (.prw) or rail (.prr) profile

@@ -1,8 +1,8 @@
 """`wheelset-fmu simulate`: run a scenario through the core (no FMU).
 
-Example (Ren & Jin's curve, the first 2 s):
+Example (Ren & Jin's curve: 100 m of straight, a 100 m transition, R 400 m):
 
-  wheelset-fmu simulate --scenario ren-jin-r400 --duration 2 --out run.csv --plot run.png
+  wheelset-fmu simulate --scenario ren-jin-r400 --duration 9 --out run.csv --plot run.png
 
 The scenario names are the FMU's track names (track.scenario): each runs its
 paper's wheelset on that track. Exit status 1 when the run stops early (a
@@ -12,7 +12,23 @@ up to there.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+
 from fmu_wheelset.fmu.variables import model_names
+
+
+def track_name(text: str) -> str:
+    """An argparse type: a built-in track name or an existing track file, whose
+    path is passed on absolute (a scenario file is refused when it loads)."""
+    from fmu_wheelset.fmu.registries import TRACKS
+    names = [name for name, _ in TRACKS]
+    if text in names:
+        return text
+    if not os.path.isfile(text):
+        raise argparse.ArgumentTypeError(f"{text}: not a built-in track ({', '.join(names)}) "
+                                         "and no such file")
+    return os.path.abspath(text)
 
 
 def register(subparsers):
@@ -30,6 +46,10 @@ def register(subparsers):
     # the range of the FMU's wheelset.speed (fmu_wheelset/fmu/variables.py)
     p.add_argument("--speed", type=number(0.0, 150.0, lo_open=True, unit="m/s"),
                    help="forward speed (m/s; default: the scenario's)")
+    p.add_argument("--track", type=track_name,
+                   help="the track instead of the scenario's: a built-in name (straight, "
+                        "ren-jin-r400, kang-r320) or a track file (TOML/CSV, e.g. "
+                        "scenarios/kang-r320.toml)")
     p.add_argument("--out", default="run.csv", type=output_file(), help="CSV of the time histories")
     p.add_argument("--plot", type=output_file(),
                    help="PNG with lateral displacement, normal forces and Y/Q")
@@ -57,7 +77,8 @@ def run(args) -> int:
     overrides = {}
     if args.duration is not None:        # 0 is refused by the type, never "the default"
         overrides["duration"] = args.duration
-    for key in ("contact_geometry", "integrator", "internal_step", "tolerance", "speed"):
+    for key in ("contact_geometry", "integrator", "internal_step", "tolerance", "speed",
+                "track"):
         if getattr(args, key, None) is not None:
             overrides[key] = getattr(args, key)
     # a scenario file that does not load (TOML, keys, values) or a model the core
@@ -68,13 +89,17 @@ def run(args) -> int:
     result = simulate(scenario, progress=not args.no_progress)
     result.write_csv(args.out)
     simulated = result.columns["time"][-1]
+    from solver.scenarios import short_of_the_curve
+    short = short_of_the_curve(scenario, float(result.columns["wheelset.distance"][-1]))
+    if short:
+        print(f"wheelset-fmu simulate: note: {short}", file=sys.stderr)
     print(f"{scenario.name}: {simulated:.2f} s simulated in {result.wall_time:.1f} s wall "
           f"(real-time factor {simulated / max(result.wall_time, 1e-9):.1f}), "
           f"{result.rhs_evaluations} RHS evaluations, internal step {result.internal_step * 1e3:.3g} ms "
           f"(largest allowed {scenario.params.internal_step * 1e3:g} ms)")
     print(f"wrote {args.out}")
     if args.plot:
-        plot_run(result, args.plot)
+        plot_run(result, args.plot, "(the run ends before the curve)" if short else "")
         print(f"wrote {args.plot}")
     if result.status != "ok":
         raise RunFailed(f"the run stopped ({result.status}) at {result.message}; {args.out} "
@@ -82,7 +107,7 @@ def run(args) -> int:
     return 0
 
 
-def plot_run(result, path):
+def plot_run(result, path, remark=""):
     from matplotlib.figure import Figure
     c = result.columns
     fig = Figure(figsize=(9, 9))
@@ -105,5 +130,5 @@ def plot_run(result, path):
                     fontsize=9)
     ax[2].set_xlabel("distance (m)")
     ax[2].legend(fontsize=7)
-    fig.suptitle(result.scenario.description)
+    fig.suptitle(" ".join(filter(None, (result.scenario.description, remark))))
     fig.savefig(path, dpi=110)

@@ -5,14 +5,16 @@ perturbed runs (of the wheelset core; of the vehicle over four FMUs).
 
   wheelset-fmu stability                                   # one suspended wheelset (solver.stability)
   wheelset-fmu stability --system bogie --wheel-profile cone:0.15 --creep-model kalker
-  wheelset-fmu stability --system vehicle --nonlinear --v-min 40 --v-max 110
-  wheelset-fmu stability --system bogie --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
+  wheelset-fmu stability --system bogie --creep-model kalker --set vehicle.primary_stiffness=[15e6,3.884e6,1.22e6] \\
       --set wheelset.creep_coefficients=[8e6,7e6,1e-9,1e-9] --set wheelset.gyroscopic=false
   wheelset-fmu stability --system bogie --params examples/stability_bogie.toml   # [wheelset], [vehicle]
   wheelset-fmu stability --list-parameters
 
+(`--system vehicle --nonlinear --v-min 40 --v-max 110` bisects on runs of the
+vehicle over four FMUs: minutes.)
+
 Systems: `wheelset` (the core with its built-in primary suspension to a frame
-on the track centreline, or --free), `bogie` (a bogie of the Manchester vehicle
+on the track centreline, Wickens' single suspended wheelset, or --free), `bogie` (a bogie of the Manchester vehicle
 under a carbody fixed to the track frame, cosim/stability.py), `vehicle` (the
 whole vehicle: carbody, two bogies, four wheelsets). Every parameter of the API
 can be set: any field of solver.model.parameters.WheelsetParameters as
@@ -176,13 +178,37 @@ def wheelset_parameters(args, overrides):
     coefficients = [getattr(args, n) for n in ("f11", "f22", "f23", "f33")]
     if any(c is not None for c in coefficients):
         values["creep_coefficients"] = tuple(0.0 if c is None else c for c in coefficients)
-    if args.system == "wheelset":
-        values.update(bogie=not args.free, suspension_stiffness=(args.kx, args.ky, 1.22e6),
-                      suspended_mass=0.0 if args.free else args.suspended_mass)
+    if args.system == "wheelset" and args.free:
+        values.update(bogie=False)
+    elif args.system == "wheelset":
+        # Wickens' single suspended wheelset: the springs to a frame on the track
+        # centreline (solver/stability.py)
+        values.update(bogie=True, frame_on_centreline=True,
+                      suspension_stiffness=(args.kx, args.ky, 1.22e6),
+                      suspended_mass=args.suspended_mass)
     values.update(overrides["wheelset"])
     params = WheelsetParameters(**values)
     params.validate()
     return params
+
+
+# the options of the single suspended wheelset and their defaults
+WHEELSET_ONLY = {"kx": 1.0e6, "ky": 3.884e6, "suspended_mass": 9307.5}
+
+
+def ineffective_options(args) -> str:
+    """One sentence naming the options given that have no effect with the
+    chosen --system / --free, or '' (a silent no-op would mislead)."""
+    given = [f"--{name.replace('_', '-')}" for name, default in WHEELSET_ONLY.items()
+             if getattr(args, name, default) != default]
+    if args.system != "wheelset":
+        given += ["--free"] if args.free else []
+        if given:
+            return (f"{', '.join(given)} set the single wheelset's suspension: no effect with "
+                    f"--system {args.system} (use --set vehicle.NAME=VALUE)")
+    elif args.free and given:
+        return f"{', '.join(given)} set the suspension, which --free leaves out: no effect"
+    return ""
 
 
 def parameters(args):
@@ -223,6 +249,10 @@ def run(args) -> int:
     from cosim.vehicle import stability as vstab
     from cosim.vehicle.parameters import VehicleError, VehicleParameters
     from solver import stability
+    problem = ineffective_options(args)
+    if problem:
+        print(f"wheelset-fmu stability: error: {problem}", file=sys.stderr)
+        return 2
     try:
         overrides = collect_overrides(args)
         params = wheelset_parameters(args, overrides)
@@ -308,7 +338,9 @@ def _nonlinear(args, params, vehicle) -> int:
             from pathlib import Path
 
             from fmu_wheelset.packaging.build import build_fmu
-            fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu", quiet=True))
+            fmu = str(build_fmu(Path(tempfile.mkdtemp(prefix="wheelset-fmu-")) / "Wheelset.fmu", quiet=True,
+                                 numba_targets=("build-cpu",),
+                                 progress=lambda line: print(line, file=sys.stderr, flush=True)))
 
         def show(r):
             print(f"  {r.speed:7.2f} m/s: last/first lateral amplitude {r.ratio:.3f} "

@@ -68,7 +68,9 @@ def run(args) -> int:
         fmu = Path(args.fmu) if args.fmu else out / "Wheelset.fmu"
         if args.rebuild or not fmu.exists():
             from fmu_wheelset.packaging.build import build_fmu
-            build_fmu(fmu, quiet=True)
+            # both numba targets: a Dask scheduler's workers may run on other CPUs
+            build_fmu(fmu, quiet=True,
+                      progress=lambda line: print(line, file=sys.stderr, flush=True))
             print(f"built {fmu}")
         else:
             check_fmu_file(fmu)               # <out>/Wheelset.fmu of an earlier run

@@ -48,8 +48,8 @@ and description. Structured names (FMI 2.0): dots for the hierarchy, `[k]`
   the primary suspension ON the wheelset, at the axle box, in the track frame.
   A host that models the bogie sets `suspension.builtin` = false and supplies
   them (a bogie carrying the wheelset pushes down: `axlebox.*.force.z` < 0);
-  with `suspension.builtin` = true the FMU adds its own primary suspension to
-  a frame that follows the track centreline.
+  with `suspension.builtin` = true the FMU adds the loads of its built-in
+  quarter vehicle, whose frame follows the wheelset (docs/running.md).
 - **Wheel forces**: `wheel.*.Q` is the vertical load of the wheel on its rail,
   + downwards; `wheel.*.Y` the lateral force of the wheel on its rail, + towards
   the field side (outwards), so the outer wheel's flange force is Y > 0 on

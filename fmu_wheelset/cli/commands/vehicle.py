@@ -61,7 +61,9 @@ def run(args) -> int:
         return _run(args, args.fmu)
     from fmu_wheelset.packaging.build import build_fmu
     with tempfile.TemporaryDirectory(prefix="wheelset-fmu-") as folder:
-        return _run(args, str(build_fmu(Path(folder) / "Wheelset.fmu", quiet=True)))
+        fmu = build_fmu(Path(folder) / "Wheelset.fmu", quiet=True, numba_targets=("build-cpu",),
+                        progress=lambda line: print(line, file=sys.stderr, flush=True))
+        return _run(args, str(fmu))
 
 
 def _run(args, fmu) -> int:
@@ -103,7 +105,7 @@ def _run(args, fmu) -> int:
         for name, force in (("FMU outputs", result.mean_bogie_lateral_force()),
                             ("momentum", result.mean_bogie_lateral_force(True))):
             print(f"bogie lateral rail forces ({name}): {force[0] / 1e3:.3f}, {force[1] / 1e3:.3f} kN; "
-                  f"m (V^2/R cos c + g sin c) = {required / 1e3:.3f} kN "
+                  f"m (V^2/R cos c - g sin c) = {required / 1e3:.3f} kN, c = asin(h / 1.5) "
                   f"(ratios {force[0] / required:.4f}, {force[1] / required:.4f})")
     if args.out:
         import csv
