@@ -255,6 +255,7 @@ HZ_FORCE, HZ_A, HZ_B, HZ_FLAG, HZ_STIFFNESS = 0, 1, 2, 3, 4
 HZ_A_SUM, HZ_B_SUM, HZ_RANK = 5, 6, 7    # curvature sums A, B; the rank along the profile
 HZ_SHIFT, HZ_TURN = 8, 9    # the patch's centre from the point (m along the tangent) and the
                             # rail's turning there (rad): contact.normal.patch_curvature
+HZ_ENERGY = 10              # the point's elastic energy, int_0^delta N d(delta) (J)
 # (the fields of MAX_POINTS entries fit easily in a work row: n_wheel columns)
 
 # Summary outputs of the kernel.

@@ -144,3 +144,28 @@ def test_stored_fits_reproduce_their_stated_errors(key):
         ratio = h2 / fe_axis
         assert np.max(np.abs(np.abs(ratio) - 1.0)) < 0.12, name
         assert np.max(np.abs(np.degrees(np.angle(ratio)))) < 5.0, name
+
+
+def test_the_cores_default_rail_bodies_are_the_stored_fe_fit():
+    """solver.track.lumped_rails.ZHAI_2009 (the default of WheelsetParameters'
+    rail_mass, rail_stiffness, rail_damping) holds the stored fit of the
+    default configuration to the last digit: stiffness the bay average of the
+    FE point stiffness, mass and damping the crown fit of its receptance
+    (lateral, vertical, roll, lateral-roll coupling)."""
+    from solver.model.parameters import WheelsetParameters
+    from solver.track.lumped_rails import ZHAI_2009
+    config = CONFIGS[DATA["default"]]
+    stiffness = np.array(config["stiffness_bay_average"])
+    crown = config["lumped"]["crown"]
+    mass, damping = np.array(crown["mass"]), np.array(crown["damping"])
+
+    def entries(m):
+        return (m[0][0], m[1][1], m[2][2], m[0][2])
+    assert ZHAI_2009.stiffness == pytest.approx(entries(stiffness), rel=1e-12)
+    assert ZHAI_2009.mass == pytest.approx(entries(mass), rel=1e-12)
+    assert ZHAI_2009.damping == pytest.approx(entries(damping), rel=1e-12)
+    params = WheelsetParameters()
+    assert params.track_model == "lumped"
+    assert tuple(params.rail_mass) == ZHAI_2009.mass
+    assert tuple(params.rail_stiffness) == ZHAI_2009.stiffness
+    assert tuple(params.rail_damping) == ZHAI_2009.damping

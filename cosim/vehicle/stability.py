@@ -15,8 +15,9 @@ Linear model (`linear_vehicle`), straight track, speed V:
   carbody at V). `fixed_carbody=True` drops the carbody's DOF: each bogie then
   runs under a carbody that moves with the track frame (the classic bogie
   stability model; both bogies are in the matrix, with equal eigenvalues).
-- wheelsets: each wheelset's 11 states (x y z roll yaw, their rates, the spin
-  rate; solver.stability.LINEAR_STATES) obey the core's state derivative
+- wheelsets: each wheelset's linear states (x y z roll yaw, their rates, the
+  spin rate, and its lumped rail bodies' displacements and rates where the
+  track has them; solver.stability.linear_states) obey the core's state derivative
   (WheelsetModel.rhs, the contact geometry, creep and normal contact included)
   linearised by central differences about its steady run under the static
   axle-box forces: x' = A x + B u, u the axle-box forces (left xyz, right xyz)
@@ -92,19 +93,22 @@ def static_box_force(vehicle: VehicleParameters) -> np.ndarray:
 @dataclass
 class WheelsetLinearisation:
     speed: float
-    a: np.ndarray          # (11, 11) d(state')/d(state), solver.stability.LINEAR_STATES
-    b: np.ndarray          # (11, 6) d(state')/d(axle-box force): left xyz, right xyz
-    steady: np.ndarray     # (12,) the full steady state
+    a: np.ndarray          # (n, n) d(state')/d(state) of the linear states
+    b: np.ndarray          # (n, 6) d(state')/d(axle-box force): left xyz, right xyz
+    steady: np.ndarray     # the full steady state
+    states: tuple          # the linear states (solver.stability.linear_states): 11, 23 with lumped rails
 
 
 def steady_run(model, box_force: np.ndarray, iterations: int = 40):
     """The wheelset's steady centred run under the static axle-box forces
     `box_force` (2, 3): `initialize` under them, then Newton on (z, roll, spin
-    rate, longitudinal box force) for zero vertical, roll, spin and longitudinal
+    rate, longitudinal box force, and the lumped rails' displacements where the
+    track has them) for zero vertical, roll, spin, longitudinal and rail
     accelerations. The longitudinal box force (equal on both boxes) is what the
     vehicle's primary springs give to hold the wheelset against its rolling
     resistance (a few newtons); x itself is neutral. Returns (state, box_force)."""
-    from solver.layout import S_ROLL, S_ROLL_RATE, S_SPIN_RATE, S_VX, S_VZ, S_Z
+    from solver.layout import (M_TRACK_MODEL, S_RAIL, S_RAIL_RATE, S_ROLL, S_ROLL_RATE,
+                               S_SPIN_RATE, S_VX, S_VZ, S_Z, TRACK_LUMPED)
     from solver.errors import WheelsetError
     from solver.model.outputs import WheelsetInputs
     force = np.array(box_force, dtype=float).reshape(2, 3)
@@ -119,7 +123,16 @@ def steady_run(model, box_force: np.ndarray, iterations: int = 40):
     from solver.contact.geometry.points import static_contact
     radius = float(np.mean(static_contact(model.setup, 0.0, epsilon=0.0).points.rolling_radius[:, 0]))
     state[S_SPIN_RATE] = model.params.speed / radius
+    unknowns = [S_Z, S_ROLL, S_SPIN_RATE]
     residual_of = [S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE]
+    steps = [1e-8, 1e-8, 1e-5]
+    clips = [1e-4, 1e-4, 0.01 * state[S_SPIN_RATE]]
+    if model.model[M_TRACK_MODEL] == TRACK_LUMPED:
+        unknowns += list(range(S_RAIL, S_RAIL + 6))
+        residual_of += list(range(S_RAIL_RATE, S_RAIL_RATE + 6))
+        steps += [1e-8] * 6
+        clips += [1e-4] * 6
+    n = len(residual_of)            # the unknowns and the longitudinal box force
 
     def residual(st, fx):
         f = force.copy()
@@ -131,19 +144,17 @@ def steady_run(model, box_force: np.ndarray, iterations: int = 40):
         r = residual(state, fx)
         if np.all(np.abs(r) < 1e-9):
             break
-        jac = np.zeros((4, 4))
-        for j, (idx, h) in enumerate(((S_Z, 1e-8), (S_ROLL, 1e-8), (S_SPIN_RATE, 1e-5))):
+        jac = np.zeros((n, n))
+        for j, (idx, h) in enumerate(zip(unknowns, steps)):
             s2 = state.copy()
             s2[idx] += h
             jac[:, j] = (residual(s2, fx) - r) / h
-        jac[:, 3] = (residual(state, fx + 1.0) - r) / 1.0
+        jac[:, -1] = (residual(state, fx + 1.0) - r) / 1.0
         delta = np.linalg.lstsq(jac, -r, rcond=None)[0]
-        delta[:2] = np.clip(delta[:2], -1e-4, 1e-4)
-        delta[2] = np.clip(delta[2], -0.01 * state[S_SPIN_RATE], 0.01 * state[S_SPIN_RATE])
-        state[S_Z] += delta[0]
-        state[S_ROLL] += delta[1]
-        state[S_SPIN_RATE] += delta[2]
-        fx += delta[3]
+        delta[:-1] *= min(1.0, float(np.min(np.array(clips) / np.maximum(np.abs(delta[:-1]), 1e-300))))
+        for idx, d in zip(unknowns, delta[:-1]):
+            state[idx] += d
+        fx += delta[-1]
     r = residual(state, fx)
     if not np.all(np.isfinite(r)) or np.max(np.abs(r)) > 1e-6:
         raise VehicleStabilityError(f"no steady centred run at V = {model.params.speed:g} m/s "
@@ -156,7 +167,7 @@ def linearise_wheelset(params, speed: float, box_force: np.ndarray) -> WheelsetL
     """The core (WheelsetParameters `params`, bogie False) linearised about its
     steady run at `speed` under the axle-box forces `box_force` (2, 3)."""
     from solver import stability
-    from solver.layout import S_SPIN_ANGLE
+    from solver.layout import S_SPIN_ANGLE, STATE_IS_POSITION
     from solver.model.outputs import WheelsetInputs
     from solver.model.wheelset import WheelsetModel
     if not (isinstance(speed, (int, float)) and math.isfinite(speed) and speed > 0):
@@ -164,11 +175,11 @@ def linearise_wheelset(params, speed: float, box_force: np.ndarray) -> WheelsetL
     model = WheelsetModel(replace(params, speed=float(speed)))
     x0, force = steady_run(model, box_force)
     inputs = WheelsetInputs(axle_box_force=force)
-    idx = list(stability.LINEAR_STATES)
+    idx = list(stability.linear_states(model))
     n = len(idx)
     a = np.zeros((n, n))
     for j, k in enumerate(idx):
-        h = stability.POSITION_STEP if k < 6 else stability.RATE_STEP
+        h = stability.POSITION_STEP if STATE_IS_POSITION[k] else stability.RATE_STEP
         xp, xm = x0.copy(), x0.copy()
         xp[k] += h
         xm[k] -= h
@@ -185,14 +196,14 @@ def linearise_wheelset(params, speed: float, box_force: np.ndarray) -> WheelsetL
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise VehicleStabilityError(f"the linearised wheelset is not finite at V = {speed:g} m/s")
     assert S_SPIN_ANGLE not in idx
-    return WheelsetLinearisation(float(speed), a, b, x0)
+    return WheelsetLinearisation(float(speed), a, b, x0, tuple(idx))
 
 
 @dataclass
 class LinearVehicle:
     """x' = matrix x. States: the bodies' positions then their rates (carbody
-    unless fixed, bogie 1, bogie 2; 6 each), then per wheelset its 11 linear
-    states. `position_index` (n_pos,) and `lateral_weight` (n_pos,) select and
+    unless fixed, bogie 1, bogie 2; 6 each), then per wheelset its linear
+    states (11, or 23 with lumped rails). `position_index` (n_pos,) and `lateral_weight` (n_pos,) select and
     weight the positions for the lateral share of a mode."""
     speed: float
     matrix: np.ndarray
@@ -211,13 +222,13 @@ def linear_vehicle(vehicle: VehicleParameters, wheelset_params, speed: float,
                    fixed_carbody: bool = False, linearisation: WheelsetLinearisation | None = None
                    ) -> LinearVehicle:
     """The vehicle linearised about its steady run on straight track at `speed`."""
-    from solver.stability import LINEAR_STATES, STATE_NAMES
+    from solver.stability import STATE_NAMES
     vm = VehicleModel(vehicle)
     params = wheelset_parameters(vehicle, wheelset_params)
     lin = linearisation or linearise_wheelset(params, speed, static_box_force(vehicle))
     body_dofs = [d for d in range(18) if not (fixed_carbody and d < 6)]
     nb = len(body_dofs)
-    nw = len(LINEAR_STATES)
+    nw = len(lin.states)
     n = 2 * nb + 4 * nw
     mat = np.zeros((n, n))
     # q (38 DOF of VehicleModel) and v as linear maps of the state vector
@@ -245,7 +256,7 @@ def linear_vehicle(vehicle: VehicleParameters, wheelset_params, speed: float,
         mat[block, block] += lin.a
         mat[block] += lin.b @ box[6 * j:6 * j + 6]
     names = ([f"{_body_name(d)}" for d in body_dofs] + [f"{_body_name(d)} rate" for d in body_dofs]
-             + [f"wheelset {j + 1} {STATE_NAMES[k]}" for j in range(4) for k in LINEAR_STATES])
+             + [f"wheelset {j + 1} {STATE_NAMES[k]}" for j in range(4) for k in lin.states])
     pos = list(range(nb)) + [2 * nb + j * nw + d for j in range(4) for d in range(5)]
     lateral = [(d % 6) in LATERAL_BODY for d in body_dofs] + [d in LATERAL_WHEELSET
                                                               for _ in range(4) for d in range(5)]

@@ -50,25 +50,31 @@ def bogie_check_parameters():
     from solver.model.parameters import WheelsetParameters
     vehicle = VehicleParameters(bogie_height=0.46, secondary_height=0.46)
     wheelset = WheelsetParameters(wheel_profile="cone:0.15", creep_model="kalker",
-                                  creep_coefficients=(BOGIE_F11, BOGIE_F22, 1e-9, 1e-9), gyroscopic=False)
+                                  creep_coefficients=(BOGIE_F11, BOGIE_F22, 1e-9, 1e-9), gyroscopic=False,
+                                  track_model="prescribed", hunt_crossley=0.0)
     return vehicle, wheelset
 
 
 def bogie_geometry(vehicle, wheelset, dy=1e-5):
-    """The contact-geometry quantities of the reference model (rigid static contact):
-    conicity lambda, rolling radius r0, half distance of the contact points l0,
-    contact angle delta0 at y = 0, roll per lateral displacement sigma, and the
-    gravitational stiffness kg (N/m) under the wheelset's normal load."""
+    """`contact_geometry_terms` of the vehicle's wheelsets under their static load."""
     from cosim.vehicle.parameters import GRAVITY
     from cosim.vehicle.stability import wheelset_parameters
+    load = (vehicle.carbody_mass / 4 + vehicle.bogie_mass / 2 + vehicle.wheelset_mass) * GRAVITY
+    return contact_geometry_terms(wheelset_parameters(vehicle, wheelset), load, dy)
+
+
+def contact_geometry_terms(p, load, dy=1e-5):
+    """The contact-geometry quantities of the reference models (rigid static
+    contact of WheelsetParameters `p`): conicity lambda, rolling radius r0, half
+    distance of the contact points l0, contact angle delta0 at y = 0, roll per
+    lateral displacement sigma, and the gravitational stiffness kg (N/m) under
+    the wheelset's normal load `load` (N)."""
     from solver.contact.geometry.setup import ContactSetup
     from solver.contact.geometry.points import static_contact
-    p = wheelset_parameters(vehicle, wheelset)
     setup = ContactSetup.from_names(p.wheel_profile, p.rail_profile, inclination=p.rail_inclination,
                                     gauge=p.gauge, back_to_back=p.back_to_back, nominal_radius=p.nominal_radius)
     centre, plus, minus = (static_contact(setup, y, epsilon=0.0) for y in (0.0, dy, -dy))
     pts = centre.points
-    load = (vehicle.carbody_mass / 4 + vehicle.bogie_mass / 2 + vehicle.wheelset_mass) * GRAVITY
 
     def tan_difference(sc):
         return math.tan(sc.points.contact_angle[0, 0]) - math.tan(sc.points.contact_angle[1, 0])
@@ -82,6 +88,36 @@ def bogie_geometry(vehicle, wheelset, dy=1e-5):
     }
 
 
+def lateral_creep_terms(f22, g, refined=True):
+    """(lateral creep damping times V, lateral creep force per yaw angle) of a
+    wheelset, N: the plain textbook 2 f22 for both, or with the two refinements
+    of the module docstring."""
+    if not refined:
+        return 2 * f22, 2 * f22
+    lam, r0, l0, d0, sigma = (g[k] for k in ("conicity", "r0", "l0", "delta0", "sigma"))
+    cd, sd = math.cos(d0), math.sin(d0)
+    transfer = cd + sd * (r0 * cd + l0 * sd) / (l0 * cd - r0 * sd)
+    return transfer * 2 * f22 * (cd + sigma * (r0 * cd + l0 * sd)), transfer * 2 * f22 / cd
+
+
+def reference_wheelset_eigenvalues(params, f11, f22, g, speed, refined=True):
+    """Eigenvalues of Wickens' single suspended wheelset (the same equations
+    with the frame on the track centreline): states y, psi and their rates;
+    the built-in suspension of WheelsetParameters `params` (kx, ky, cx, cy per
+    box at +-axle_box_semi_spacing)."""
+    m, jz, b = params.mass, params.inertia_yaw, params.axle_box_semi_spacing
+    kx, ky = params.suspension_stiffness[:2]
+    cx, cy = params.suspension_damping[:2]
+    lam, r0, l0, kg = (g[k] for k in ("conicity", "r0", "l0", "kg"))
+    lateral_damping, lateral_yaw = lateral_creep_terms(f22, g, refined)
+    mass = np.diag([m, jz])
+    k = np.array([[2 * ky + kg, -lateral_yaw], [2 * f11 * l0 * lam / r0, 2 * kx * b * b]])
+    c = np.diag([2 * cy + lateral_damping / speed, 2 * cx * b * b + 2 * f11 * l0 * l0 / speed])
+    a_mat = np.block([[np.zeros((2, 2)), np.eye(2)],
+                      [-np.linalg.solve(mass, k), -np.linalg.solve(mass, c)]])
+    return np.linalg.eigvals(a_mat)
+
+
 def reference_bogie_eigenvalues(vehicle, f11, f22, g, speed, refined=True):
     """Eigenvalues of the two-axle bogie on a fixed carbody (module docstring);
     states y1, psi1, y2, psi2, y_frame, psi_frame and their rates."""
@@ -92,14 +128,8 @@ def reference_bogie_eigenvalues(vehicle, f11, f22, g, speed, refined=True):
     cx, cy = vehicle.primary_damping[:2]
     ksx, ksy = vehicle.secondary_stiffness[:2]
     csx, csy = vehicle.secondary_damping[:2]
-    lam, r0, l0, d0, sigma, kg = (g[k] for k in ("conicity", "r0", "l0", "delta0", "sigma", "kg"))
-    cd, sd = math.cos(d0), math.sin(d0)
-    if refined:
-        transfer = cd + sd * (r0 * cd + l0 * sd) / (l0 * cd - r0 * sd)
-        lateral_damping = transfer * 2 * f22 * (cd + sigma * (r0 * cd + l0 * sd))
-        lateral_yaw = transfer * 2 * f22 / cd
-    else:
-        lateral_damping, lateral_yaw = 2 * f22, 2 * f22
+    lam, r0, l0, kg = (g[k] for k in ("conicity", "r0", "l0", "kg"))
+    lateral_damping, lateral_yaw = lateral_creep_terms(f22, g, refined)
     mass = np.diag([m, jz, m, jz, mb, jbz])
     k = np.zeros((6, 6))
     c = np.zeros((6, 6))
@@ -130,15 +160,22 @@ def reference_bogie_eigenvalues(vehicle, f11, f22, g, speed, refined=True):
 def reference_critical_speed(vehicle, f11, f22, g, refined=True, v_lo=10.0, v_hi=300.0):
     """(speed m/s, frequency Hz) where the reference bogie's least stable
     eigenvalue crosses zero (bisection to 1e-4 m/s)."""
+    return critical_speed_of(lambda v: reference_bogie_eigenvalues(vehicle, f11, f22, g, v, refined),
+                             v_lo, v_hi)
+
+
+def critical_speed_of(eigenvalues_at, v_lo=10.0, v_hi=300.0):
+    """(speed m/s, frequency Hz) where the least stable of `eigenvalues_at(v)`
+    crosses zero (bisection to 1e-4 m/s)."""
     def unstable(v):
-        return max(reference_bogie_eigenvalues(vehicle, f11, f22, g, v, refined).real) > 0
+        return max(eigenvalues_at(v).real) > 0
     lo, hi = v_lo, v_hi
     if unstable(lo) or not unstable(hi):
-        raise ValueError("the reference bogie's critical speed is not in [10, 300] m/s")
+        raise ValueError(f"the reference model's critical speed is not in [{v_lo:g}, {v_hi:g}] m/s")
     while hi - lo > 1e-4:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if unstable(mid) else (mid, hi)
-    w = reference_bogie_eigenvalues(vehicle, f11, f22, g, hi, refined)
+    w = eigenvalues_at(hi)
     return 0.5 * (lo + hi), float(abs(w[np.argmax(w.real)].imag)) / (2 * math.pi)
 
 

@@ -63,7 +63,7 @@ from ..layout import (
     C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX, C_FY,
     C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
     C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_RAIL_DU, G_RAIL_U0, G_TAPING_AXIAL,
-    G_WHEEL_DS, G_WHEEL_S0, HZ_A, HZ_A_SUM, HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_SHIFT,
+    G_WHEEL_DS, G_WHEEL_S0, HZ_A, HZ_A_SUM, HZ_B, HZ_B_SUM, HZ_ENERGY, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_SHIFT,
     HZ_STIFFNESS, HZ_TURN, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_CONTACT_DAMPING,
     M_CREEP_MODEL, M_CREEP_OPTIONS, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY,
     M_GYROSCOPIC, M_HUNT_CROSSLEY, M_JX, M_JY, M_JZ, M_MASS, M_MULTIPOINT, M_POISSON,
@@ -228,8 +228,37 @@ def _region_blend(points, side, n_points, patch, hertz):
         first = last + 1
 
 
+def _energy_quadrature():
+    """Nodes t and weights w on [0, 1] of the 3-point Gauss-Jacobi rule for the
+    weight t^1.5: int_0^1 f(t) t^1.5 dt = sum w f(t), exact for f a polynomial of
+    degree 5 (so for a constant Hertz stiffness, the energy 2/5 K pen^2.5)."""
+    from scipy.special import roots_jacobi
+    x, w = roots_jacobi(3, 0.0, 1.5)
+    return tuple(0.5 * (x + 1.0)), tuple(w * 0.5 ** 2.5)
+
+
+_ENERGY_T, _ENERGY_W = _energy_quadrature()
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
-def normal_loads(side, tables, points, n_points, young, nu, multipoint, patch, hertz):
+def elastic_energy(tables, wheel_grid, rail_grid, p, pen, A, young, nu):
+    """The elastic energy of a point's contact, int_0^pen N(d) dd (J), N(d) = K(d)
+    d^1.5 the Hertz force of penetration d with the patch's curvature at d
+    (patch_curvature.patch_geometry: B changes with the patch's width, so K is
+    not one constant and the energy not 2/5 N pen): pen^2.5 int_0^1 K(t pen)
+    t^1.5 dt by Gauss-Jacobi (_ENERGY_T, _ENERGY_W)."""
+    total = 0.0
+    for k in range(3):
+        d = _ENERGY_T[k] * pen
+        B, _, _ = patch_geometry(tables.wheel, tables.rail, wheel_grid, rail_grid, p[P_S_WHEEL],
+                                 p[P_U_RAIL], d, A, young, nu)
+        force, _, _, _ = hertz_from_penetration_fit_kernel(d, A, B, young, nu)
+        total += _ENERGY_W[k] * force / (d * math.sqrt(d))
+    return total * pen * pen * math.sqrt(pen)
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def normal_loads(side, tables, points, n_points, young, nu, multipoint, patch, hertz, record):
     """Stage 2, the elastic normal loads of one wheel's points: each point's
     Hertz contact by its own penetration with its patch's lateral curvature
     (solver.contact.normal.patch_curvature: the profiles' mean curvature over
@@ -276,6 +305,10 @@ def normal_loads(side, tables, points, n_points, young, nu, multipoint, patch, h
         hertz[HZ_TURN * n_max + i] = turn
         elastic, a, b, flag = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
         stiffness = elastic / (pen * math.sqrt(pen)) if elastic > 0.0 else 0.0
+        energy = 0.0
+        if record and elastic > 0.0:
+            energy = elastic_energy(tables, wheel_grid, rail_grid, p, pen, A, young, nu)
+        hertz[HZ_ENERGY * n_max + i] = energy
         hertz[HZ_FORCE * n_max + i] = elastic
         hertz[HZ_A * n_max + i] = a
         hertz[HZ_B * n_max + i] = b
@@ -427,7 +460,10 @@ def point_forces(side, i, p, kin, rail_velocity, rail_y, rail_z, model, patch, h
             _, a, b, flag = hertz_from_penetration_fit_kernel(
                 equivalent, hertz[HZ_A_SUM * n_max + i], hertz[HZ_B_SUM * n_max + i],
                 young, nu)
-        energy = 0.4 * normal * equivalent
+        # the elastic energy of the point's own Hertz contact (HZ_ENERGY), scaled to
+        # its share of the load (the energy grows as N^(5/3))
+        if own > 0.0:
+            energy = hertz[HZ_ENERGY * n_max + i] * (normal / own) ** (5.0 / 3.0)
         # Hunt & Crossley's damping of the elastic load, and the constant damping
         # of the point's own share of its compression
         normal += (1.5 * model[M_HUNT_CROSSLEY] * normal * pen_rate
@@ -650,7 +686,7 @@ def wheelset_rhs(state, track, model, inputs, step_contact, deriv, update_only=F
                 for f in range(N_CONTACT):
                     row[f] = 0.0
         n_points, side_pen = normal_loads(side, tables, points, counts[side], young, nu,
-                                          multipoint, patch, hertz)
+                                          multipoint, patch, hertz, record)
         if side_pen > max_pen:
             max_pen = side_pen
         wheel_load = 0.0        # (for linear creep coefficients given per wheel)
