@@ -95,11 +95,10 @@ def core_speed(repeats):
             model.initialize()
             u = model.arrays.inputs.copy()                                                      
             block = model.core_step_block()                                              
-            n_sub = max(1, int(math.ceil(host / model.internal_step - 1e-9)))
             speed, passed = float(scenario.params.speed), model.flange_passed       
             t0 = time.process_time()
             for _ in range(steps):
-                fast_step.core_step(host, n_sub, u, speed, passed, *block)
+                fast_step.core_step(host, u, speed, passed, *block)
             best_core = min(best_core, time.process_time() - t0)
             model = WheelsetModel(scenario.params)
             model.initialize()

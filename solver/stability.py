@@ -105,7 +105,7 @@ def steady_run(model: WheelsetModel, iterations: int = 30, inputs=None) -> np.nd
     model's inputs for the analysis. Returns the full state."""
     model.initialize(inputs)
     state = model.state.copy()
-    held = model._u                        # the inputs every model.rhs below uses
+    held = model.arrays.inputs             # the inputs every model.rhs below uses
     unknowns = (S_Z, S_ROLL, S_SPIN_RATE, -1)    # -1: the axle torque
     residual_of = (S_VX, S_VZ, S_ROLL_RATE, S_SPIN_RATE)
     steps = (1e-8, 1e-8, 1e-5, 1.0)

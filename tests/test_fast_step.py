@@ -270,7 +270,11 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
                   safety=model.arrays.safety, safety_before=np.zeros_like(model.arrays.safety),
                   keep_safety=np.zeros(2 * model.arrays.safety.size), slave_time=np.zeros(1),
                   matrix=np.zeros((33, 3)),
-                  offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33))
+                  offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33),
+                  keep_u=np.zeros(33), keep_u_before=np.zeros(33),
+                  # 3 record outputs and the 3 status flags
+                  y_new=np.zeros(6), output_lo=np.zeros(6), output_hi=np.zeros(6),
+                  output_vrs=np.arange(6, dtype=np.int64), values=np.zeros(9))
     ints = np.zeros(N_INTS, dtype=np.int64)
     reals = np.zeros(N_REALS)
     block, kept = pack_block(arrays, tuple(data), ints, reals)
@@ -287,3 +291,11 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
     short = dict(arrays, keep_record=np.zeros(model.record.size - 1))
     with pytest.raises(BlockError, match="keep_record"):
         pack_block(short, tuple(data), ints, reals)
+    # the cfunc indexes the value buffer by these value references unchecked
+    outside = dict(arrays, output_vrs=np.arange(4, 10, dtype=np.int64))
+    with pytest.raises(BlockError, match="output_vrs"):
+        pack_block(outside, tuple(data), ints, reals)
+    no_status = dict(arrays, y_new=np.zeros(3), output_lo=np.zeros(3), output_hi=np.zeros(3),
+                     output_vrs=np.arange(3, dtype=np.int64))
+    with pytest.raises(BlockError, match="status flags"):
+        pack_block(no_status, tuple(data), ints, reals)

@@ -75,7 +75,7 @@ FMU_PUBLIC_INTERFACE = "fmu_wheelset.fmu.interface"
 FMU_PACKAGE = "fmu_wheelset.fmu"
 FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
     "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
-    "cache", "presets", "adapter", "core_loader", "feedthrough", "registries"))
+    "cache", "presets", "adapter", "core_loader", "instance", "registries"))
 
 # The parts of the project in import order: a module imports (at any level) only
 # modules of its own part or of one listed before it, so the picture of the
