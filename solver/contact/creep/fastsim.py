@@ -46,6 +46,39 @@ _SLIP = 2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def march_cell(px, py, x_prev, x, wx, eta, phi, l2, l3, bound):
+    """One cell of FASTSIM's march along a strip (Kalker 1982): the tractions
+    (px, py) of the cell ahead, at x_prev, carried to this cell, at x, by the
+    rigid slip over the step (wx along; eta / L2 + phi x / L3 across, x at the
+    step's middle), then held to the traction bound. Returns (px, py, state:
+    2 slip, 1 adhesion)."""
+    h = x_prev - x
+    xm = 0.5 * (x_prev + x)
+    px = px - h * wx
+    py = py - h * (eta / l2 + phi * xm / l3)
+    t = math.hypot(px, py)
+    if t > bound:
+        if t > 0.0:
+            r = bound / t
+            px = px * r
+            py = py * r
+        return px, py, 2
+    return px, py, 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def add_cell(totals, tx, ty, x, y, da, state):
+    """totals (Fx, Fy, Mz, adhesion area, slip area) with one cell's traction
+    (tx, ty) at (x, y), of area da, in `state` (1 adhesion, 2 slip) added."""
+    fx, fy, mz, adh, slip_area = totals
+    if state == 1:
+        adh += da
+    else:
+        slip_area += da
+    return fx + tx * da, fy + ty * da, mz + (x * ty - y * tx) * da, adh, slip_area
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
     """FASTSIM on the ellipse's strips: (Fx, Fy, Mz, adhesion area, slip area).
     creepages (xi, eta, phi); ellipse (a, b); load (N, mu); flexibilities (L1,
@@ -74,11 +107,7 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
                 s = math.sqrt(s)
             total_shape += s * dxj * dy
     p_scale = n / total_shape
-    fx = 0.0
-    fy = 0.0
-    mz = 0.0
-    adh = 0.0
-    slip_area = 0.0
+    totals = (0.0, 0.0, 0.0, 0.0, 0.0)
     for j in range(ny):
         y = -b + (j + 0.5) * dy
         aj = a * math.sqrt(max(1.0 - (y / b) ** 2, 0.0))
@@ -90,31 +119,14 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
         x_prev = aj
         for i in range(nx):
             x = aj - (i + 0.5) * dxj
-            h = x_prev - x
-            xm = 0.5 * (x_prev + x)
-            px = px - h * wx
-            py = py - h * (eta / l2 + phi * xm / l3)
             s = 1.0 - (x / a) ** 2 - (y / b) ** 2
             if s < 0.0:
                 s = 0.0
             if bound_kind == 1:
                 s = math.sqrt(s)
             pn = p_scale * s
-            bound = mu * pn
-            t = math.hypot(px, py)
-            if t > bound:
-                if t > 0.0:
-                    r = bound / t
-                    px = px * r
-                    py = py * r
-                state = 2
-                slip_area += da
-            else:
-                state = 1
-                adh += da
-            fx += px * da
-            fy += py * da
-            mz += (x * py - y * px) * da
+            px, py, state = march_cell(px, py, x_prev, x, wx, eta, phi, l2, l3, mu * pn)
+            totals = add_cell(totals, px, py, x, y, da, state)
             if store:
                 x_out[j, i] = x
                 p_out[j, i] = pn
@@ -122,7 +134,7 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
                 py_out[j, i] = py
                 state_out[j, i] = state
             x_prev = x
-    return fx, fy, mz, adh, slip_area
+    return totals
 
 
 def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind):
@@ -182,11 +194,7 @@ def fastsim_grid_kernel(grid, creepages, mu, flexibilities, out):
     dx = x[1] - x[0] if nx > 1 else 1.0
     dy = y[1] - y[0] if ny > 1 else 1.0
     da = dx * dy
-    fx = 0.0
-    fy = 0.0
-    mz = 0.0
-    adh = 0.0
-    slip_area = 0.0
+    totals = (0.0, 0.0, 0.0, 0.0, 0.0)
     for j in range(ny):
         yj = y[j]
         xl = x_leading[j]
@@ -207,30 +215,13 @@ def fastsim_grid_kernel(grid, creepages, mu, flexibilities, out):
                 py_out[j, i] = 0.0
                 state_out[j, i] = 0
                 continue
-            h = x_prev - xc
-            xm = 0.5 * (x_prev + xc)
-            px = px - h * wx
-            py = py - h * (eta / l2 + phi * xm / l3)
-            bound = mu * pn
-            t = math.hypot(px, py)
-            if t > bound:
-                if t > 0.0:
-                    r = bound / t
-                    px = px * r
-                    py = py * r
-                state = 2
-                slip_area += da
-            else:
-                state = 1
-                adh += da
-            fx += px * da
-            fy += py * da
-            mz += (xc * py - yj * px) * da
+            px, py, state = march_cell(px, py, x_prev, xc, wx, eta, phi, l2, l3, mu * pn)
+            totals = add_cell(totals, px, py, xc, yj, da, state)
             px_out[j, i] = px
             py_out[j, i] = py
             state_out[j, i] = state
             x_prev = xc
-    return fx, fy, mz, adh, slip_area
+    return totals
 
 
 def _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3):
