@@ -27,21 +27,15 @@ from fmpy.fmi1 import FMICallException  # noqa: E402
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 
 from benchmarks.bench_fmu import REN_JIN, c_host_args  # noqa: E402
-from conftest import FmiLog  # noqa: E402
+from conftest import module_log  # noqa: E402
 from test_native_fmu import clean_environment, host, rows, run_host  # noqa: E402,F401
 
 H = 1e-3
 N_STEPS = 300
 FMI2_TERMINATED = 3          # fmi2StatusKind fmi2Terminated (FMI 2.0)
 HANDED = "the fast step handed the step to Python"
-_LOG = []
-
-
 def _log():
-    if not _LOG:
-        _LOG.append(FmiLog())       # one set of callbacks for this module's instances
-    _LOG[0].point_proxy_here()
-    return _LOG[0]
+    return module_log(__name__)      # one set of callbacks for this module's instances
 
 
 class Instance:

@@ -36,7 +36,7 @@ fmpy = pytest.importorskip("fmpy")
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
-from conftest import FmiLog  # noqa: E402
+from conftest import module_log  # noqa: E402
 
 H = 1e-3
 DISCARD, ERROR = 2, 3
@@ -49,15 +49,8 @@ RAIL_POSITIONS = ("rail.left.lateral_displacement", "rail.left.vertical_displace
                   "track.irregularity.gauge", "track.irregularity.cross_level")
 PHYSICAL_REASONS = ("derailment", "loss of all wheel-rail contact", "excessive penetration",
                     "numerical instability")
-_LOG = None
-
-
 def _log():
-    global _LOG
-    if _LOG is None:
-        _LOG = FmiLog()
-    _LOG.point_proxy_here()
-    return _LOG
+    return module_log(__name__)
 
 
 def setter(slave, var):

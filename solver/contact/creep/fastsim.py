@@ -79,6 +79,19 @@ def add_cell(totals, tx, ty, x, y, da, state):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def _pressure_shape(x, y, a, b, bound_kind):
+    """The traction bound's shape at (x, y) on the ellipse a, b: 1 - (x/a)^2 -
+    (y/b)^2, 0 outside; its square root for the elliptic (Hertz) bound
+    (bound_kind 1), itself for the parabolic one (Kalker 1982)."""
+    s = 1.0 - (x / a) ** 2 - (y / b) ** 2
+    if s < 0.0:
+        s = 0.0
+    if bound_kind == 1:
+        s = math.sqrt(s)
+    return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
     """FASTSIM on the ellipse's strips: (Fx, Fy, Mz, adhesion area, slip area).
     creepages (xi, eta, phi); ellipse (a, b); load (N, mu); flexibilities (L1,
@@ -100,12 +113,7 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
         dxj = 2.0 * aj / nx
         for i in range(nx):
             x = aj - (i + 0.5) * dxj
-            s = 1.0 - (x / a) ** 2 - (y / b) ** 2
-            if s < 0.0:
-                s = 0.0
-            if bound_kind == 1:
-                s = math.sqrt(s)
-            total_shape += s * dxj * dy
+            total_shape += _pressure_shape(x, y, a, b, bound_kind) * dxj * dy
     p_scale = n / total_shape
     totals = (0.0, 0.0, 0.0, 0.0, 0.0)
     for j in range(ny):
@@ -119,12 +127,7 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
         x_prev = aj
         for i in range(nx):
             x = aj - (i + 0.5) * dxj
-            s = 1.0 - (x / a) ** 2 - (y / b) ** 2
-            if s < 0.0:
-                s = 0.0
-            if bound_kind == 1:
-                s = math.sqrt(s)
-            pn = p_scale * s
+            pn = p_scale * _pressure_shape(x, y, a, b, bound_kind)
             px, py, state = march_cell(px, py, x_prev, x, wx, eta, phi, l2, l3, mu * pn)
             totals = add_cell(totals, px, py, x, y, da, state)
             if store:
@@ -135,6 +138,13 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
                 state_out[j, i] = state
             x_prev = x
     return totals
+
+
+def _march_arrays(ny, nx):
+    """The NumPy references' march: the tractions and states of every cell
+    (ny, nx) and the tractions carried along each strip (ny), all zero."""
+    return (np.zeros((ny, nx)), np.zeros((ny, nx)), np.zeros((ny, nx), dtype=np.int8),
+            np.zeros(ny), np.zeros(ny))
 
 
 def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind):
@@ -150,12 +160,8 @@ def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bo
         shape = np.sqrt(shape)
     da = (dxj * dy)[:, None] * np.ones((1, nx))
     p = n / np.sum(shape * da) * shape
-    px_all = np.zeros((ny, nx))
-    py_all = np.zeros((ny, nx))
-    state = np.zeros((ny, nx), dtype=np.int8)
+    px_all, py_all, state, px, py = _march_arrays(ny, nx)
     wx = xi / l1 - phi * y / l3
-    px = np.zeros(ny)
-    py = np.zeros(ny)
     x_prev = aj.copy()
     for i in range(nx):
         xc = x[:, i]
@@ -230,12 +236,8 @@ def _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2,
     dx = x[1] - x[0] if nx > 1 else 1.0
     dy = y[1] - y[0] if ny > 1 else 1.0
     da = dx * dy
-    px_all = np.zeros((ny, nx))
-    py_all = np.zeros((ny, nx))
-    state = np.zeros((ny, nx), dtype=np.int8)
+    px_all, py_all, state, px, py = _march_arrays(ny, nx)
     wx = xi / l1 - phi * y / l3
-    px = np.zeros(ny)
-    py = np.zeros(ny)
     x_prev = np.array(x_leading, dtype=float)
     for i in range(nx - 1, -1, -1):
         xc = x[i]
