@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/bench_convergence.py [--fmu dist/Wheelset.fmu] [--repeats 3]
 
 1. The convergence table: for each integrator configuration, on the three cases
-   of tests/data/convergence/make_references.py (a loaded straight track, b Ren
+   of fmu_wheelset/validation/reference_data/convergence/make_references.py (a loaded straight track, b Ren
    & Jin R400 with its flange-root impact, c hard flange contact), 1 ms
    communication steps: the largest |Q - Q_converged| (in % of the static wheel
    load; the defaults must stay within 2 %) and |y - y_converged| (um; within

@@ -365,14 +365,17 @@ N_SAFETY = 7
 # per array: its address, then its shape (up to 5 axes).
 ENTRY = 6
 
-# ints[]: the FMU's layout and StepData.integrator_id (0: unused)
-(I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
- I_MAX_SUBSTEPS) = (1, 2, 3, 4, 5, 8, 9)
-N_INTS = 10
+# ints[]: the FMU's layout, StepData.integrator_id, and what a step the fast step
+# hands to the Python step leaves it (I_HANDED 1: the model as core_step left it,
+# its outcome in I_HANDED_* and FR_HANDED_*, for the step at FR_HANDED_T of FR_HANDED_H)
+(I_HANDED, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
+ I_MAX_SUBSTEPS, I_HANDED_CODE, I_HANDED_WHERE, I_HANDED_RHS) = (0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12)
+N_INTS = 13
 # reals[]: StepData's floats, the model's constants, the input map's rail distance
 (FR_RAIL_DISTANCE, FR_TRACK_LENGTH, FR_MAX_PENETRATION, FR_TREAD_END, FR_FLANGE_TIP, FR_SPEED,
- FR_FRICTION, FR_FLANGE_PASSED, FR_CROSS_RAIL_DISTANCE) = range(9)
-N_REALS = 9
+ FR_FRICTION, FR_FLANGE_PASSED, FR_CROSS_RAIL_DISTANCE, FR_HANDED_T, FR_HANDED_H,
+ FR_HANDED_NEEDED) = range(12)
+N_REALS = 12
 
 # The FMU side's and the model's own arrays, in block order.
 FMU_ARRAYS = (

@@ -282,12 +282,18 @@ def test_model_description_for_a_cosimulation_master(md):
     assert set().union(*deps.values()) <= inputs
     names = {v.name for v in md.modelVariables}
     assert "benchmark.skip_core" not in names
-    # the model choices are Integer parameters (libcosim and Ecos ignore Enumerations):
-    # 5 creep models (Kalker, SHE, Polach, FASTSIM, FaStrip), 2 contact models, 5 integrators
-    # (RK4, semi-implicit Euler, adaptive RK23, RK45 and Rosenbrock)
+    # the model choices are Integer parameters (libcosim and Ecos ignore Enumerations:
+    # tests/hosts/enumerations_by_hand.py), one value per registered model, each
+    # item named in the description
+    from fmu_wheelset.fmu.registries import ENUMERATIONS
     by = {v.name: v for v in md.modelVariables}
-    for name, n in (("contact.creep_model", 5), ("contact.model", 2), ("solver.integrator", 5)):
-        assert by[name].type == "Integer" and (int(by[name].min), int(by[name].max)) == (0, n - 1)
+    for name, kind in (("contact.creep_model", "CreepModel"), ("contact.model", "ContactModel"),
+                       ("contact.geometry", "ContactGeometry"),
+                       ("solver.integrator", "Integrator")):
+        items = ENUMERATIONS[kind][1]
+        assert by[name].type == "Integer"
+        assert (int(by[name].min), int(by[name].max)) == (0, len(items) - 1)
+        assert all(f"{i} {item}" in by[name].description for i, (_, item, _) in enumerate(items))
     assert all(v.type != "Enumeration" for v in md.modelVariables)
 
 

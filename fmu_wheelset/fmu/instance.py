@@ -142,6 +142,7 @@ class FmuInstance:
         # (solver/model/fast_step.py) advances too
         self.clock = np.zeros(1)
         self._outputs = np.zeros(adapter.N_OUTPUTS)   # scratch: the outputs of a step
+        self._fast_books = None     # (ints, reals) of the fast step's block (fast_step)
 
     # -- messages --------------------------------------------------------------
     def log(self, message: str, status: int = OK) -> None:
@@ -471,7 +472,8 @@ class FmuInstance:
             core_inputs = adapter.core_inputs(u, self.input_map, self.core)
             # the core checks the step size and its inputs before it integrates
             # and restores its state itself when it discards a step
-            result = model.advance_vector(step_size, core_inputs)
+            result = model.advance_vector(step_size, core_inputs,
+                                          handed=self._handed(current_time, step_size))
         except Exception as exc:  # noqa: BLE001 - reported to the host
             return self._fail("error", f"t = {current_time:g} s: step failed: {exc}; step "
                               "discarded")
@@ -516,6 +518,23 @@ class FmuInstance:
         self.phase = TERMINATED
 
     # -- the native front end's fast doStep (solver/model/fast_step.py) -------------
+    def _handed(self, t: float, h: float):
+        """The outcome of the step at t of h that the fast step has just run and
+        handed over (fast_step._hand: the model as that step left it), or None.
+        Taken once."""
+        books = self._fast_books
+        if books is None:
+            return None
+        ints, reals = books
+        layout = self.core.layout
+        if not ints[layout.I_HANDED]:
+            return None
+        ints[layout.I_HANDED] = 0
+        if not (reals[layout.FR_HANDED_T] == t and reals[layout.FR_HANDED_H] == h):
+            raise RuntimeError("the fast step handed over another step than this one")
+        return (int(ints[layout.I_HANDED_CODE]), int(ints[layout.I_HANDED_WHERE]),
+                int(ints[layout.I_HANDED_RHS]), float(reals[layout.FR_HANDED_NEEDED]))
+
     def ready_to_step(self) -> bool:
         """Is there an initialized model to step?"""
         return self.model is not None and self.model.initialized and not self.failure
@@ -561,6 +580,7 @@ class FmuInstance:
             "keep_safety": np.zeros(2 * layout.N_SAFETY), "keep_u": np.zeros_like(a.inputs),
             "keep_u_before": np.zeros_like(a.inputs_before)}
         block, kept = fast.pack_block(arrays, step_data, ints, reals)
+        self._fast_books = (ints, reals)
         return FastStep(entry, block, kept, step_data)
 
     # -- direct feedthrough ------------------------------------------------------------

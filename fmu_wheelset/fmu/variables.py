@@ -140,6 +140,13 @@ def model_names(type_name: str) -> Tuple[str, ...]:
     return tuple(name for name, _, _ in registries.ENUMERATIONS[type_name][1])
 
 
+def builtin_profile_names(kind: str) -> Tuple[str, ...]:
+    """The built-in profiles of a kind ("wheel" / "rail") with their aliases, in
+    registration order (registries.PROFILES, from the solver's registry)."""
+    return tuple(n for name, k, aliases, _ in registries.PROFILES if k == kind
+                 for n in (name, *aliases))
+
+
 def _enumeration_text(type_name: str, declared=registries, labels: bool = False) -> str:
     """'0 Kalker, 1 SHE, ...': the values and item names of an enumeration (with
     `labels`: each followed by its description in parentheses)."""
@@ -175,7 +182,7 @@ def _creep_option_parameters(declared) -> List[ScalarVariable]:
 def _builtin_profiles(declared, kind: str) -> str:
     """'S1002, LMA, ...': the built-in profiles of a kind, with their aliases."""
     return ", ".join(n for name, k, aliases, _ in declared.PROFILES if k == kind
-                     for n in (name, *aliases))
+                     for n in (name, *aliases))    # builtin_profile_names, of `declared`
 
 
 def _parameters(declared) -> List[ScalarVariable]:

@@ -3,27 +3,33 @@
 Two parts:
 
 * numba functions that BOTH the Python step (solver.model.wheelset.WheelsetModel.
-  advance_vector, fmu_wheelset/slave.py) and the fast step call, so that the
+  advance_vector, fmu_wheelset/fmu/instance.py) and the fast step call, so that the
   two compute every accepted step with the same operations, bit for bit: the
   bookkeeping of an accepted step (`accept_step`, `update_safety`), the FMU's
   input mapping (`fmu_core_inputs`) and its output copy (`fmu_outputs`);
 * `fmu_step_entry()`: a numba ``cfunc`` (nopython, in the on-disk cache, so in
-  the FMU's shipped numba cache: fmu_wheelset/build.py ships what is compiled
+  the FMU's shipped numba cache: fmu_wheelset/packaging/build.py ships what is compiled
   under solver/) doing a whole ACCEPTED step of the FMU: the communication
   point check, the inputs' finiteness and declared ranges, the input mapping,
-  the number of substeps, solver.dynamics.integrators.step.advance_kernel, the acceptance
-  checks of advance_vector (core problem, past the flange), the bookkeeping
+  then `core_step` (the step's one route, that of advance_vector too: the
+  substeps, solver.dynamics.integrators.step.advance_kernel, the bookkeeping),
+  the acceptance checks of advance_vector (core problem, past the flange), the bookkeeping
   (time, distance, RHS evaluations, the undo record, the running-safety memory),
   the outputs into the FMU's value buffer and their declared ranges. The
-  native front end (fmu_wheelset/native/fmi2_frontend.c) calls it in
+  native front end (fmu_wheelset/fmu/native/fmi2_frontend.c) calls it in
   fmi2DoStep with a block of addresses built once (`pack_block`).
 
-Anything that is not a clean accepted step (bad input, a step the core
-discards, derailment, output out of range, too many substeps, an exception in
-numba code, ...) leaves everything as it was before the call -- the kernel
-saves what it may change first and restores it -- and returns a code other
-than ACCEPTED: the front end then runs the Python step, which recomputes the
-same step from the same state and composes the messages and statuses.
+Anything that is not a clean accepted step returns a code other than
+ACCEPTED and the front end runs the Python step, which composes the messages
+and statuses. A step refused before it is integrated (bad input, the wrong
+communication point, too many substeps) or a numba exception leaves
+everything as it was before the call (the kernel saves what it may change
+first and restores it): the Python step starts it again. A step that was
+integrated (one the core discards, past the flange, an output out of range)
+is handed over as core_step left it (`_hand`): the Python step concludes it
+(WheelsetModel.advance_vector's `handed`) without integrating it a second
+time, so that a doStep costs one integration whichever way it ends (the work
+bound of docs/SECURITY.md).
 
 Nothing here is physics: the equations are those of solver.dynamics.integrators /
 solver.dynamics, called as they are.
@@ -51,8 +57,9 @@ from ..layout import (
     E_KEEP_SAFETY, E_KEEP_STATE, E_KEEP_SUMMARY, E_KEEP_U, E_KEEP_U_BEFORE, E_MATRIX, E_OFFSET,
     E_OUTPUT_HI, E_OUTPUT_LO, E_OUTPUT_VRS, E_REALS, E_RECORD_INDEX, E_RHS_COUNT, E_SAFETY,
     E_SAFETY_BEFORE, E_SLAVE_TIME, E_STATE, E_STEP_DATA, E_U, E_U_BEFORE, E_VALUES, E_Y_NEW,
-    FMU_ARRAYS, FR_CROSS_RAIL_DISTANCE, FR_FLANGE_PASSED, FR_SPEED, I_C_SLOT, I_DC_SLOT, I_LIFT,
-    I_MAX_SUBSTEPS, I_N_INPUTS, I_STATUS, M_FRICTION, N_CLOCK, N_ENTRIES, N_INTS, N_REALS,
+    FMU_ARRAYS, FR_CROSS_RAIL_DISTANCE, FR_FLANGE_PASSED, FR_HANDED_H, FR_HANDED_NEEDED,
+    FR_HANDED_T, FR_SPEED, I_C_SLOT, I_DC_SLOT, I_HANDED, I_HANDED_CODE, I_HANDED_RHS,
+    I_HANDED_WHERE, I_LIFT, I_MAX_SUBSTEPS, I_N_INPUTS, I_STATUS, M_FRICTION, N_CLOCK, N_ENTRIES, N_INTS, N_REALS,
     N_RHS_COUNT, N_SAFETY, O_GAP_LEFT, O_LIFT_LEFT, READ_ONLY, REC_AIRBORNE, REC_AXLE_SUM,
     REC_CLIMB, REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_CLIMB_WARNING, REC_DISTANCE, REC_TIME,
     REC_WEINSTOCK, SD_CONTACT, SD_DERIVED, SD_MODEL, SD_RECORD, SD_SUMMARY, SD_WHEEL_TABLE,
@@ -167,7 +174,7 @@ def accept_step(h, h_run, n_rhs, speed, friction, books, results, record):
 @njit(cache=True, error_model="numpy")
 def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
     """The core's input vector (U_*) of the FMU inputs u into core: matrix @ u +
-    offset (fmu_wheelset/slave.py _Adapter.input_map), plus the roll of both rails
+    offset (fmu_wheelset/fmu/adapter.py input_map), plus the roll of both rails
     by the cross level u[c_slot] (rate u[dc_slot]; solver.track.excitation).
     False (core unchanged) if the cross level is not below rail_distance."""
     c = u[c_slot]
@@ -465,12 +472,28 @@ def _keep(b, restore):
 
 
 @njit(cache=True, error_model="numpy")
+def _hand(t, h, outcome, ints, reals):
+    """Hand the step at t of h to the Python step as core_step left it (its
+    outcome: problem code, where, RHS evaluations, substeps): the Python step
+    concludes it (WheelsetModel.advance_vector's `handed`) instead of running
+    it again, so a step costs one integration whatever route it ends on."""
+    code, where, n_rhs, needed = outcome
+    ints[I_HANDED] = 1
+    ints[I_HANDED_CODE] = code
+    ints[I_HANDED_WHERE] = where
+    ints[I_HANDED_RHS] = n_rhs
+    reals[FR_HANDED_T] = t
+    reals[FR_HANDED_H] = h
+    reals[FR_HANDED_NEEDED] = needed
+
+
+@njit(cache=True, error_model="numpy")
 def _fmu_step(t, h, b):
     """The accepted step (module docstring); a FALLBACK_* code otherwise (the
-    caller restores what was saved)."""
+    caller restores what was saved, unless the step was handed over: _hand)."""
     ints, reals = _n1(b[E_INTS]), _v1(b[E_REALS])
     slave_time = _v1(b[E_SLAVE_TIME])
-    # the slave's communication point rule (fmu_wheelset/slave.py do_step)
+    # the instance's communication point rule (fmu_wheelset/fmu/instance.py do_step)
     now = slave_time[0]
     if not abs(t - now) <= 1e-9 * max(1.0, abs(now)):
         return FALLBACK_TIME
@@ -489,12 +512,15 @@ def _fmu_step(t, h, b):
                            reals[FR_CROSS_RAIL_DISTANCE], core_u):
         return FALLBACK_CROSS_LEVEL
     # the step itself: the route of WheelsetModel.advance_vector
-    code, _, _, _ = core_step(h, core_u, reals[FR_SPEED], reals[FR_FLANGE_PASSED], b, ints, reals)
+    outcome = core_step(h, core_u, reals[FR_SPEED], reals[FR_FLANGE_PASSED], b, ints, reals)
+    code = outcome[0]
     if code == PROBLEM_SUBSTEPS:
         return FALLBACK_SUBSTEPS
     if code != PROBLEM_NONE:
+        _hand(t, h, outcome, ints, reals)
         return FALLBACK_CORE
     if abs(_v1(b[E_STATE])[S_Y]) > reals[FR_FLANGE_PASSED]:
+        _hand(t, h, outcome, ints, reals)
         return FALLBACK_FLANGE
     record = _v1(b[SD_RECORD])
     y_new = _v1(b[E_Y_NEW])
@@ -503,6 +529,7 @@ def _fmu_step(t, h, b):
     lo, hi = _v1(b[E_OUTPUT_LO]), _v1(b[E_OUTPUT_HI])
     for k in range(y_new.size):
         if not (y_new[k] >= lo[k] and y_new[k] <= hi[k]):
+            _hand(t, h, outcome, ints, reals)
             return FALLBACK_OUTPUT
     # accepted: commit what the Python step sets besides the model's arrays
     output_vrs = _n1(b[E_OUTPUT_VRS])
@@ -516,12 +543,15 @@ def _fmu_do_step(t, h, block):
     """int fast_step(double t, double h, const int64_t *block): ACCEPTED or a
     FALLBACK_* code with everything as before the call."""
     b = carray(block, (N_ENTRIES, ENTRY))
+    ints = _n1(b[E_INTS])
+    ints[I_HANDED] = 0
     _keep(b, False)
     try:
         code = _fmu_step(t, h, b)
     except Exception:       # noqa: BLE001 - numba's exceptions: the Python step reports
         code = FALLBACK_EXCEPTION
-    if code != ACCEPTED:
+        ints[I_HANDED] = 0
+    if code != ACCEPTED and ints[I_HANDED] == 0:
         _keep(b, True)
     return code
 

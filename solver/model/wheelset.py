@@ -473,12 +473,15 @@ class WheelsetModel:
             self._block_owner = (id(self), core, kept)
         return self._block
 
-    def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
+    def advance_vector(self, h: float, u: np.ndarray, handed=None) -> StepResult:
         """`advance` with the inputs as the flat vector of `input_vector` (U_*):
         one numba call for the whole step and its bookkeeping (core_step:
         solver.dynamics.integrators.step.advance_kernel, accept_step); the outputs at
         the new state are in `record`. A non-finite input raises
-        WheelsetError and changes nothing."""
+        WheelsetError and changes nothing. `handed`: the outcome (problem code,
+        where, RHS evaluations, substeps) of this very step as the FMU's fast
+        step ran it with these inputs, the model left as core_step leaves it
+        (fast_step._hand): the step is concluded from it, not run again."""
         if not self._initialized:
             raise WheelsetError("advance() before initialize()")
         if not (isinstance(h, (int, float)) and 0.0 < h < math.inf):
@@ -497,8 +500,11 @@ class WheelsetModel:
         saved_state, saved_contact, saved_summary = self._saved
         # the one route of a step (fast_step.core_step: communication_step rounds
         # h and splits it into substeps)
-        code, where, n_rhs, n_sub = core_step(float(h), u, float(self.params.speed),
-                                              self._flange_passed, *self.core_step_block())
+        if handed is None:
+            code, where, n_rhs, n_sub = core_step(float(h), u, float(self.params.speed),
+                                                  self._flange_passed, *self.core_step_block())
+        else:
+            code, where, n_rhs, n_sub = handed
         if code == PROBLEM_SUBSTEPS:
             return StepResult(
                 "discard", f"a step of {h:g} s needs {n_sub:.0f} internal steps of at most "
