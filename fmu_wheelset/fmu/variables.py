@@ -109,9 +109,11 @@ BOX_FORCE = 1.0e6       # N
 BOX_MOMENT = 1.0e6      # N.m
 # most internal steps one doStep may take (solver.max_substeps): its declared
 # maximum bounds the work one doStep can start (benchmarks/bench_worst_do_step.py,
-# docs/limits_and_failures.md: 26 s of CPU time with the costliest choice,
-# FaStrip with RK45 at a tolerance no step meets, 0.26 ms per attempted internal
-# step; 0.6 s with the defaults, RK4 and Polach)
+# docs/limits_and_failures.md: 32 s of CPU time with the costliest choice,
+# FaStrip with the Rosenbrock method at a tolerance no step meets, 0.32 ms per
+# attempted internal step (25 s with RK45); 1.1 s with the defaults, the
+# Rosenbrock method at 1e-5 and Polach; one doStep is one integration however it
+# ends: fast_step._hand)
 MIN_SUBSTEPS = 10
 MAX_SUBSTEPS = 100_000
 
@@ -269,7 +271,7 @@ def _parameters(declared) -> List[ScalarVariable]:
           "tries included (at least 10: a rejected step shrinks at most 5 times, so 10 "
           "tries reach 1/2e6 of the step); a longer communication step is discarded "
           "before it starts (fmi2Discard, reason logged); at most 100000: one doStep then "
-          "takes at most about 26 s of CPU time (FaStrip with an adaptive integrator at a "
+          "takes at most about 32 s of CPU time (FaStrip with an adaptive integrator at a "
           "tolerance no step meets; docs/SECURITY.md)",
           None, MIN_SUBSTEPS, MAX_SUBSTEPS, core="max_substeps"),
         p("solver.integrator", "Enumeration",
