@@ -112,8 +112,8 @@ BOX_MOMENT = 1.0e6      # N.m
 # docs/limits_and_failures.md: 32 s of CPU time with the costliest choice,
 # FaStrip with the Rosenbrock method at a tolerance no step meets, 0.32 ms per
 # attempted internal step (25 s with RK45); 1.1 s with the defaults, the
-# Rosenbrock method at 1e-5 and Polach; one doStep is one integration however it
-# ends: fast_step._hand)
+# Rosenbrock method at 1e-5 and Polach; a discarded doStep is one integration:
+# fast_step._hand)
 MIN_SUBSTEPS = 10
 MAX_SUBSTEPS = 100_000
 

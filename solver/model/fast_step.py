@@ -25,11 +25,15 @@ and statuses. A step refused before it is integrated (bad input, the wrong
 communication point, too many substeps) or a numba exception leaves
 everything as it was before the call (the kernel saves what it may change
 first and restores it): the Python step starts it again. A step that was
-integrated (one the core discards, past the flange, an output out of range)
-is handed over as core_step left it (`_hand`): the Python step concludes it
+integrated and discarded (by the core, or past the flange) is handed over as
+core_step left it (`_hand`): the Python step concludes it
 (WheelsetModel.advance_vector's `handed`) without integrating it a second
-time, so that a doStep costs one integration whichever way it ends (the work
-bound of docs/SECURITY.md).
+time, so that a discarded doStep costs one integration (the work bound of
+docs/SECURITY.md). An accepted step whose output leaves its declared range is
+restored and recomputed by the Python step, as before: the Rosenbrock
+method's kept Jacobian is not part of what a discard restores, so that only a
+recomputation refuses the same step with the same numbers when it is tried
+again.
 
 Nothing here is physics: the equations are those of solver.dynamics.integrators /
 solver.dynamics, called as they are.
@@ -476,7 +480,7 @@ def _hand(t, h, outcome, ints, reals):
     """Hand the step at t of h to the Python step as core_step left it (its
     outcome: problem code, where, RHS evaluations, substeps): the Python step
     concludes it (WheelsetModel.advance_vector's `handed`) instead of running
-    it again, so a step costs one integration whatever route it ends on."""
+    it again, so a discarded step costs one integration."""
     code, where, n_rhs, needed = outcome
     ints[I_HANDED] = 1
     ints[I_HANDED_CODE] = code
@@ -529,7 +533,10 @@ def _fmu_step(t, h, b):
     lo, hi = _v1(b[E_OUTPUT_LO]), _v1(b[E_OUTPUT_HI])
     for k in range(y_new.size):
         if not (y_new[k] >= lo[k] and y_new[k] <= hi[k]):
-            _hand(t, h, outcome, ints, reals)
+            # restored and recomputed by the Python step (not handed over): the
+            # kept Jacobian of the Rosenbrock method is not part of what a
+            # discard restores, and the same refused step must come out the
+            # same when it is tried again
             return FALLBACK_OUTPUT
     # accepted: commit what the Python step sets besides the model's arrays
     output_vrs = _n1(b[E_OUTPUT_VRS])
