@@ -12,7 +12,7 @@ PY      = $(VENV)/bin/python
 DEMO_STAMP = $(VENV)/.demo-stamp
 STAMP   = $(VENV)/.installed-stamp
 
-.PHONY: demo fmu test test-fast bench clean
+.PHONY: demo fmu test test-fast bench generate clean
 
 $(DEMO_STAMP): pyproject.toml
 	@echo "== .venv: the virtual environment, the project and what the demo needs (pip lists each package)"
@@ -39,6 +39,15 @@ test: $(STAMP)
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not fmu and not cross and not cosim"
+
+# the files written from the registries and the variable table (a new model or
+# built-in profile: its module, its registration line, then this): the FMU's
+# declarations with the new variables' value references, docs/variables.md, the
+# built-in profiles written out under profiles/
+generate: $(STAMP)
+	$(PY) -m fmu_wheelset.fmu.registry_declarations
+	$(PY) -m fmu_wheelset.cli variables --markdown --out docs/variables.md
+	$(PY) profiles/write_builtin_profiles.py
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

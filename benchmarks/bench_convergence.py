@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/bench_convergence.py [--fmu dist/Wheelset.fmu] [--repeats 3]
 
 1. The convergence table: for each integrator configuration, on the three cases
-   of tests/data/convergence/make_references.py (a loaded straight track, b Ren
+   of fmu_wheelset/validation/reference_data/convergence/make_references.py (a loaded straight track, b Ren
    & Jin R400 with its flange-root impact, c hard flange contact), 1 ms
    communication steps: the largest |Q - Q_converged| (in % of the static wheel
    load; the defaults must stay within 2 %) and |y - y_converged| (um; within
@@ -95,11 +95,10 @@ def core_speed(repeats):
             model.initialize()
             u = model.arrays.inputs.copy()                                                      
             block = model.core_step_block()                                              
-            n_sub = max(1, int(math.ceil(host / model.internal_step - 1e-9)))
             speed, passed = float(scenario.params.speed), model.flange_passed       
             t0 = time.process_time()
             for _ in range(steps):
-                fast_step.core_step(host, n_sub, u, speed, passed, *block)
+                fast_step.core_step(host, u, speed, passed, *block)
             best_core = min(best_core, time.process_time() - t0)
             model = WheelsetModel(scenario.params)
             model.initialize()

@@ -1,6 +1,6 @@
 """The worst-case wall time of ONE fmi2DoStep of the wheelset FMU (the bound
 docs/limits_and_failures.md states): solver.max_substeps at its declared
-maximum (100 000 internal steps), for the defaults (RK4, Polach, multipoint)
+maximum (100 000 internal steps), for the defaults (Rosenbrock, Polach, multipoint)
 and for the costliest choices (FaStrip with RK45 and with the Rosenbrock
 integrator at a tolerance no step meets, so that every one of the 100 000
 attempts is made). Each doStep runs in FMPy (the native front end in this
@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CASES = {
-    "defaults (RK4, Polach, multipoint)": {},
+    "defaults (Rosenbrock, Polach, multipoint)": {},
     "FaStrip, RK45, tolerance 1e-12": {"contact.creep_model": 4, "solver.integrator": 3,
                                        "solver.tolerance": 1e-12},
     "FaStrip, Rosenbrock, tolerance 1e-12": {"contact.creep_model": 4, "solver.integrator": 4,

@@ -425,14 +425,17 @@ N_SAFETY = 7
 # per array: its address, then its shape (up to 5 axes).
 ENTRY = 6
 
-# ints[]: the FMU's layout and StepData.integrator_id
-(I_N_PARAMETERS, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
- I_MAX_SUBSTEPS) = (0, 1, 2, 3, 4, 5, 8, 9)
-N_INTS = 10
+# ints[]: the FMU's layout, StepData.integrator_id, and what a step the fast step
+# hands to the Python step leaves it (I_HANDED 1: the model as core_step left it,
+# its outcome in I_HANDED_* and FR_HANDED_*, for the step at FR_HANDED_T of FR_HANDED_H)
+(I_HANDED, I_N_INPUTS, I_C_SLOT, I_DC_SLOT, I_LIFT, I_STATUS, I_INTEGRATOR_ID,
+ I_MAX_SUBSTEPS, I_HANDED_CODE, I_HANDED_WHERE, I_HANDED_RHS) = (0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12)
+N_INTS = 13
 # reals[]: StepData's floats, the model's constants, the input map's rail distance
 (FR_RAIL_DISTANCE, FR_TRACK_LENGTH, FR_MAX_PENETRATION, FR_TREAD_END, FR_FLANGE_TIP, FR_SPEED,
- FR_FRICTION, FR_FLANGE_PASSED, FR_CROSS_RAIL_DISTANCE) = range(9)
-N_REALS = 9
+ FR_FRICTION, FR_FLANGE_PASSED, FR_CROSS_RAIL_DISTANCE, FR_HANDED_T, FR_HANDED_H,
+ FR_HANDED_NEEDED) = range(12)
+N_REALS = 12
 
 # The FMU side's and the model's own arrays, in block order.
 FMU_ARRAYS = (
@@ -454,12 +457,18 @@ FMU_ARRAYS = (
     ("keep_summary", np.float64, 1), ("keep_record", np.float64, 1),
     ("keep_derived", np.float64, 1), ("keep_clock", np.float64, 1),
     ("keep_rhs_count", np.int64, 1), ("keep_safety", np.float64, 1),
+    # the value references of the FMU's inputs and outputs (where they are in
+    # `values`), and a scratch for the inputs gathered from it
+    ("input_vrs", np.int64, 1), ("output_vrs", np.int64, 1), ("fmu_u", np.float64, 1),
+    # scratch: the model's inputs and its inputs before, saved at the step's start
+    ("keep_u", np.float64, 1), ("keep_u_before", np.float64, 1),
 )
 (E_VALUES, E_INPUT_LO, E_INPUT_HI, E_OUTPUT_LO, E_OUTPUT_HI, E_SLAVE_TIME, E_MATRIX, E_OFFSET,
  E_RECORD_INDEX, E_INTS, E_REALS, E_CORE_U, E_Y_NEW, E_STATE, E_CLOCK, E_RHS_COUNT,
  E_SAFETY_BEFORE, E_SAFETY, E_U, E_U_BEFORE, E_KEEP_STATE, E_KEEP_CONTACT,
  E_KEEP_SUMMARY, E_KEEP_RECORD, E_KEEP_DERIVED, E_KEEP_CLOCK, E_KEEP_RHS_COUNT,
- E_KEEP_SAFETY) = range(len(FMU_ARRAYS))
+ E_KEEP_SAFETY, E_INPUT_VRS, E_OUTPUT_VRS, E_FMU_U, E_KEEP_U, E_KEEP_U_BEFORE) = range(
+    len(FMU_ARRAYS))
 # the entries of FMU_ARRAYS that the core's own step (core_step) uses
 CORE_ARRAYS = ("state", "clock", "rhs_count", "safety_before", "safety", "u", "u_before")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -25,6 +26,10 @@ import numpy as np
 
 from . import codegen
 from .errors import SolverError
+
+# one identifier of an FMI 2.0 structured name (FMI 2.0 section 2.2.9, "B-name":
+# nondigit {digit | nondigit}, nondigit = "_" | a-z | A-Z)
+FMI_NAME_PART = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 class RegistryError(SolverError):
@@ -124,6 +129,15 @@ class Registry:
             raise RegistryError(f"{self.kind} {entry.name!r} is registered already")
         if entry.fmi_name:
             codegen.check_identifier(entry.fmi_name)
+        if entry.options:
+            # the FMU declares each option as the parameter contact.creep.<name>.<option>:
+            # both must be FMI 2.0 structured-name identifiers (letters, digits, _)
+            for part in (entry.name, *(o.name for o in entry.options)):
+                if not FMI_NAME_PART.match(part):
+                    raise RegistryError(
+                        f"{self.kind} {entry.name!r}: {part!r} is not an FMI 2.0 structured-name "
+                        "identifier (a letter or _, then letters, digits or _): the FMU names "
+                        "a parameter after each option of the model")
         if len(entry.options) > self.max_options:
             raise RegistryError(f"a {self.kind} has at most {self.max_options} options, "
                                 f"{entry.name!r} has {len(entry.options)}")

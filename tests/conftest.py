@@ -166,6 +166,45 @@ class FmiLog:
         return self.messages[n:]
 
 
+_MODULE_LOGS: dict = {}
+
+
+def compile_c_host(folder, source: str = "host.c", *flags: str) -> str:
+    """tests/c_host/<source> compiled into folder (a Path) against FMPy's FMI 2.0
+    headers; the executable's path. Skips the test without a C compiler."""
+    import shutil
+    import subprocess
+    import fmpy
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    exe = Path(folder) / Path(source).stem
+    subprocess.run([cc, "-O1", *flags, "-o", str(exe), os.path.join(ROOT, "tests", "c_host", source),
+                    f"-I{Path(fmpy.__file__).parent / 'c-code'}", "-ldl", "-lm"], check=True)
+    return str(exe)
+
+
+def md_start(var):
+    """The start value of a model-description variable (FMPy's) as the getter's type."""
+    if var.type == "Real":
+        return float(var.start)
+    if var.type in ("Integer", "Enumeration"):
+        return int(var.start)
+    if var.type == "Boolean":
+        return var.start in (True, "true", "1", 1)
+    return var.start
+
+
+def module_log(owner: str) -> FmiLog:
+    """The FmiLog of a test module (`owner`: its __name__), made on first use,
+    with fmpy's logger proxy aimed at it (point_proxy_here) on every call."""
+    log = _MODULE_LOGS.get(owner)
+    if log is None:
+        log = _MODULE_LOGS[owner] = FmiLog()
+    log.point_proxy_here()
+    return log
+
+
 @pytest.fixture(scope="session")
 def plain_fmpy_python(tmp_path_factory):
     """The python of a new virtual environment with only `pip install fmpy` in

@@ -24,19 +24,14 @@ fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
 
 from fmu_wheelset.fmu import cache as fmu_cache  # noqa: E402
+from conftest import compile_c_host  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    exe = tmp_path_factory.mktemp("c_host_cold") / "host"
-    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / "host.c"),
-                    f"-I{Path(fmpy.__file__).parent / 'c-code'}", "-ldl", "-lm"], check=True)
-    return str(exe)
+    return compile_c_host(tmp_path_factory.mktemp("c_host_cold"))
 
 
 # "this CPU": the cache compiled for the build machine's CPU (this one). "another

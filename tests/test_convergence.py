@@ -1,7 +1,7 @@
 """The defaults are accurate: the model with its default integrator,
 step and tolerance stays within 2 % of the static wheel load in Q and within
 1 um in y of a converged run, on the three cases of
-tests/data/convergence/make_references.py (loaded straight track, the Ren & Jin
+fmu_wheelset/validation/reference_data/convergence/make_references.py (loaded straight track, the Ren & Jin
 curve with its flange-root impact, hard flange contact:
 fmu_wheelset/validation/convergence.py), in 1 ms communication steps. The
 references (RK45 at 1e-10, agreeing with RK4 at 10 us to 0.3 % of the wheel

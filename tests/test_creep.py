@@ -512,7 +512,7 @@ def test_kernel_equals_reference(model, opts):
             assert abs(r - g_) <= rtol * max(abs(r), 1e-3 * s)
 
 
-@pytest.mark.parametrize("model", ["kalker", "she", "polach", "fastsim", "fastrip"])
+@pytest.mark.parametrize("model", creep.CREEP_MODELS.names())
 def test_edge_cases_no_nan(model):
     for backend in ("numpy", "numba"):
         opts = {"backend": backend}
@@ -537,7 +537,7 @@ def test_zero_speed_polach_uses_static_friction():
 
 
 def test_mz_sign_positive_spin_gives_negative_moment():
-    for model in ("kalker", "she", "polach", "fastsim", "fastrip"):
+    for model in creep.CREEP_MODELS.names():
         mz = creep_forces(model, 0, 0, 0.2, A, B, N, MU, G, NU, V)[2]
         assert mz < 0, model
 
@@ -650,8 +650,9 @@ def test_creep_forces_arrays_and_options():
         creep_forces("polach", 0, 0, 0, A, B, N, MU, G, NU, V, {"kk": 1})
     with pytest.raises(ValueError):
         creep_forces("fastsim", 0, 0, 0, A, B, N, MU, G, NU, V, {"bound": "square"})
-    # the ids are the FMU's enumeration values: fixed once published
-    assert creep.CREEP_MODELS.names() == ("kalker", "she", "polach", "fastsim", "fastrip")
+    # the ids are the FMU's enumeration values: fixed once published (a new model
+    # is appended)
+    assert creep.CREEP_MODELS.names()[:5] == ("kalker", "she", "polach", "fastsim", "fastrip")
     assert tuple(m.id for m in (KALKER, SHE, POLACH, FASTSIM, FASTRIP)) == (0, 1, 2, 3, 4)
 
 

@@ -70,7 +70,7 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     core.exit_initialization_mode()
     for k in range(20):
         core.do_step(k * H, H)
-    model = core.slave._model
+    model = core.fmu.model
     params = model.params
     contact, points = model.arrays.contact[0], model.arrays.search.points[0]
     assert fz == pytest.approx(core.values[q], rel=1e-12)      # the same state

@@ -27,21 +27,15 @@ from fmpy.fmi1 import FMICallException  # noqa: E402
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 
 from benchmarks.bench_fmu import REN_JIN, c_host_args  # noqa: E402
-from conftest import FmiLog  # noqa: E402
+from conftest import module_log  # noqa: E402
 from test_native_fmu import clean_environment, host, rows, run_host  # noqa: E402,F401
 
 H = 1e-3
 N_STEPS = 300
 FMI2_TERMINATED = 3          # fmi2StatusKind fmi2Terminated (FMI 2.0)
 HANDED = "the fast step handed the step to Python"
-_LOG = []
-
-
 def _log():
-    if not _LOG:
-        _LOG.append(FmiLog())       # one set of callbacks for this module's instances
-    _LOG[0].point_proxy_here()
-    return _LOG[0]
+    return module_log(__name__)      # one set of callbacks for this module's instances
 
 
 class Instance:
@@ -270,7 +264,11 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
                   safety=model.arrays.safety, safety_before=np.zeros_like(model.arrays.safety),
                   keep_safety=np.zeros(2 * model.arrays.safety.size), slave_time=np.zeros(1),
                   matrix=np.zeros((33, 3)),
-                  offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33))
+                  offset=np.zeros(33), u=np.zeros(33), u_before=np.zeros(33), core_u=np.zeros(33),
+                  keep_u=np.zeros(33), keep_u_before=np.zeros(33),
+                  # 3 record outputs and the 3 status flags
+                  y_new=np.zeros(6), output_lo=np.zeros(6), output_hi=np.zeros(6),
+                  output_vrs=np.arange(6, dtype=np.int64), values=np.zeros(9))
     ints = np.zeros(N_INTS, dtype=np.int64)
     reals = np.zeros(N_REALS)
     block, kept = pack_block(arrays, tuple(data), ints, reals)
@@ -287,6 +285,14 @@ def test_pack_block_refuses_a_layout_it_was_not_written_for():
     short = dict(arrays, keep_record=np.zeros(model.record.size - 1))
     with pytest.raises(BlockError, match="keep_record"):
         pack_block(short, tuple(data), ints, reals)
+    # the cfunc indexes the value buffer by these value references unchecked
+    outside = dict(arrays, output_vrs=np.arange(4, 10, dtype=np.int64))
+    with pytest.raises(BlockError, match="output_vrs"):
+        pack_block(outside, tuple(data), ints, reals)
+    no_status = dict(arrays, y_new=np.zeros(3), output_lo=np.zeros(3), output_hi=np.zeros(3),
+                     output_vrs=np.arange(3, dtype=np.int64))
+    with pytest.raises(BlockError, match="status flags"):
+        pack_block(no_status, tuple(data), ints, reals)
 
 
 def test_block_entry_constants_follow_the_array_table():

@@ -465,6 +465,12 @@ def test_slave_frees_without_the_cycle_collector(md, unzipped):
         module = importlib.util.module_from_spec(spec)
         sys.modules[package] = module
         spec.loader.exec_module(module)
+    # the package may come from another extraction of this build (fmpy.simulate_fmu
+    # deletes its own), and the native front end imports no slave: find the slave
+    # and its pythonfmu copy in this one
+    where = os.path.join(resources, package)
+    if where not in sys.modules[package].__path__:
+        sys.modules[package].__path__.append(where)
     slave_module = importlib.import_module(f"{package}.slave")
 
     def life():

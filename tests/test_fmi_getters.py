@@ -17,28 +17,10 @@ import pytest
 fmpy = pytest.importorskip("fmpy")
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 
-from conftest import FmiLog  # noqa: E402
-
-_LOG = None
-
+from conftest import md_start, module_log  # noqa: E402
 
 def _log():
-    global _LOG
-    if _LOG is None:
-        _LOG = FmiLog()
-    _LOG.point_proxy_here()
-    return _LOG
-
-
-def expected_start(var):
-    """The start attribute of the model description as the getter's type."""
-    if var.type == "Real":
-        return float(var.start)
-    if var.type in ("Integer", "Enumeration"):
-        return int(var.start)
-    if var.type == "Boolean":
-        return var.start in (True, "true", "1", 1)
-    return str(var.start)
+    return module_log(__name__)
 
 
 def read(slave, var):
@@ -81,7 +63,7 @@ def test_every_parameter_reads_its_start_value_when_not_set(md, unzipped):
         slave.freeInstance()
     errors = [m for status, _, m in log.since(n) if status >= 3]
     assert not errors, errors
-    want = {v.name: expected_start(v) for v in parameters(md)}
+    want = {v.name: md_start(v) for v in parameters(md)}
     # every type is covered, the strings among them
     assert {v.type for v in parameters(md)} >= {"Real", "Integer", "Boolean", "String"}
     for name in want:
@@ -124,4 +106,4 @@ def test_a_parameter_set_by_the_host_reads_back_as_set(md, unzipped):
     assert before == chosen and after == chosen
     for v in parameters(md):
         if v.name in untouched:
-            assert untouched[v.name] == expected_start(v), v.name
+            assert untouched[v.name] == md_start(v), v.name

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from fmpy.fmi1 import FMICallException  # noqa: E402
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.validation import validate_fmu  # noqa: E402
 
-from conftest import FmiLog  # noqa: E402
+from conftest import FmiLog, compile_c_host, md_start  # noqa: E402
 from cosim.fmpy_host import set_variables  # noqa: E402
 from solver.track.excitation import RailMotion  # noqa: E402
 from fmu_wheelset.fmu import variables as fmu_variables  # noqa: E402
@@ -73,17 +72,6 @@ def core_inputs(t):
     force[:, 1] = float(lateral_force(t))
     return WheelsetInputs(axle_box_force=force, rail_motion=RailMotion(),
                           curvature=float(curvature(t)), cant_angle=float(cant(t)))
-
-
-def md_start(v):
-    """The start value of a model-description variable as a Python value."""
-    if v.type == "Real":
-        return float(v.start)
-    if v.type in ("Integer", "Enumeration"):
-        return int(v.start)
-    if v.type == "Boolean":
-        return v.start in (True, "true", "1", 1)
-    return v.start
 
 
 def core_parameters(md, values=PARAMS):
@@ -469,13 +457,7 @@ def test_bad_parameter_is_logged_and_steps_discarded(md, unzipped, bad, expected
 
 
 def test_c_host_matches_fmpy(fmu, md, unzipped, tmp_path):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    include = Path(fmpy.__file__).parent / "c-code"
-    exe = tmp_path / "host"
-    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / "host.c"),
-                    f"-I{include}", "-ldl"], check=True)
+    exe = compile_c_host(tmp_path)
     # no environment set-up: the FMU finds its Python from its resources
     env = {k: v for k, v in os.environ.items()
            if k not in ("LD_PRELOAD", "PYTHONPATH", "PYTHONHOME", "LD_LIBRARY_PATH")}

@@ -21,7 +21,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +30,7 @@ import pytest
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
+from conftest import compile_c_host  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTS = ROOT / "tests" / "hosts"
@@ -102,12 +102,7 @@ def test_fmpy_without_the_projects_packages(plain_fmpy_python, wheelset_fmu, ref
 
 
 def test_the_projects_c_host(wheelset_fmu_unzipped, reference, tmp_path):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    exe = tmp_path / "host"
-    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / "host.c"),
-                    f"-I{Path(fmpy.__file__).parent / 'c-code'}", "-ldl", "-lm"], check=True)
+    exe = compile_c_host(tmp_path)
     md = read_model_description(wheelset_fmu_unzipped)
     vr = {v.name: v.valueReference for v in md.modelVariables}
     steps = int(round(STOP / H))

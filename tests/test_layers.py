@@ -1,14 +1,15 @@
 """The import graph of the project's three packages, read from their source
 with the standard library's `ast` (nothing is imported, so nothing compiles).
 
-The packages depend one way: solver <- fmu_wheelset <- cosim. The solver is the
-core and imports neither of the others; fmu_wheelset (the FMU, its build, the
-command line, sweeps, validation) uses the solver; cosim (the masters that
-couple several FMUs or the FMU and an OpenSees track) uses both. The parts of
-fmu_wheelset import in the order of FMU_WHEELSET_PARTS. Inside the
-solver the modules form layers, written down below as SOLVER_LAYERS; no module
-imports one of a later layer or one listed after it. docs/ARCHITECTURE.md
-explains the layers.
+The project's parts depend one way (PROJECT_PARTS): solver <- fmu_wheelset.fmu
+<- cosim <- the rest of fmu_wheelset. The solver is the core and imports
+nothing else; the FMU (fmu_wheelset/fmu) uses the solver; cosim (the masters
+that couple several FMUs or the FMU and an OpenSees track) uses the solver and,
+of fmu_wheelset, only the FMU's public interface (fmu/interface.py); the
+command line, sweeps and validation use all of them. Inside the solver the
+modules form layers of parts (subpackages or top-level modules), declared as
+`LAYERS` in solver/__init__.py; no module imports one of a later part.
+docs/ARCHITECTURE.md explains the layers.
 
 What `ast` cannot see: `importlib.import_module` with a computed name. The FMU
 side imports the solver that way on purpose (fmu_wheelset/fmu/slave.py imports the
@@ -23,41 +24,20 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("solver", "fmu_wheelset", "cosim")
 
-# The solver's modules in layer order, as the code imports them today. A module
-# may import (at module level or inside a function) only modules listed before
-# it, in its own layer or an earlier one. "__init__" is the package itself.
-SOLVER_LAYERS = (
-    ("support: errors, the numba cache check, the packaged data files, the array layout, "
-     "the registries and the code they generate",
-     ("errors", "numba_cache", "__init__", "data_files", "layout", "codegen", "registry")),
-    ("inputs: wheel and rail profiles, track layout, track excitation",
-     ("profiles", "profiles.profile", "profiles.simpack", "profiles.files", "profiles.definitions",
-      "profiles.builtins", "track", "track.sections", "track.files", "track.alignment",
-      "track.builtins", "track.excitation", "track.lumped_rails")),
-    ("contact geometry: contact point search, its table, its analysis over y",
-     ("contact", "contact.geometry", "contact.geometry.setup", "contact.geometry.distance",
-      "contact.geometry.search", "contact.geometry.update", "contact.geometry.tracked",
-      "contact.geometry.points", "contact.geometry.reference", "contact.geometry.table",
-      "contact.geometry.modes", "contact.geometry.analysis")),
-    ("contact forces: normal problem, creep models, Kalker's exact theory",
-     ("contact.normal", "contact.normal.hertz", "contact.normal.patch_curvature",
-      "contact.normal.load_sharing",
-      "contact.normal.boundary_element", "contact.normal.kik_piotrowski",
-      "contact.normal.contact_plane", "contact.creep", "contact.creep.inputs",
-      "contact.creep.kalker", "contact.creep.saturated", "contact.creep.fastsim",
-      "contact.creep.fastrip", "contact.creep.models", "contact.creep.forces",
-      "contact.creep.exact_rolling")),
-    ("wheelset dynamics: right-hand side, step checks, outputs, running safety, integrators",
-     ("dynamics", "dynamics.suspension", "dynamics.rhs", "dynamics.acceptance", "dynamics.outputs",
-      "dynamics.derailment",
-      "dynamics.integrators", "dynamics.integrators.stages", "dynamics.integrators.fixed",
-      "dynamics.integrators.embedded", "dynamics.integrators.rosenbrock",
-      "dynamics.integrators.methods", "dynamics.integrators.step")),
-    ("the wheelset model: parameters, outputs, the compiled communication step, the Python object",
-     ("model.parameters", "model.outputs", "model.fast_step", "model.wheelset", "model")),
-    ("uses of the model: scenarios, linear and nonlinear stability",
-     ("scenarios", "stability", "contact_modes")),
-)
+def solver_layers() -> tuple:
+    """The solver's layers as solver/__init__.py declares them (`LAYERS`), read
+    with ast: (layer, its parts), a part a subpackage or a top-level module,
+    "__init__" the package's own file."""
+    tree = ast.parse((ROOT / "solver" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets] == ["LAYERS"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("solver/__init__.py declares no LAYERS")
+
+
+SOLVER_LAYERS = solver_layers()
+SOLVER_PARTS = tuple(part for _, parts in SOLVER_LAYERS for part in parts)
+
 
 # The modules of cosim in import order: the two subpackages are independent
 # (neither imports the other), and inside each a module imports only modules
@@ -74,9 +54,8 @@ COSIM_ORDER = (
 
 # fmu_wheelset may import cosim only inside functions, and only in these
 # subpackages: the commands `vehicle`, `stability` and `cosim-track` and the
-# validation cases of the vehicle and of the flexible track run the co-simulation
-# masters, which themselves use fmu_wheelset (cosim.vehicle.stability runs
-# fmu_wheelset.sweeps.sweep). A lazy import there keeps the packages in one order at
+# validation cases of the vehicle and of the flexible track run the
+# co-simulation masters. A lazy import there keeps the packages in one order at
 # import time; the FMU's own modules (slave, variables, ...) never import cosim,
 # which is not bundled in the FMU.
 # The vehicle-bodies FMU (fmu_wheelset.vehicle_fmu) packages cosim's bodies as an
@@ -84,6 +63,11 @@ COSIM_ORDER = (
 # commands do.
 COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.validation",
                                "fmu_wheelset.vehicle_fmu")
+
+# What cosim may import of fmu_wheelset: the FMU's public interface for programs
+# that drive it (fmu_wheelset/fmu/interface.py: the contact points per wheel,
+# the FMI start values of core parameters), which imports only the FMU's table.
+FMU_PUBLIC_INTERFACE = "fmu_wheelset.fmu.interface"
 
 # The modules fmu_wheelset/packaging/build.py copies into the FMU's own package. They reach
 # the solver only through importlib, as the copy bundled in the FMU under a name
@@ -95,16 +79,19 @@ COSIM_USERS_IN_FMU_WHEELSET = ("fmu_wheelset.cli.commands", "fmu_wheelset.valida
 FMU_PACKAGE = "fmu_wheelset.fmu"
 FMU_MODULES = tuple(f"{FMU_PACKAGE}.{name}" for name in (
     "slave", "slave_entry", "native_bridge", "native_worker", "variables", "fmu_state",
-    "cache", "presets", "adapter", "core_loader", "feedthrough", "registries"))
+    "cache", "presets", "adapter", "core_loader", "instance", "registries"))
 
-# The parts of fmu_wheelset in import order: a module imports (at any level) only
-# modules of its own part or of one listed before it. A module belongs to the
-# longest prefix that names it; "fmu_wheelset" is the package itself. cli.args
-# (argument types and input checks) comes before sweeps, which check a plan's
-# names with it; the rest of cli (main, commands) comes last.
-FMU_WHEELSET_PARTS = ("fmu_wheelset", "fmu_wheelset.fmu", "fmu_wheelset.plots",
-                      "fmu_wheelset.packaging", "fmu_wheelset.vehicle_fmu", "fmu_wheelset.cli.args",
-                      "fmu_wheelset.sweeps", "fmu_wheelset.validation", "fmu_wheelset.cli")
+# The parts of the project in import order: a module imports (at any level) only
+# modules of its own part or of one listed before it, so the picture of the
+# imports has no arrow running back up. A module belongs to the longest prefix
+# that names it; "fmu_wheelset" is that package's own file (it imports nothing).
+# The FMU (fmu_wheelset.fmu) sits below cosim, whose masters drive it; the
+# command line and the validation, which run those masters, sit above cosim.
+# cli.args (argument types and input checks) comes before sweeps, which check a
+# plan's names with it; the rest of cli (main, commands) comes last.
+PROJECT_PARTS = ("fmu_wheelset", "solver", "fmu_wheelset.fmu", "cosim", "fmu_wheelset.plots",
+                 "fmu_wheelset.packaging", "fmu_wheelset.vehicle_fmu", "fmu_wheelset.cli.args", "fmu_wheelset.sweeps",
+                 "fmu_wheelset.validation", "fmu_wheelset.cli")
 
 
 def module_files() -> dict[str, Path]:
@@ -218,7 +205,7 @@ def test_the_graph_sees_imports_of_each_kind():
     assert any(t == "solver.model.wheelset" and top for t, _, top in GRAPH["solver.model"])
     assert any(t == "cosim.vehicle.master" and not top
                for t, _, top in GRAPH["fmu_wheelset.cli.commands.vehicle"])
-    assert any(t == "fmu_wheelset.sweeps.sweep" and not top
+    assert any(t == FMU_PUBLIC_INTERFACE and not top
                for t, _, top in GRAPH["cosim.vehicle.stability"])
 
 
@@ -252,35 +239,71 @@ def test_the_fmus_own_modules_import_only_each_other():
     assert wrong == []
 
 
-def fmu_wheelset_part(module: str) -> int:
-    """The position in FMU_WHEELSET_PARTS of the longest prefix naming `module`."""
-    found = [i for i, part in enumerate(FMU_WHEELSET_PARTS)
-             if module == part or module.startswith(part + ".")]
-    assert found, f"place {module} in FMU_WHEELSET_PARTS"
-    return max(found, key=lambda i: len(FMU_WHEELSET_PARTS[i]))
+def part_of(module: str, parts, qualify=lambda part: part, own_file=None) -> int | None:
+    """The position in `parts` of the longest part naming `module` (the module
+    itself or a package above it; the part `own_file` names its package's own
+    file only); None if none does."""
+    found = [i for i, part in enumerate(parts)
+             if module == qualify(part)
+             or (part != own_file and module.startswith(qualify(part) + "."))]
+    return max(found, key=lambda i: len(qualify(parts[i]))) if found else None
 
 
-def test_fmu_wheelset_parts_import_in_order():
-    wrong = [(m, t, line) for m in MODULES if package_of(m) == "fmu_wheelset"
+def test_the_project_parts_import_in_order():
+    """No arrow runs back up: solver <- fmu_wheelset.fmu <- cosim <- the rest of
+    fmu_wheelset, each import to a part listed before its own (or its own)."""
+    unplaced = [m for m in MODULES if part_of(m, PROJECT_PARTS, own_file="fmu_wheelset") is None]
+    assert unplaced == [], "place these modules in PROJECT_PARTS"
+    wrong = [(m, t, line) for m in MODULES for t, line, _ in GRAPH[m]
+             if part_of(t, PROJECT_PARTS, own_file="fmu_wheelset")
+             > part_of(m, PROJECT_PARTS, own_file="fmu_wheelset")]
+    assert wrong == []
+
+
+def test_cosim_imports_of_fmu_wheelset_only_the_fmus_public_interface():
+    wrong = [(m, t, line) for m in MODULES if package_of(m) == "cosim"
              for t, line, _ in GRAPH[m] if package_of(t) == "fmu_wheelset"
-             if fmu_wheelset_part(t) > fmu_wheelset_part(m)]
+             if t != FMU_PUBLIC_INTERFACE]
+    assert wrong == []
+    interface = {t for t, _, _ in GRAPH[FMU_PUBLIC_INTERFACE]
+                 if package_of(t) != "solver"}
+    assert interface <= set(FMU_MODULES), "the interface imports only the FMU's own modules"
+
+
+def _solver_part(part: str) -> str:
+    return "solver" if part == "__init__" else f"solver.{part}"
+
+
+def test_the_solver_layer_table_places_every_solver_module_once():
+    """Every part of solver/__init__.py's LAYERS names a module or subpackage that
+    exists, once; every solver module falls under one part (by its package: a new
+    module of an existing subpackage needs no entry)."""
+    assert len(SOLVER_PARTS) == len(set(SOLVER_PARTS))
+    assert all(_solver_part(p) in MODULES for p in SOLVER_PARTS), "a part that does not exist"
+    unplaced = [m for m in MODULES if package_of(m) == "solver"
+                and part_of(m, SOLVER_PARTS, _solver_part, "__init__") is None]
+    assert unplaced == [], "place a new top-level solver module in solver/__init__.py LAYERS"
+
+
+def test_each_solver_module_imports_only_its_own_part_or_earlier_ones():
+    def position(m):
+        return part_of(m, SOLVER_PARTS, _solver_part, "__init__")
+    wrong = [(m, t, line) for m in MODULES if package_of(m) == "solver"
+             for t, line, _ in GRAPH[m] if package_of(t) == "solver"
+             if position(t) > position(m)]
     assert wrong == []
 
 
-def test_the_solver_layer_table_lists_every_solver_module_once():
-    listed = [name for _, names in SOLVER_LAYERS for name in names]
-    assert len(listed) == len(set(listed))
-    present = {"__init__" if m == "solver" else m.split(".", 1)[1]
-               for m in MODULES if package_of(m) == "solver"}
-    assert set(listed) == present, "place a new solver module in SOLVER_LAYERS"
-
-
-def test_each_solver_module_imports_only_modules_listed_before_it():
-    order = [name for _, names in SOLVER_LAYERS for name in names]
-    position = {("solver" if n == "__init__" else f"solver.{n}"): i for i, n in enumerate(order)}
-    wrong = [(m, t, line) for m in position for t, line, _ in GRAPH[m]
-             if t in position and position[t] >= position[m]]
-    assert wrong == []
+def test_architecture_md_shows_the_solver_layers_of_the_code():
+    """docs/ARCHITECTURE.md's table of the solver's layers lists the parts of
+    LAYERS, layer by layer, in order."""
+    import re
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    section = text.split("## The layers of the solver", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| layer")]
+    shown = tuple((row[1].strip(), tuple(re.findall(r"`([\w.]+)`", row[2]))) for row in rows)
+    assert shown == SOLVER_LAYERS
 
 
 def test_the_cosim_order_lists_every_cosim_module_once():

@@ -18,7 +18,6 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 import zipfile
 from pathlib import Path
 
@@ -27,6 +26,7 @@ import pytest
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
+from conftest import compile_c_host  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 H = 1e-3
@@ -47,14 +47,7 @@ def vr(md):
 
 @pytest.fixture(scope="session")
 def host(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    include = Path(fmpy.__file__).parent / "c-code"
-    exe = tmp_path_factory.mktemp("c_host") / "host"
-    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / "host.c"),
-                    f"-I{include}", "-ldl", "-lm"], check=True)
-    return str(exe)
+    return compile_c_host(tmp_path_factory.mktemp("c_host"))
 
 
 def clean_environment(**extra):
@@ -289,29 +282,42 @@ def test_model_description_for_a_cosimulation_master(md):
     assert set().union(*deps.values()) <= inputs
     names = {v.name for v in md.modelVariables}
     assert "benchmark.skip_core" not in names
-    # the model choices are Integer parameters (libcosim and Ecos ignore Enumerations):
-    # 5 creep models (Kalker, SHE, Polach, FASTSIM, FaStrip), 2 contact models, 5 integrators
-    # (RK4, semi-implicit Euler, adaptive RK23, RK45 and Rosenbrock)
+    # the model choices are Integer parameters (libcosim and Ecos ignore Enumerations:
+    # tests/hosts/enumerations_by_hand.py), one value per registered model, each
+    # item named in the description
+    from fmu_wheelset.fmu.registries import ENUMERATIONS
     by = {v.name: v for v in md.modelVariables}
-    for name, n in (("contact.creep_model", 5), ("contact.model", 2), ("solver.integrator", 5)):
-        assert by[name].type == "Integer" and (int(by[name].min), int(by[name].max)) == (0, n - 1)
+    for name, kind in (("contact.creep_model", "CreepModel"), ("contact.model", "ContactModel"),
+                       ("contact.geometry", "ContactGeometry"),
+                       ("solver.integrator", "Integrator")):
+        items = ENUMERATIONS[kind][1]
+        assert by[name].type == "Integer"
+        assert (int(by[name].min), int(by[name].max)) == (0, len(items) - 1)
+        assert all(f"{i} {item}" in by[name].description for i, (_, item, _) in enumerate(items))
     assert all(v.type != "Enumeration" for v in md.modelVariables)
+
+
+def _after_three_steps(md, unzipped, name):
+    """An FMPy instance of the FMU, initialized with its defaults, after three
+    doSteps of H (the caller terminates and frees it)."""
+    from fmpy.fmi2 import FMU2Slave
+    s = FMU2Slave(guid=md.guid, unzipDirectory=unzipped, modelIdentifier="Wheelset",
+                  instanceName=name)
+    s.instantiate()
+    s.setupExperiment(startTime=0.0)
+    s.enterInitializationMode()
+    s.exitInitializationMode()
+    for k in range(3):
+        s.doStep(currentCommunicationPoint=k * H, communicationStepSize=H)
+    return s
 
 
 def test_direct_feedthrough_of_rail_motion(md, wheelset_fmu_unzipped):
     # a host moving the left rail down and reading before the next doStep sees the
     # left wheel's load fall at once (less penetration, Hertz) and nothing else move
-    from fmpy.fmi2 import FMU2Slave
     by = {v.name: v.valueReference for v in md.modelVariables}
-    s = FMU2Slave(guid=md.guid, unzipDirectory=wheelset_fmu_unzipped, modelIdentifier="Wheelset",
-                  instanceName="feedthrough")
-    s.instantiate()
+    s = _after_three_steps(md, wheelset_fmu_unzipped, "feedthrough")
     try:
-        s.setupExperiment(startTime=0.0)
-        s.enterInitializationMode()
-        s.exitInitializationMode()
-        for k in range(3):
-            s.doStep(currentCommunicationPoint=k * H, communicationStepSize=H)
         read = [by[n] for n in ("wheel.left.Q", "wheel.right.Q", "wheelset.z", "wheelset.y")]
         before = s.getReal(read)
         rail = [by["rail.left.vertical_displacement"]]
@@ -333,22 +339,14 @@ def test_c_host_directional_derivative_equals_fmpy(host, wheelset_fmu_unzipped, 
     after 3 steps equals FMPy's at the same state bit for bit (the same
     deterministic evaluation); in the out-of-process mode it is fmi2Error with
     the reason logged, not a wrong number."""
-    from fmpy.fmi2 import FMU2Slave
     z, u = vr["wheel.left.force_on_rail.z"], vr["rail.left.vertical_displacement"]
     proc = run_host(host, wheelset_fmu_unzipped, md.guid, [f"o:{z}"],
                     options=("--derivative", f"{z}:{u}"))
     assert proc.returncode == 0, proc.stderr[-2000:]
     line = [x for x in proc.stdout.splitlines() if x.startswith("derivative ")]
     c_value = float(line[0].split()[1])
-    s = FMU2Slave(guid=md.guid, unzipDirectory=wheelset_fmu_unzipped, modelIdentifier="Wheelset",
-                  instanceName="fmpy_derivative")
-    s.instantiate()
+    s = _after_three_steps(md, wheelset_fmu_unzipped, "fmpy_derivative")
     try:
-        s.setupExperiment(startTime=0.0)
-        s.enterInitializationMode()
-        s.exitInitializationMode()
-        for k in range(3):
-            s.doStep(currentCommunicationPoint=k * H, communicationStepSize=H)
         fmpy_value = s.getDirectionalDerivative([z], [u], [1.0])[0]
     finally:
         s.terminate()

@@ -11,7 +11,6 @@ host within 1 s (the required figure), the host returning normally.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -19,19 +18,13 @@ import pytest
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
+from conftest import compile_c_host  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def compile_host(tmp_path_factory, source: str) -> str:
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    include = Path(fmpy.__file__).parent / "c-code"
-    exe = tmp_path_factory.mktemp("oop_host") / Path(source).stem
-    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / source),
-                    f"-I{include}", "-ldl", "-lm"], check=True)
-    return str(exe)
+    return compile_c_host(tmp_path_factory.mktemp("oop_host"), source)
 
 
 @pytest.fixture(scope="module")

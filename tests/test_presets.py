@@ -20,19 +20,12 @@ fmpy = pytest.importorskip("fmpy")
 from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
-from conftest import FmiLog  # noqa: E402
+from conftest import module_log  # noqa: E402
 
 GRAVITY = 9.81                  # solver.dynamics.rhs.GRAVITY
 REQUIRED = {"free", "loaded-passenger", "ren-jin-lma-chn60", "manchester-vehicle-1"}
-_LOG = None
-
-
 def _log():
-    global _LOG
-    if _LOG is None:
-        _LOG = FmiLog()
-    _LOG.point_proxy_here()
-    return _LOG
+    return module_log(__name__)
 
 
 # --------------------------------------------------------------- the module

@@ -182,3 +182,18 @@ def test_an_entry_registered_after_the_dispatch_was_generated_is_refused():
     from solver.registry import Entry, RegistryError
     with pytest.raises(RegistryError, match="register it before"):
         CREEP_MODELS.register(Entry("late", "too late", kernel=forces.creep_forces_kernel))
+
+
+def test_a_model_with_options_needs_fmi_structured_names():
+    """The FMU names a parameter contact.creep.<model>.<option> after each option:
+    a hyphenated model name ("linear-saturated", the issue's first try) is not an
+    FMI 2.0 structured name (section 2.2.9) and is refused with the reason; the
+    same model without options, and an underscore, are fine."""
+    from solver.registry import Entry, Option, Registry, RegistryError
+    cap = Option("cap", "1", 1.0, 0.0, 10.0, "a cap")
+    models = Registry("creep model", max_options=3)
+    with pytest.raises(RegistryError, match="FMI 2.0 structured-name"):
+        models.register(Entry("linear-saturated", "x", options=(cap,)))
+    models.register(Entry("linear_saturated", "x", options=(cap,)))
+    models.register(Entry("no-options", "x"))
+    assert models.names() == ("linear_saturated", "no-options")

@@ -179,8 +179,8 @@ def test_creep_coefficient_overrides_give_kalkers_linear_forces():
     part, _, _ = _rhs_at(WheelsetParameters(creep_model="kalker", speed=20.0,
                                             creep_coefficients=(0.0, 7.0e6, 0.0, 0.0)),
                          vy=0.05, vx=0.01)
-    a = plain._contact[..., C_CREEP_LONG]
-    b = part._contact[..., C_CREEP_LONG]
+    a = plain.arrays.contact[..., C_CREEP_LONG]
+    b = part.arrays.contact[..., C_CREEP_LONG]
     assert b == pytest.approx(a, rel=1e-12, abs=1e-9)
     with pytest.raises(Exception, match="kalker"):
         WheelsetModel(WheelsetParameters(creep_model="polach", creep_coefficients=f))
@@ -206,5 +206,5 @@ def test_gyroscopic_and_roll_rate_switches():
         -p.inertia_spin * spin * x[S_ROLL_RATE] / p.inertia_yaw, rel=1e-9)
     textbook, _, _ = _rhs_at(WheelsetParameters(**base, roll_rate_creepage=False),
                              yaw_rate=0.03, roll_rate=0.02)
-    assert np.abs(textbook._contact[..., C_ETA] - on._contact[..., C_ETA]).max() > 1e-4
-    assert textbook._contact[..., C_XI] == pytest.approx(on._contact[..., C_XI], abs=1e-12)
+    assert np.abs(textbook.arrays.contact[..., C_ETA] - on.arrays.contact[..., C_ETA]).max() > 1e-4
+    assert textbook.arrays.contact[..., C_XI] == pytest.approx(on.arrays.contact[..., C_XI], abs=1e-12)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -30,6 +29,7 @@ from fmpy import read_model_description  # noqa: E402
 
 from fmu_wheelset.fmu import cache as fmu_cache  # noqa: E402
 from fmu_wheelset.packaging.standalone import RUNTIME_DIR, check_interpreter  # noqa: E402
+from conftest import compile_c_host  # noqa: E402
 
 pytestmark = pytest.mark.fmu        # builds the self-contained FMU
 
@@ -64,13 +64,7 @@ def reference(wheelset_fmu):
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    exe = tmp_path_factory.mktemp("c_host_standalone") / "host"
-    subprocess.run([cc, "-O1", "-o", str(exe), str(ROOT / "tests" / "c_host" / "host.c"),
-                    f"-I{Path(fmpy.__file__).parent / 'c-code'}", "-ldl", "-lm"], check=True)
-    return str(exe)
+    return compile_c_host(tmp_path_factory.mktemp("c_host_standalone"))
 
 
 def max_relative_difference(rows: np.ndarray, reference: np.ndarray) -> float:

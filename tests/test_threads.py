@@ -13,7 +13,6 @@ clean runs were measured by hand, see docs/hosts.md).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 
 fmpy = pytest.importorskip("fmpy")
 from fmpy import read_model_description  # noqa: E402
+from conftest import compile_c_host  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("WHEELSET_TWO_THREAD_RUNS", "20"))
@@ -28,15 +28,7 @@ RUNS = int(os.environ.get("WHEELSET_TWO_THREAD_RUNS", "20"))
 
 @pytest.fixture(scope="module")
 def two_threads_host(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler")
-    include = Path(fmpy.__file__).parent / "c-code"
-    exe = tmp_path_factory.mktemp("c_host") / "two_threads_host"
-    subprocess.run([cc, "-O1", "-pthread", "-o", str(exe),
-                    str(ROOT / "tests" / "c_host" / "two_threads_host.c"), f"-I{include}", "-ldl"],
-                   check=True)
-    return str(exe)
+    return compile_c_host(tmp_path_factory.mktemp("c_host"), "two_threads_host.c", "-pthread")
 
 
 def empty_environment():

@@ -51,7 +51,7 @@ class _BandedCholesky:
     """Cholesky factor of a sparse symmetric positive definite matrix in band
     storage after a reverse Cuthill-McKee ordering (the track's matrices are
     banded along x; LAPACK dpbtrf through scipy), and the same factor as the
-    row envelopes of cosim.track.newmark_kernel.profile_solve_inplace (``profile``;
+    row envelopes of cosim.track.newmark_kernel.profile_solve_pair (``profile``;
     most rows of the RCM band hold only 1-3 nonzeros: the model falls apart
     into independent vertical, lateral and roll parts of each rail)."""
 

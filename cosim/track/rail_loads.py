@@ -13,7 +13,7 @@ from numba import njit
 from .fe_model import RailLoad
 from .options import CosimError
 from .parameters import SIDES
-from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
+from fmu_wheelset.fmu.interface import POINTS_PER_WHEEL
 
 
 POINTS = POINTS_PER_WHEEL      # contact points per wheel of the FMU's outputs

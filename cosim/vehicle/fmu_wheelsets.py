@@ -43,7 +43,7 @@ import numpy as np
 from cosim.fmpy_host import set_variable
 
 from .parameters import SIDES, VehicleError
-from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
+from fmu_wheelset.fmu.interface import POINTS_PER_WHEEL
 
 
 INPUT_NAMES = [f"axlebox.{s}.force.{a}" for s in SIDES for a in "xyz"] + [

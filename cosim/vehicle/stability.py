@@ -364,7 +364,7 @@ def fmu_parameters(wheelset_params, fmu) -> dict:
     express one of them."""
     from fmpy import read_model_description
 
-    from fmu_wheelset.sweeps.sweep import start_values
+    from fmu_wheelset.fmu.interface import start_values
     from .fmu_wheelsets import extracted
     names = {v.name for v in read_model_description(extracted(fmu)).modelVariables}
     values, missing = start_values(wheelset_params, names)

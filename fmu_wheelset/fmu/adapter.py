@@ -40,40 +40,40 @@ NAN = float("nan")
 # ---------------------------------------------------------------------------
 # conversion FMI variables <-> core types (field names of solver.model.WheelsetParameters)
 # ---------------------------------------------------------------------------
-def make_parameters(slave, core):
+def make_parameters(instance, core):
     """WheelsetParameters from the parameters set by the host (the others
-    take the core's defaults), checked against the table's ranges. `slave`:
-    the Wheelset instance (fmu_wheelset/fmu/slave.py); `core`: the core's
+    take the core's defaults), checked against the table's ranges. `instance`:
+    the FmuInstance (fmu_wheelset/fmu/instance.py); `core`: the core's
     public interface (the package solver.model, core_loader.import_core)."""
 
     def resolve(var, text):
         if var.name == "track.scenario":
-            return make_track(slave, core, text)
+            return make_track(instance, core, text)
         # a built-in name, a file bundled in the FMU resources or an absolute
         # path (the core's lookup rule, relative names contained in the
         # resources: never the working directory)
         source = core.resolve_source(text, core.is_builtin_profile,
-                                     (slave.resources,), working_directory=False)
+                                     (instance.resources,), working_directory=False)
         if source is None:
             raise ValueError(f"{var.name} {text!r} is neither a built-in profile nor a file "
                              "in the FMU resources (relative names are looked up there "
                              "only; give an absolute path for a file elsewhere)")
         return source
 
-    kwargs = fmu_variables.parameters_from_fmi(slave.given_values(), core, resolve=resolve)
+    kwargs = fmu_variables.parameters_from_fmi(instance.given_values(), core, resolve=resolve)
     if "track" not in kwargs:       # the default track, in track.direction
-        kwargs["track"] = make_track(slave, core, None)
+        kwargs["track"] = make_track(instance, core, None)
     return core.WheelsetParameters(**kwargs)
 
 
-def make_track(slave, core, spec):
+def make_track(instance, core, spec):
     """The track of track.scenario (`spec`; None: the core's default) run in
     track.direction."""
     if spec is None:
-        spec = str(slave._default("track.scenario")).strip()
-    direction = str(slave.value_in_force("track.direction")).strip()
+        spec = str(instance.default("track.scenario")).strip()
+    direction = str(instance.value_in_force("track.direction")).strip()
     source = core.resolve_source(spec, lambda name: name in core.TRACKS.names(),
-                                 (slave.resources,), working_directory=False)
+                                 (instance.resources,), working_directory=False)
     if source == spec and spec in core.TRACKS.names():
         return core.builtin_track(spec, direction=direction)
     if source is None:
@@ -143,11 +143,33 @@ def record_index(core):
 
 
 # ---------------------------------------------------------------------------
-# the slave's value array (value reference = table index), from the table
+# the value buffer (one float64 per variable, indexed by value reference), from
+# the table: where the parameters, inputs and outputs are in it
 # ---------------------------------------------------------------------------
-N_PARAMETERS = len(fmu_variables.PARAMETERS)
 FROM_INPUT_FLAGS = ("track.curvature_from_input", "track.cant_from_input")
-assert VARIABLES[:N_PARAMETERS] == fmu_variables.PARAMETERS   # value reference = table index
+VALUE_REFERENCE = fmu_variables.VALUE_REFERENCE
+PARAMETER_VRS = np.array([VALUE_REFERENCE[v.name] for v in fmu_variables.PARAMETERS],
+                         dtype=np.int64)
+INPUT_VRS = np.array([VALUE_REFERENCE[n] for n in INPUT_NAMES], dtype=np.int64)
+OUTPUT_VRS = np.array([VALUE_REFERENCE[n] for n in OUTPUT_NAMES], dtype=np.int64)
+IO_VRS = np.concatenate([INPUT_VRS, OUTPUT_VRS])      # the FMU state's "io", in this order
+N_INPUTS, N_OUTPUTS = len(INPUT_VRS), len(OUTPUT_VRS)
+# per value reference: its slot among the inputs or among the outputs (or
+# parameters), and the kind of an input or output (None for a parameter)
+SLOT = [0] * len(VARIABLES)
+for _group in (fmu_variables.PARAMETERS, fmu_variables.INPUTS, fmu_variables.OUTPUTS):
+    for _slot, _v in enumerate(_group):
+        SLOT[VALUE_REFERENCE[_v.name]] = _slot
+SLOT = tuple(SLOT)
+IO_KIND = tuple(None if v.causality == "parameter" else v.type for v in VARIABLES)
+del _group, _slot, _v
+# the declared range of every variable, by value reference (-inf/inf: none)
+LO = np.array([-INF if v.min is None or v.type not in ("Real", "Integer") else float(v.min)
+               for v in VARIABLES])
+HI = np.array([INF if v.max is None or v.type not in ("Real", "Integer") else float(v.max)
+               for v in VARIABLES])
+IN_LO, IN_HI = LO[INPUT_VRS], HI[INPUT_VRS]
+OUT_LO, OUT_HI = LO[OUTPUT_VRS], HI[OUTPUT_VRS]
 
 
 def numeric_start(var) -> float:
@@ -158,16 +180,10 @@ def numeric_start(var) -> float:
     return float(var.start)
 
 
-# the status flags come last; all outputs before them are copied from the core's record
+# the status flags come last among the outputs; all outputs before them are
+# copied from the core's record
 N_RECORD_OUTPUTS = len(fmu_variables.RECORD_OUTPUTS)
 STATUS_SLOTS = np.array([OUTPUT_NAMES.index(n) for n in STATUS_NAMES], dtype=np.int64)
-# declared ranges of the inputs and outputs, in the order of the value array _io
-VARIABLES_IO = tuple(v for v in VARIABLES if v.causality != "parameter")
-N_INPUTS = len(INPUT_NAMES)
-IO_LO = np.array([-INF if v.min is None else float(v.min) for v in VARIABLES_IO])
-IO_HI = np.array([INF if v.max is None else float(v.max) for v in VARIABLES_IO])
-IN_LO, IN_HI = IO_LO[:N_INPUTS].copy(), IO_HI[:N_INPUTS].copy()
-OUT_LO, OUT_HI = IO_LO[N_INPUTS:].copy(), IO_HI[N_INPUTS:].copy()
 
 
 # direct feedthrough (variables.direct_inputs, the ModelStructure): [output slot, input slot]
@@ -178,7 +194,7 @@ FEEDTHROUGH = np.array([[name in fmu_variables.direct_inputs(out) for name in IN
 # error of the central difference ~(h/delta)^2 / 24 ~ 4e-6 relative), 1e-4 m/s a
 # creepage change of ~4e-6 at 25 m/s (linear creep range); curvature 1e-7 1/m
 FD_STEP = np.array([{"m": 1e-6, "rad": 1e-6, "m/s": 1e-4, "rad/s": 1e-4, "1/m": 1e-7}.get(
-    v.unit, 1.0) for v in VARIABLES_IO[:N_INPUTS]])
+    v.unit, 1.0) for v in fmu_variables.INPUTS])
 
 
 # what a serialized state may carry (fmu_wheelset/fmu/fmu_state.py)
@@ -186,9 +202,9 @@ PARAMETER_KINDS = {v.name: v.type for v in fmu_variables.PARAMETERS}
 PARAMETER_SCHEMA = {v.name: (v.type, *(
     (0, len(fmu_variables.ENUMERATION_BY_NAME[v.declared_type].items) - 1)
     if v.type == "Enumeration" else (v.min, v.max))) for v in fmu_variables.PARAMETERS}
-# the declared range, kind and name of every input and output, in the order of _io
+# the declared range, kind and name of every input and output, in the order of IO_VRS
 IO_RANGES = tuple((v.min, v.max, "Integer" if v.type == "Enumeration" else v.type, v.name)
-                  for v in VARIABLES if v.causality != "parameter")
+                  for v in fmu_variables.INPUTS + fmu_variables.OUTPUTS)
 DISTANCE_RANGE = (fmu_variables.BY_NAME["wheelset.distance"].min,
                   fmu_variables.BY_NAME["wheelset.distance"].max)
 # the core's state vector (solver.dynamics S_*, in this order) is the FMU's outputs

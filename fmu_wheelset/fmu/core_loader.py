@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import threading
 from typing import Optional
 
 if __package__:
@@ -23,6 +24,18 @@ else:
     import wheelset_fmu_cache as fmu_cache
 
 SOURCE_PACKAGE = "fmu_wheelset.fmu"     # this package in the source tree (not the FMU's)
+
+# One lock for the whole process, shared by every build of the FMU loaded in it
+# and by the native front end's bootstrap (fmu_wheelset/fmu/native/
+# fmi2_frontend_python.c, which takes the same object): the core's first import
+# (numba, scipy, the bundled solver) runs in one thread at a time. numba's
+# modules import each other, and two host threads instantiating at once would
+# otherwise import them side by side: one then sees a partly initialised
+# module ("ImportError: cannot import name ... (most likely due to a circular
+# import)"), and the other finds the bundled solver registered in sys.modules
+# but not yet run. Kept on the sys module because each build has its own copy
+# of this file.
+IMPORT_LOCK = sys.__dict__.setdefault("_wheelset_fmu_import_lock", threading.RLock())
 
 
 def source_digest(root: str) -> str:
@@ -52,9 +65,15 @@ def import_core(resources: Optional[str]):
     changed. numba's on-disk cache is keyed by the source path and records the
     module's name, so the same solver sources keep one path AND one name
     across builds (the copy lives under its own "native-solver" cache name,
-    never shared with pythonfmu's top-level ``solver`` layout)."""
-    if __package__ and __package__ != SOURCE_PACKAGE:
-        return _import_native_core()
+    never shared with pythonfmu's top-level ``solver`` layout). Thread-safe:
+    IMPORT_LOCK."""
+    with IMPORT_LOCK:
+        if __package__ and __package__ != SOURCE_PACKAGE:
+            return _import_native_core()
+        return _import_top_level_core(resources)
+
+
+def _import_top_level_core(resources: Optional[str]):
     note = ""
     if "solver" not in sys.modules and resources:
         stable, note = fmu_cache.stable_solver_dir(resources)

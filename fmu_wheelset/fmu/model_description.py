@@ -14,7 +14,12 @@ order); `complete_model_description` adds what it does not write:
 * ``unit``, ``min``, ``max`` and ``declaredType`` on every Real; min/max on
   Integers; the model choices (the table's Enumeration parameters) are written
   as ``<Integer min=0 max=n-1>`` with their items in the description, because
-  libcosim and Ecos ignore Enumeration variables;
+  libcosim and Ecos ignore Enumeration variables (measured with this FMU
+  declaring them ``<Enumeration declaredType=...>``: FMPy sets and reads them;
+  libcosimpy 0.0.6 lists no Enumeration variable and refuses
+  ``integer_initial_value`` on one; ecospy 0.7.2 has no property for one and drops
+  it from a parameter set without a word, so the run would use the default
+  model: docs/hosts.md);
 * outputs ``initial="calculated"`` (no start: a host never sets them);
 * ``ModelStructure/Outputs`` with the direct-feedthrough ``dependencies`` of
   ``variables.direct_inputs`` (``""``: none) and ``InitialUnknowns`` depending

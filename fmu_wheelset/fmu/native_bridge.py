@@ -36,28 +36,27 @@ import weakref
 import numpy as np
 
 from . import adapter
-from . import slave as slave_module
-from .adapter import N_PARAMETERS
-from .slave import INPUT_NAMES, VARIABLES, Wheelset
+from . import fmu_state
+from . import instance as fmu_instance
+from .instance import DISCARD, ERROR, OK, WARNING
 from .presets import PRESET_PARAMETER
-from .variables import ENUMERATION_BY_NAME, direct_inputs
+from .variables import ENUMERATION_BY_NAME, VARIABLES, direct_inputs
 
-OK, WARNING, DISCARD, ERROR = 0, 1, 2, 3
 MESSAGES = 0x100
 TERMINAL = 0x200
 
 KIND = {"Real": 0, "Integer": 1, "Enumeration": 1, "Boolean": 2, "String": 3}
 CAUSALITY = {"parameter": 0, "input": 1, "output": 2}
 FAST_STEP_SWITCH = "WHEELSET_FMU_FAST_STEP"   # "0": every fmi2DoStep through Python
-STATUS_CODE = {"ok": OK, "warning": WARNING, "discard": DISCARD, "error": ERROR, "fatal": 4,
-               "pending": 5}
+CATEGORY = {OK: "logAll", WARNING: "logStatusWarning", DISCARD: "logStatusDiscard",
+            ERROR: "logStatusError", fmu_instance.FATAL: "logStatusFatal"}
 
 
 def variable_table() -> np.ndarray:
     """(n, 4) int32 per value reference: kind (0 Real, 1 Integer, 2 Boolean,
     3 String), causality (0 parameter, 1 input, 2 output), tunable (0/1),
     direct feedthrough (an input some output depends on directly, or an output
-    depending directly on some input: slave.direct_inputs)."""
+    depending directly on some input: variables.direct_inputs)."""
     feeding = {name for var in VARIABLES if var.causality == "output"
                for name in direct_inputs(var.name)}
     table = np.zeros((len(VARIABLES), 4), dtype=np.int32)
@@ -84,7 +83,8 @@ def variable_limits() -> np.ndarray:
 
 
 class Instance:
-    """One FMU instance as the C front end sees it."""
+    """One FMU instance as the C front end sees it: the FmuInstance
+    (fmu_wheelset/fmu/instance.py) on the value buffer C holds."""
 
     def __init__(self, instance_name: str, resources: str):
         self.instance_name = instance_name
@@ -101,44 +101,45 @@ class Instance:
         self.host_set = np.zeros(len(VARIABLES), dtype=np.uint8)
         self.host_set_address = self.host_set.ctypes.data
         self.n_variables = len(VARIABLES)
-        self.n_parameters = N_PARAMETERS
-        self.n_inputs = len(INPUT_NAMES)
         self.fast_step_address = 0       # the fast doStep (module docstring), 0: none
         self.fast_block_address = 0
         self._fast = None                # what the block points to, kept alive here
         self._fast_noted = set()         # what was logged about it (each kind once per instance)
-        self._new_slave()
+        self._queue = []                 # (status, category, message) not yet taken by C
+        self._new_instance()
 
-    def _new_slave(self):
-        self.slave = Wheelset(instance_name=self.instance_name, resources=self.resources,
-                              value_buffer=self.values)
-        self._queue = self.slave.log_queue
+    def _log(self, status: int, message: str):
+        self._queue.append((status, CATEGORY.get(status, "logAll"), message))
+
+    def _new_instance(self):
+        self.fmu = fmu_instance.FmuInstance(self.instance_name, self.resources, self._log,
+                                            values=self.values)
         self.host_set[:] = 0
         # the parameters' values in force (start values) readable from C
-        self.slave.fill_parameter_buffer()
-        names = [v.name for v in self.slave.vars.values()]
-        if names != [v.name for v in VARIABLES] or list(self.slave.vars) != list(range(len(names))):
-            raise RuntimeError("value references are not the VARIABLES order")
+        self.fmu.fill_parameter_buffer()
 
     def _status(self, status: int) -> int:
         return status | (MESSAGES if self._queue else 0)
 
     def take_messages(self):
         """((status, category, message), ...) logged since the last call."""
-        out = tuple((STATUS_CODE.get(getattr(m.status, "name", ""), int(m.status)),
-                     str(m.category), str(m.msg)) for m in self._queue)
+        out = tuple((int(status), str(category), str(message))
+                    for status, category, message in self._queue)
         self._queue.clear()
         return out
 
+    def _refused(self) -> int:
+        """ERROR if the last call was refused, else OK (and the messages flag)."""
+        return self._status(ERROR if self.fmu.last_refusal is not None else OK)
+
     # -- FMI calls ------------------------------------------------------------
     def setup_experiment(self, start_time: float, stop_time=None) -> int:
-        """The slave checks the times (finite, stop >= start); a refused setup is
-        fmi2Error now and makes fmi2ExitInitializationMode fail until a valid
+        """The instance checks the times (finite, stop >= start); a refused setup
+        is fmi2Error now and makes fmi2ExitInitializationMode fail until a valid
         fmi2SetupExperiment replaces it."""
-        slave = self.slave
-        slave.last_refusal = None
-        slave.setup_experiment(start_time, stop_time)
-        return self._status(ERROR if slave.last_refusal is not None else OK)
+        self.fmu.last_refusal = None
+        self.fmu.setup_experiment(start_time, stop_time)
+        return self._refused()
 
     def range_refusal(self, vr: int, value: float) -> str:
         """The message for a value outside the declared range of variable vr (the
@@ -155,17 +156,16 @@ class Instance:
                 "declared range); the next fmi2DoStep is discarded until the input is in range")
 
     def set_string(self, vr: int, value: str) -> int:
-        """The slave checks it (a preset that cannot be read is fmi2Error, and
+        """The instance checks it (a preset that cannot be read is fmi2Error, and
         fmi2ExitInitializationMode then fails with the reason); a preset puts its
         values in force into the buffer for every numeric parameter the host has
         not set itself."""
         var = VARIABLES[vr]
-        slave = self.slave
-        slave.last_refusal = None
-        slave._set_parameter(var.name, value)
+        self.fmu.last_refusal = None
+        self.fmu.set_parameter(var.name, value)
         if var.name == PRESET_PARAMETER:
-            slave.fill_parameter_buffer(self.host_set)
-        return self._status(ERROR if slave.last_refusal is not None else OK)
+            self.fmu.fill_parameter_buffer(self.host_set)
+        return self._refused()
 
     @staticmethod
     def variable_name(vr: int) -> str:
@@ -173,38 +173,35 @@ class Instance:
 
     def get_string(self, vr: int) -> str:
         """The value in force: the host's, else the start value (FMI 2.0 2.1.7)."""
-        return str(self.slave.value_in_force(VARIABLES[vr].name))
+        return str(self.fmu.value_in_force(VARIABLES[vr].name))
 
     def exit_initialization_mode(self) -> int:
-        slave = self.slave
-        slave.sync_parameters_from_buffer()
+        fmu = self.fmu
+        fmu.sync_parameters_from_buffer()
         # the C front end has enforced the FMI 2.0 call order already (it has no
-        # Python call for fmi2EnterInitializationMode): bring the slave's own
-        # state table to initialization mode before leaving it
-        if slave._phase == "instantiated":
-            slave.enter_initialization_mode()
-        slave.exit_initialization_mode()
+        # Python call for fmi2EnterInitializationMode): bring the instance's own
+        # state machine to initialization mode before leaving it
+        if fmu.phase == fmu_instance.INSTANTIATED:
+            fmu.enter_initialization_mode()
+        fmu.exit_initialization_mode()
         self._attach_fast_step()
-        return self._status(ERROR if slave._failed else OK)
+        return self._status(ERROR if fmu.failure else OK)
 
     def do_step(self, current_time: float, step_size: float) -> int:
-        slave = self.slave
-        if slave.do_step(current_time, step_size):
-            return MESSAGES if self._queue else OK
-        failure = slave.step_failure
-        if failure == "terminal":
+        outcome = self.fmu.do_step(current_time, step_size)
+        if outcome.kind == "terminal":
             return self._status(DISCARD | TERMINAL)
-        return self._status(DISCARD if failure == "discard" else ERROR)
+        return self._status(outcome.status)
 
     def update_outputs(self) -> int:
         """Direct feedthrough: the host changed an input and reads an output
         that depends on it before the next doStep."""
-        self.slave.update_feedthrough_outputs()
+        self.fmu.update_feedthrough_outputs()
         return self._status(OK)
 
     def reset(self) -> int:
         self._drop_fast_step()
-        self._new_slave()
+        self._new_instance()
         return self._status(OK)
 
     # -- the fast doStep (solver/model/fast_step.py) ------------------------------------
@@ -213,162 +210,111 @@ class Instance:
         self.fast_block_address = 0
         self._fast = None
 
-    def _note_fast_step(self, kind: str, message: str, status):
+    def _note_fast_step(self, kind: str, message: str, status: int):
         if kind not in self._fast_noted:
             self._fast_noted.add(kind)
-            self.slave.log(f"{self.instance_name}: {message}", status)
+            self._log(status, f"{self.instance_name}: {message}")
 
     def _attach_fast_step(self):
         """The cfunc and its block for the model as it is now (after it was built
         or restored); none before initialization or when it cannot be had."""
         self._drop_fast_step()
-        slave = self.slave
-        model = slave._model
-        if model is None or not model.initialized or slave._failed:
+        if not self.fmu.ready_to_step():
             return
-        Fmi2Status = slave_module.Fmi2Status
         if os.environ.get(FAST_STEP_SWITCH, "").strip() == "0":
             self._note_fast_step("off", f"fast doStep off ({FAST_STEP_SWITCH}=0): every "
-                                 "fmi2DoStep runs the Python step", Fmi2Status.ok)
+                                 "fmi2DoStep runs the Python step", OK)
             return
         try:
-            core = slave._core
-            fast, layout = core.fast_step, core.layout
-            entry = fast.fmu_step_entry()
-            step_data = model.step_data
-            a = model.arrays
-            n_outputs = len(slave._y)
-            ints = np.zeros(layout.N_INTS, dtype=np.int64)
-            ints[layout.I_N_PARAMETERS] = N_PARAMETERS
-            ints[layout.I_N_INPUTS] = len(INPUT_NAMES)
-            _, _, c_slot, dc_slot, cross_rail_distance = slave._input_map
-            ints[layout.I_C_SLOT], ints[layout.I_DC_SLOT] = c_slot, dc_slot
-            ints[layout.I_LIFT] = layout.REC_LIFT
-            ints[layout.I_STATUS:layout.I_STATUS + 3] = adapter.STATUS_SLOTS
-            ints[layout.I_MAX_SUBSTEPS] = model.params.max_substeps
-            reals = np.zeros(layout.N_REALS)
-            # (StepData's own scalars: pack_block)
-            reals[layout.FR_SPEED] = float(model.params.speed)
-            reals[layout.FR_FRICTION] = model.model[layout.M_FRICTION]
-            reals[layout.FR_FLANGE_PASSED] = model.flange_passed
-            reals[layout.FR_CROSS_RAIL_DISTANCE] = cross_rail_distance
-            arrays = {
-                "values": self.values, "input_lo": adapter.IN_LO,
-                "input_hi": adapter.IN_HI, "output_lo": adapter.OUT_LO,
-                "output_hi": adapter.OUT_HI, "slave_time": slave._slave_time,
-                "matrix": slave._input_map[0], "offset": slave._input_map[1],
-                "record_index": slave._record_index, "core_u": np.zeros(layout.N_INPUT),
-                "y_new": np.zeros(n_outputs), "state": a.state, "clock": a.clock,
-                "rhs_count": a.rhs_count, "safety_before": a.safety_before,
-                "safety": a.safety,
-                "u": a.inputs, "u_before": a.inputs_before,
-                "keep_state": np.zeros_like(a.state),
-                "keep_contact": np.zeros_like(a.contact),
-                "keep_summary": np.zeros_like(a.summary),
-                "keep_record": np.zeros_like(a.record),
-                "keep_derived": np.zeros_like(a.derived),
-                "keep_clock": np.zeros_like(a.clock),
-                "keep_rhs_count": np.zeros_like(a.rhs_count),
-                "keep_safety": np.zeros(2 * layout.N_SAFETY)}
-            if (len(adapter.IN_LO) != len(INPUT_NAMES)
-                    or len(adapter.OUT_LO) != n_outputs
-                    or len(slave._record_index) != n_outputs - len(adapter.STATUS_SLOTS)):
-                raise fast.BlockError("the FMU's input/output layout is not the fast step's")
-            block, kept = fast.pack_block(arrays, step_data, ints, reals)
+            fast = self.fmu.fast_step()
         except Exception as exc:  # noqa: BLE001 - the Python step still works
             self._note_fast_step("unavailable", "fast doStep unavailable, every fmi2DoStep runs "
-                                 f"the Python step: {type(exc).__name__}: {exc}",
-                                 Fmi2Status.warning)
+                                 f"the Python step: {type(exc).__name__}: {exc}", WARNING)
             return
-        self._fast = (entry, block, kept, step_data)
-        self.fast_step_address = int(entry.address)
-        self.fast_block_address = int(block.ctypes.data)
+        self._fast = fast
+        self.fast_step_address = fast.address
+        self.fast_block_address = fast.block_address
         self._note_fast_step("on", "fast doStep on (numba cfunc called from C; a step it does not "
-                             "accept runs the Python step)", Fmi2Status.ok)
+                             "accept runs the Python step)", OK)
 
     def directional_derivative(self, unknowns, knowns, seed):
         """fmi2GetDirectionalDerivative: (status word, dz tuple) for the output
         value references `unknowns`, input value references `knowns` and the
-        seed (slave.directional_derivative; C has checked the lengths)."""
-        dz = self.slave.directional_derivative(unknowns, knowns, seed)
+        seed (FmuInstance.directional_derivative; C has checked the lengths)."""
+        dz = self.fmu.directional_derivative(unknowns, knowns, seed)
         if dz is None:
             return self._status(ERROR), ()
         return self._status(OK), tuple(dz)
 
-    # -- FMU state (the slave's format and checks: fmu_wheelset/fmu/fmu_state.py) -----
+    # -- FMU state (the instance's format and checks: fmu_wheelset/fmu/fmu_state.py) -----
     def get_state(self):
-        """An in-memory state (fmi2GetFMUstate): the slave's full snapshot and
-        the instance, model and model array it was taken from."""
-        slave = self.slave
-        return MemoryState(slave._get_fmu_state(), slave, slave._model)
+        """An in-memory state (fmi2GetFMUstate): the instance's full snapshot and
+        the instance and model it was taken from."""
+        return MemoryState(self.fmu.get_fmu_state(), self.fmu, self.fmu.model)
 
     def set_state(self, state) -> int:
-        slave = self.slave
-        slave.last_refusal = None
+        fmu = self.fmu
+        fmu.last_refusal = None
         if isinstance(state, MemoryState):
-            if state.is_own(slave):
+            if state.is_own(fmu):
                 # this instance's own state, not seen outside the process: its
                 # arrays copied back, no parse or checks (those are for states from
                 # outside, fmi2DeSerializeFMUstate). Same model, same parameters,
                 # same model array: the fast step's block (the same arrays) stays
-                slave._restore_own_state(state.snapshot)
+                fmu.restore_own_state(state.snapshot)
                 if self._fast is None:
                     self._attach_fast_step()
                 return self._status(OK)
             state = state.snapshot
-        slave._set_fmu_state(state)
-        if slave.last_refusal is not None:
+        fmu.set_fmu_state(state)
+        if fmu.last_refusal is not None:
             return self._status(ERROR)
-        slave.fill_parameter_buffer()       # a state restored into a fresh instance
+        fmu.fill_parameter_buffer()       # a state restored into a fresh instance
         self._attach_fast_step()
         return self._status(OK)
 
     def current_time(self) -> float:
-        return float(self.slave._time)
+        return self.fmu.time
 
-    def serialize(self, state) -> bytes:
+    @staticmethod
+    def serialize(state) -> bytes:
         if isinstance(state, MemoryState):
             state = state.snapshot
-        return self.slave._fmu_state_to_bytes(state)
+        return fmu_instance.state_to_bytes(state)
 
     def deserialize(self, blob: bytes):
         """(status word, snapshot or None): the snapshot parsed and checked field
         by field (never executed) and against this instance, with everything
         fmi2SetFMUstate would check, so that fmi2DeSerializeFMUstate refuses
         (fmi2Error, the reason logged) what the set would."""
-        slave = self.slave
-        snapshot = slave._fmu_state_from_bytes(bytes(blob))
+        snapshot = fmu_instance.state_from_bytes(bytes(blob))
         try:
-            slave.check_state(snapshot)
+            self.fmu.check_state(snapshot)
         except Exception as exc:  # noqa: BLE001 - reported to the host
-            reason = str(exc) if isinstance(exc, slave_module.fmu_state.StateError) \
+            reason = str(exc) if isinstance(exc, fmu_state.StateError) \
                 else f"{type(exc).__name__}: {exc}"
-            slave._refuse(f"fmi2DeSerializeFMUstate: state refused: {reason}")
+            self.fmu.refuse(f"fmi2DeSerializeFMUstate: state refused: {reason}")
             return self._status(ERROR), None
         return self._status(OK), snapshot
 
 
 class MemoryState:
-    """What fmi2GetFMUstate keeps: the slave's snapshot (a dict of copies, the
-    format of fmu_state.py) and weak references to the slave and core model it
-    was taken from. Restored into that same slave and model, with the model's
+    """What fmi2GetFMUstate keeps: the instance's snapshot (a dict of copies, the
+    format of fmu_state.py) and weak references to the instance and core model it
+    was taken from. Restored into that same instance and model, with the model's
     parameter array unchanged, it needs no checks: nothing outside the process
     has seen or changed it."""
 
-    __slots__ = ("snapshot", "_slave", "_model", "__weakref__")
+    __slots__ = ("snapshot", "instance", "model", "__weakref__")
 
-    def __init__(self, snapshot, slave, model):
+    def __init__(self, snapshot, instance, model):
         self.snapshot = snapshot
-        self._slave = weakref.ref(slave)
-        self._model = weakref.ref(model) if model is not None else None
+        self.instance = weakref.ref(instance)
+        self.model = weakref.ref(model) if model is not None else None
 
-    def is_own(self, slave) -> bool:
-        snap = self.snapshot
-        model = slave._model
-        return (self._slave() is slave and model is not None and self._model is not None
-                and self._model() is model and snap["initialized"] and snap["model"] is not None
-                and slave._initialized
-                and np.array_equal(snap["model"]["model"], model.model))
+    def is_own(self, instance) -> bool:
+        return (self.instance() is instance and self.model is not None
+                and instance.is_own_state(self.snapshot, self.model()))
 
 
 def create(instance_name: str, resources: str) -> Instance:

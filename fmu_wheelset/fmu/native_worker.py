@@ -78,15 +78,17 @@ def _parent_watch():
     return lambda: kernel32.WaitForSingleObject(handle, 0) == wait_timeout
 
 
-def main(library_path: str, region_name: str) -> None:
-    os.environ["WHEELSET_FMU_OUT_OF_PROCESS"] = "0"
-    region = _open_region(region_name)
-    base = ctypes.addressof(ctypes.c_char.from_buffer(region))
-    header = Header.from_address(base)
-    if header.magic != MAGIC:
-        sys.exit("wheelset worker: the shared region is not the FMU's")
-    payload = base + HEADER_SPACE
-    log_base = base + REGION_SIZE - LOG_SIZE
+_INT_FUNCTIONS = (
+    "fmi2FreeInstance", "fmi2SetDebugLogging", "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate", "fmi2Reset",
+    "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString", "fmi2SetReal",
+    "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString", "fmi2DoStep", "fmi2GetRealStatus",
+    "fmi2GetBooleanStatus", "fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate", "fmi2DeSerializeFMUstate")
+
+
+def _load_library(library_path: str):
+    """The FMU's library (in-process mode) with the signatures the worker calls."""
     lib = ctypes.CDLL(library_path)
     lib.wheelset_worker_wait.restype = ctypes.c_uint32
     lib.wheelset_worker_wait.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int]
@@ -94,164 +96,206 @@ def main(library_path: str, region_name: str) -> None:
     lib.fmi2Instantiate.restype = ctypes.c_void_p
     lib.fmi2Instantiate.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p,
                                     ctypes.POINTER(Callbacks), ctypes.c_int, ctypes.c_int]
-    for name in ("fmi2FreeInstance", "fmi2SetDebugLogging", "fmi2SetupExperiment",
-                 "fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate",
-                 "fmi2Reset", "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString",
-                 "fmi2SetReal", "fmi2SetInteger", "fmi2SetBoolean", "fmi2SetString", "fmi2DoStep",
-                 "fmi2GetRealStatus", "fmi2GetBooleanStatus", "fmi2GetFMUstate", "fmi2SetFMUstate",
-                 "fmi2FreeFMUstate", "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate",
-                 "fmi2DeSerializeFMUstate"):
+    for name in _INT_FUNCTIONS:
         getattr(lib, name).restype = ctypes.c_int
     lib.fmi2SetupExperiment.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_double, ctypes.c_double,
                                         ctypes.c_int, ctypes.c_double]
     lib.fmi2DoStep.argtypes = [ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_int]
     lib.fmi2FreeInstance.restype = None
+    for name in ("fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2SetReal",
+                 "fmi2SetInteger", "fmi2SetBoolean"):
+        getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t,
+                                       ctypes.c_void_p]
+    return lib
 
-    log = {"used": 0}
 
-    def logger(env, instance, status, category, message, text):
+class Worker:
+    """The worker's side of the shared region (out_of_process.h's layout): one
+    FMU instance, its FMU states by handle, the log entries of the call."""
+
+    def __init__(self, library_path: str, region_name: str):
+        self.region = _open_region(region_name)
+        self.base = ctypes.addressof(ctypes.c_char.from_buffer(self.region))
+        self.header = Header.from_address(self.base)
+        if self.header.magic != MAGIC:
+            sys.exit("wheelset worker: the shared region is not the FMU's")
+        self.payload = self.base + HEADER_SPACE
+        self.log_base = self.base + REGION_SIZE - LOG_SIZE
+        self.log_used = 0
+        self.lib = lib = _load_library(library_path)
+        libc_calloc = ctypes.CDLL(None).calloc
+        libc_calloc.restype = ctypes.c_void_p
+        libc_calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+        libc_free = ctypes.CDLL(None).free
+        libc_free.argtypes = [ctypes.c_void_p]
+        self.callbacks = Callbacks(LOGGER(self.logger), ALLOCATE(libc_calloc),
+                                   FREE_MEMORY(libc_free), None, None)
+        self.getters_setters = {GET_REAL: lib.fmi2GetReal, GET_INTEGER: lib.fmi2GetInteger,
+                                GET_BOOLEAN: lib.fmi2GetBoolean, SET_REAL: lib.fmi2SetReal,
+                                SET_INTEGER: lib.fmi2SetInteger, SET_BOOLEAN: lib.fmi2SetBoolean}
+        self.component = None
+        self.states = {}
+        self.next_state = 1
+
+    def logger(self, env, instance, status, category, message, text):
         # the front end always logs ("%s", text)
         body = text if message == b"%s" and text is not None else (message or b"")
         cat = (category or b"")[:63]
         entry = struct.pack("<III", int(status), len(cat), len(body)) + cat + body
-        if log["used"] + len(entry) <= LOG_SIZE:
-            ctypes.memmove(log_base + log["used"], entry, len(entry))
-            log["used"] += len(entry)
-            header.log_count += 1
-            header.log_used = log["used"]
+        if self.log_used + len(entry) <= LOG_SIZE:
+            ctypes.memmove(self.log_base + self.log_used, entry, len(entry))
+            self.log_used += len(entry)
+            self.header.log_count += 1
+            self.header.log_used = self.log_used
 
-    libc_calloc = ctypes.CDLL(None).calloc
-    libc_calloc.restype = ctypes.c_void_p
-    libc_calloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
-    libc_free = ctypes.CDLL(None).free
-    libc_free.argtypes = [ctypes.c_void_p]
-    callbacks = Callbacks(LOGGER(logger), ALLOCATE(libc_calloc), FREE_MEMORY(libc_free), None, None)
-
-    def strings_at(offset: int, count: int):
+    def strings_at(self, offset: int, count: int):
         out = []
+        region = self.region
         for _ in range(count):
             (n,) = struct.unpack_from("<I", region, HEADER_SPACE + offset)
             out.append(bytes(region[HEADER_SPACE + offset + 4:HEADER_SPACE + offset + 4 + n]))
             offset += 4 + n
         return out
 
-    getters_setters = {GET_REAL: lib.fmi2GetReal, GET_INTEGER: lib.fmi2GetInteger,
-                       GET_BOOLEAN: lib.fmi2GetBoolean, SET_REAL: lib.fmi2SetReal,
-                       SET_INTEGER: lib.fmi2SetInteger, SET_BOOLEAN: lib.fmi2SetBoolean}
-    for function in getters_setters.values():
-        function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
-    component = None
-    states = {}
-    next_state = [1]
-    parent_alive = _parent_watch()
-    seq = 0
-    while True:
-        new = lib.wheelset_worker_wait(base, seq, 100)
-        if new == 0:
-            if not parent_alive():
-                os._exit(0)          # the host is gone
-            continue
-        seq = new
-        command = header.command
-        n = header.count
-        vr = payload
-        values = payload + ((n * 4 + 7) & ~7)
-        status = 3
+    def run(self) -> None:
+        lib, header, base = self.lib, self.header, self.base
+        parent_alive = _parent_watch()
+        seq = 0
+        while True:
+            new = lib.wheelset_worker_wait(base, seq, 100)
+            if new == 0:
+                if not parent_alive():
+                    os._exit(0)          # the host is gone
+                continue
+            seq = new
+            if header.command == EXIT:
+                lib.wheelset_worker_done(base, seq)
+                os._exit(0)
+            header.status = self.call(header.command, header.count)
+            lib.wheelset_worker_done(base, seq)
+            self.log_used = 0
+
+    def call(self, command: int, n: int) -> int:
+        """One forwarded FMI call: its status (3, fmi2Error, for a call without an
+        instance or an unknown command)."""
+        lib, header, component = self.lib, self.header, self.component
+        vr = self.payload
+        values = self.payload + ((n * 4 + 7) & ~7)
         if command == HELLO:
             header.worker_pid = os.getpid()
-            status = 0
-        elif command == INSTANTIATE:
-            name, guid, uri = strings_at(0, 3)
-            component = lib.fmi2Instantiate(name, 1, guid, uri, ctypes.byref(callbacks), 0,
-                                            int(header.flag))
-            status = 0 if component else 3
-        elif command == EXIT:
-            lib.wheelset_worker_done(base, seq)
-            os._exit(0)
-        elif component is None:
-            status = 3
-        elif command == DO_STEP:
-            status = lib.fmi2DoStep(component, header.real_args[0], header.real_args[1], header.flag)
-        elif command in getters_setters:
-            status = getters_setters[command](component, vr, n, values)
-        elif command == SET_STRING:
-            texts = strings_at((n * 4 + 7) & ~7, n)
-            array = (ctypes.c_char_p * max(n, 1))(*texts)
-            status = lib.fmi2SetString(ctypes.c_void_p(component), ctypes.c_void_p(vr),
-                                       ctypes.c_size_t(n), array)
-        elif command == GET_STRING:
-            array = (ctypes.c_char_p * max(n, 1))()
-            status = lib.fmi2GetString(ctypes.c_void_p(component), ctypes.c_void_p(vr),
-                                       ctypes.c_size_t(n), array)
-            if status <= 1:
-                at = (n * 4 + 7) & ~7
-                for i in range(n):
-                    text = array[i] or b""
-                    struct.pack_into("<I", region, HEADER_SPACE + at, len(text))
-                    region[HEADER_SPACE + at + 4:HEADER_SPACE + at + 4 + len(text)] = text
-                    at += 4 + len(text)
-                header.payload_used = at
-        elif command == SETUP_EXPERIMENT:
-            status = lib.fmi2SetupExperiment(component, header.flag & 1, header.real_args[0],
-                                             header.real_args[1], (header.flag >> 1) & 1,
-                                             header.real_args[2])
-        elif command == SET_DEBUG_LOGGING:
-            status = lib.fmi2SetDebugLogging(ctypes.c_void_p(component), int(header.flag),
-                                             ctypes.c_size_t(0), None)
-        elif command in (ENTER_INIT, EXIT_INIT, TERMINATE, RESET):
+            return 0
+        if command == INSTANTIATE:
+            name, guid, uri = self.strings_at(0, 3)
+            self.component = lib.fmi2Instantiate(name, 1, guid, uri, ctypes.byref(self.callbacks),
+                                                 0, int(header.flag))
+            return 0 if self.component else 3
+        if component is None:
+            return 3
+        if command == DO_STEP:
+            return lib.fmi2DoStep(component, header.real_args[0], header.real_args[1], header.flag)
+        if command in self.getters_setters:
+            return self.getters_setters[command](component, vr, n, values)
+        if command in (SET_STRING, GET_STRING):
+            return self.strings(command, n)
+        if command == SETUP_EXPERIMENT:
+            return lib.fmi2SetupExperiment(component, header.flag & 1, header.real_args[0],
+                                           header.real_args[1], (header.flag >> 1) & 1,
+                                           header.real_args[2])
+        if command == SET_DEBUG_LOGGING:
+            return lib.fmi2SetDebugLogging(ctypes.c_void_p(component), int(header.flag),
+                                           ctypes.c_size_t(0), None)
+        if command in (ENTER_INIT, EXIT_INIT, TERMINATE, RESET):
             function = {ENTER_INIT: lib.fmi2EnterInitializationMode,
                         EXIT_INIT: lib.fmi2ExitInitializationMode,
                         TERMINATE: lib.fmi2Terminate, RESET: lib.fmi2Reset}[command]
-            status = function(ctypes.c_void_p(component))
-        elif command == GET_REAL_STATUS:
+            return function(ctypes.c_void_p(component))
+        if command == GET_REAL_STATUS:
             value = ctypes.c_double()
             status = lib.fmi2GetRealStatus(ctypes.c_void_p(component), int(n), ctypes.byref(value))
             header.real_args[0] = value.value
-        elif command == GET_BOOLEAN_STATUS:
+            return status
+        if command == GET_BOOLEAN_STATUS:
             value = ctypes.c_int()
             status = lib.fmi2GetBooleanStatus(ctypes.c_void_p(component), int(n), ctypes.byref(value))
             header.flag = 1 if value.value else 0
-        elif command == GET_STATE:
+            return status
+        if command in (GET_STATE, SET_STATE, FREE_STATE, SERIALIZE, DESERIALIZE):
+            return self.fmu_state(command)
+        return 3
+
+    def strings(self, command: int, n: int) -> int:
+        """fmi2SetString / fmi2GetString: the texts after the value references."""
+        lib, component, region = self.lib, self.component, self.region
+        vr = self.payload
+        if command == SET_STRING:
+            texts = self.strings_at((n * 4 + 7) & ~7, n)
+            array = (ctypes.c_char_p * max(n, 1))(*texts)
+            return lib.fmi2SetString(ctypes.c_void_p(component), ctypes.c_void_p(vr),
+                                     ctypes.c_size_t(n), array)
+        array = (ctypes.c_char_p * max(n, 1))()
+        status = lib.fmi2GetString(ctypes.c_void_p(component), ctypes.c_void_p(vr),
+                                   ctypes.c_size_t(n), array)
+        if status <= 1:
+            at = (n * 4 + 7) & ~7
+            for i in range(n):
+                text = array[i] or b""
+                struct.pack_into("<I", region, HEADER_SPACE + at, len(text))
+                region[HEADER_SPACE + at + 4:HEADER_SPACE + at + 4 + len(text)] = text
+                at += 4 + len(text)
+            self.header.payload_used = at
+        return status
+
+    def _new_handle(self, pointer) -> int:
+        handle = self.next_state
+        self.next_state += 1
+        self.states[handle] = pointer
+        return handle
+
+    def fmu_state(self, command: int) -> int:
+        """fmi2Get/Set/FreeFMUstate, fmi2Serialize/DeSerializeFMUstate: the states
+        stay here, the host holds their handles."""
+        lib, header, component, states = self.lib, self.header, self.component, self.states
+        if command == GET_STATE:
             handle = header.handle
             state = ctypes.c_void_p(states.get(handle))
             status = lib.fmi2GetFMUstate(ctypes.c_void_p(component), ctypes.byref(state))
             if status <= 1:
-                if handle not in states:
-                    handle = next_state[0]
-                    next_state[0] += 1
-                states[handle] = state.value
-                header.handle = handle
-        elif command in (SET_STATE, FREE_STATE, SERIALIZE):
-            pointer = states.get(header.handle)
-            if pointer is None:
-                status = 3
-            elif command == SET_STATE:
-                status = lib.fmi2SetFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(pointer))
-            elif command == FREE_STATE:
-                state = ctypes.c_void_p(states.pop(header.handle))
-                status = lib.fmi2FreeFMUstate(ctypes.c_void_p(component), ctypes.byref(state))
-            else:
-                size = ctypes.c_size_t()
-                status = lib.fmi2SerializedFMUstateSize(ctypes.c_void_p(component),
-                                                        ctypes.c_void_p(pointer), ctypes.byref(size))
-                if status <= 1 and size.value <= PAYLOAD_SIZE:
-                    status = lib.fmi2SerializeFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(pointer),
-                                                       ctypes.c_void_p(payload), size)
-                    header.payload_used = size.value
-                elif status <= 1:
-                    status = 3
-        elif command == DESERIALIZE:
+                if handle in states:
+                    states[handle] = state.value
+                else:
+                    header.handle = self._new_handle(state.value)
+            return status
+        if command == DESERIALIZE:
             used = header.payload_used
             state = ctypes.c_void_p()
             status = 3
             if used <= PAYLOAD_SIZE:
-                status = lib.fmi2DeSerializeFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(payload),
+                status = lib.fmi2DeSerializeFMUstate(ctypes.c_void_p(component),
+                                                     ctypes.c_void_p(self.payload),
                                                      ctypes.c_size_t(used), ctypes.byref(state))
             if status <= 1:
-                handle = next_state[0]
-                next_state[0] += 1
-                states[handle] = state.value
-                header.handle = handle
-        header.status = status
-        lib.wheelset_worker_done(base, seq)
-        log["used"] = 0
+                header.handle = self._new_handle(state.value)
+            return status
+        pointer = states.get(header.handle)
+        if pointer is None:
+            return 3
+        if command == SET_STATE:
+            return lib.fmi2SetFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(pointer))
+        if command == FREE_STATE:
+            state = ctypes.c_void_p(states.pop(header.handle))
+            return lib.fmi2FreeFMUstate(ctypes.c_void_p(component), ctypes.byref(state))
+        size = ctypes.c_size_t()
+        status = lib.fmi2SerializedFMUstateSize(ctypes.c_void_p(component), ctypes.c_void_p(pointer),
+                                                ctypes.byref(size))
+        if status <= 1 and size.value <= PAYLOAD_SIZE:
+            status = lib.fmi2SerializeFMUstate(ctypes.c_void_p(component), ctypes.c_void_p(pointer),
+                                               ctypes.c_void_p(self.payload), size)
+            header.payload_used = size.value
+        elif status <= 1:
+            status = 3
+        return status
+
+
+def main(library_path: str, region_name: str) -> None:
+    os.environ["WHEELSET_FMU_OUT_OF_PROCESS"] = "0"
+    Worker(library_path, region_name).run()

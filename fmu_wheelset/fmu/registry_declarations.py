@@ -19,6 +19,13 @@ CREEP_OPTIONS  per option of a creep model: (model, option, unit, default, low,
 SCENARIOS      the built-in scenarios: (name, description, the FMU's name of its
                track or None, the command line's aliases)
 TRACKS         the built-in tracks: (name, description), the values of track.scenario
+PROFILES       the built-in profiles: (name, kind "wheel" / "rail", aliases,
+               description), the built-in values of wheel.profile and rail.profile
+VALUE_REFERENCES  the FMU's variables by name in the order of their value
+               references 0, 1, 2, ...: append-only (a host keeps value
+               references in its system files): this command keeps the names
+               there and appends the table's new variables (variables.py) in the
+               table's order; tests/test_value_references.py holds the numbers
 """
 from __future__ import annotations
 
@@ -58,8 +65,24 @@ def declarations() -> dict:
     scenarios = tuple((e.name, e.label, e.facts["track"], tuple(e.facts["aliases"]))
                       for e in registry("solver.scenarios", "SCENARIOS").entries)
     tracks = tuple((e.name, e.label) for e in registry("solver.track.builtins", "TRACKS").entries)
+    profiles = tuple((e.name, e.facts["kind"], tuple(e.facts["aliases"]), e.label)
+                     for e in registry("solver.profiles.builtins", "PROFILES").entries)
     return {"ENUMERATIONS": enumerations, "CREEP_OPTIONS": options, "SCENARIOS": scenarios,
-            "TRACKS": tracks}
+            "TRACKS": tracks, "PROFILES": profiles,
+            "VALUE_REFERENCES": value_references(enumerations, options, tracks, profiles)}
+
+
+def value_references(enumerations, options, tracks, profiles) -> tuple:
+    """The names of registries.VALUE_REFERENCES as they stand, then the variables
+    of the table made from these declarations that have none yet (table order)."""
+    from types import SimpleNamespace
+    from fmu_wheelset.fmu import registries, variables
+    numbered = tuple(getattr(registries, "VALUE_REFERENCES", ()))
+    declared = SimpleNamespace(ENUMERATIONS=enumerations, CREEP_OPTIONS=options,
+                               TRACKS=tracks, PROFILES=profiles)
+    table = variables.make_table(declared)
+    known = set(numbered)
+    return numbered + tuple(v.name for v in table if v.name not in known)
 
 
 def source(data: dict | None = None) -> str:

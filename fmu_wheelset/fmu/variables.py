@@ -109,9 +109,11 @@ BOX_FORCE = 1.0e6       # N
 BOX_MOMENT = 1.0e6      # N.m
 # most internal steps one doStep may take (solver.max_substeps): its declared
 # maximum bounds the work one doStep can start (benchmarks/bench_worst_do_step.py,
-# docs/limits_and_failures.md: 26 s of CPU time with the costliest choice,
-# FaStrip with RK45 at a tolerance no step meets, 0.26 ms per attempted internal
-# step; 0.6 s with the defaults, RK4 and Polach)
+# docs/limits_and_failures.md: 32 s of CPU time with the costliest choice,
+# FaStrip with the Rosenbrock method at a tolerance no step meets, 0.32 ms per
+# attempted internal step (25 s with RK45); 1.1 s with the defaults, the
+# Rosenbrock method at 1e-5 and Polach; a discarded doStep is one integration:
+# fast_step._hand)
 MIN_SUBSTEPS = 10
 MAX_SUBSTEPS = 100_000
 
@@ -140,10 +142,19 @@ def model_names(type_name: str) -> Tuple[str, ...]:
     return tuple(name for name, _, _ in registries.ENUMERATIONS[type_name][1])
 
 
-def _enumeration_text(type_name: str) -> str:
-    """'0 Kalker, 1 SHE, ...': the values and item names of an enumeration."""
-    _, items = registries.ENUMERATIONS[type_name]
-    return ", ".join(f"{i} {item}" for i, (_, item, _) in enumerate(items))
+def builtin_profile_names(kind: str) -> Tuple[str, ...]:
+    """The built-in profiles of a kind ("wheel" / "rail") with their aliases, in
+    registration order (registries.PROFILES, from the solver's registry)."""
+    return tuple(n for name, k, aliases, _ in registries.PROFILES if k == kind
+                 for n in (name, *aliases))
+
+
+def _enumeration_text(type_name: str, declared=registries, labels: bool = False) -> str:
+    """'0 Kalker, 1 SHE, ...': the values and item names of an enumeration (with
+    `labels`: each followed by its description in parentheses)."""
+    _, items = declared.ENUMERATIONS[type_name]
+    return ", ".join(f"{i} {item}" + (f" ({label})" if labels else "")
+                     for i, (_, item, label) in enumerate(items))
 
 
 def creep_option_name(model: str, option: str) -> str:
@@ -151,13 +162,13 @@ def creep_option_name(model: str, option: str) -> str:
     return f"contact.creep.{model}.{option}"
 
 
-def _creep_option_parameters() -> List[ScalarVariable]:
+def _creep_option_parameters(declared) -> List[ScalarVariable]:
     """One parameter per option of each creep model (registries.CREEP_OPTIONS): its
     unit, range and default are the registry's; the core takes the options of the
     model in use (contact.creep_model), the others are not read."""
     out = []
     for model, name, unit, default, low, high, integer, choices, text, source in \
-            registries.CREEP_OPTIONS:
+            declared.CREEP_OPTIONS:
         kind = "Integer" if integer or choices else "Real"
         start = int(default) if kind == "Integer" else float(default)
         if choices:
@@ -170,16 +181,22 @@ def _creep_option_parameters() -> List[ScalarVariable]:
     return out
 
 
-def _parameters() -> List[ScalarVariable]:
+def _builtin_profiles(declared, kind: str) -> str:
+    """'S1002, LMA, ...': the built-in profiles of a kind, with their aliases."""
+    return ", ".join(n for name, k, aliases, _ in declared.PROFILES if k == kind
+                     for n in (name, *aliases))    # builtin_profile_names, of `declared`
+
+
+def _parameters(declared) -> List[ScalarVariable]:
     p = _parameter
     return [
         p("wheel.profile", "String",
-          "wheel profile: built-in name (S1002, LMA, LMA-worn), a file in the FMU "
-          "resources (e.g. profiles/my_wheel.txt) or an absolute path; files in mm",
+          f"wheel profile: built-in name ({_builtin_profiles(declared, 'wheel')}), a file in "
+          "the FMU resources (e.g. profiles/my_wheel.txt) or an absolute path; files in mm",
           core="wheel_profile"),
         p("rail.profile", "String",
-          "rail profile: built-in name (UIC60, 60E1, CHN60), a file in the FMU "
-          "resources or an absolute path; files in mm", core="rail_profile"),
+          f"rail profile: built-in name ({_builtin_profiles(declared, 'rail')}), a file in "
+          "the FMU resources or an absolute path; files in mm", core="rail_profile"),
         p("track.gauge", "Real", "track gauge, measured 14 mm below the rail top",
           "m", 1.0, 2.0, core="gauge"),
         p("rail.inclination", "Real",
@@ -210,16 +227,15 @@ def _parameters() -> List[ScalarVariable]:
         p("contact.friction_coefficient", "Real", "wheel-rail friction coefficient",
           "1", 0.0, 2.0, core="friction"),
         p("contact.creep_model", "Enumeration",
-          "tangential contact model: " + _enumeration_text("CreepModel")
+          "tangential contact model: " + _enumeration_text("CreepModel", declared)
           + "; its options are the parameters contact.creep.<model>.*",
           core="creep_model", declared_type="CreepModel"),
-        *_creep_option_parameters(),
+        *_creep_option_parameters(declared),
         p("contact.model", "Enumeration",
-          "contact points per wheel: 0 single point, 1 multipoint (up to 3)",
+          "contact points per wheel: " + _enumeration_text("ContactModel", declared, labels=True),
           core="contact_model", declared_type="ContactModel"),
         p("contact.geometry", "Enumeration",
-          "contact geometry: 0 online (profiles scanned, minima tracked between "
-          "scans), 1 table (precomputed at initialisation; the same contact points, faster)",
+          "contact geometry: " + _enumeration_text("ContactGeometry", declared, labels=True),
           core="contact_geometry", declared_type="ContactGeometry"),
         p("contact.damping", "Real",
           "normal contact damping C in N = K delta^1.5 + C d(delta)/dt (Kang 2012)",
@@ -255,11 +271,11 @@ def _parameters() -> List[ScalarVariable]:
           "tries included (at least 10: a rejected step shrinks at most 5 times, so 10 "
           "tries reach 1/2e6 of the step); a longer communication step is discarded "
           "before it starts (fmi2Discard, reason logged); at most 100000: one doStep then "
-          "takes at most about 26 s of CPU time (FaStrip with an adaptive integrator at a "
+          "takes at most about 32 s of CPU time (FaStrip with an adaptive integrator at a "
           "tolerance no step meets; docs/SECURITY.md)",
           None, MIN_SUBSTEPS, MAX_SUBSTEPS, core="max_substeps"),
         p("solver.integrator", "Enumeration",
-          "internal integrator: " + _enumeration_text("Integrator") + " (the adaptive ones "
+          "internal integrator: " + _enumeration_text("Integrator", declared) + " (the adaptive ones "
           "take steps of at most solver.internal_step under solver.tolerance: for hard "
           "flange contact and impacts; the Rosenbrock W-method is linearly implicit, the "
           "stiff contact sets it no step limit)",
@@ -298,8 +314,9 @@ def _parameters() -> List[ScalarVariable]:
         p("wheelset.speed", "Real", "forward speed along the track",
           "m/s", 0.0, 150.0, core="speed"),
         p("track.scenario", "String",
-          "track: built-in scenario (straight, ren-jin-r400, kang-r320), a TOML/CSV file "
-          "in the FMU resources (e.g. scenarios/kang-r320.toml) or an absolute path",
+          "track: built-in scenario (" + ", ".join(name for name, _ in declared.TRACKS)
+          + "), a TOML/CSV file in the FMU resources (e.g. scenarios/kang-r320.toml) or an "
+          "absolute path",
           core="track"),
         # FMU-only options (the core has no such field): their start is here
         p("track.direction", "String",
@@ -401,7 +418,8 @@ def _inputs() -> List[ScalarVariable]:
     return v
 
 
-def _outputs() -> List[ScalarVariable]:
+def _body_outputs() -> List[ScalarVariable]:
+    """The wheelset's state and its axle boxes' motion."""
     o = _output
     v = [
         # widened (outputs stay within their declaration; a step that would
@@ -442,85 +460,101 @@ def _outputs() -> List[ScalarVariable]:
             v.append(o(f"axlebox.{side}.velocity.{ax}", "Real",
                        f"{ax} velocity of the {side} axle box centre, track frame", "m/s",
                        -1000.0, 1000.0))
-    for side in SIDES:
-        for ax in AXES:
-            v.append(o(f"wheel.{side}.force_on_rail.{ax}", "Real",
-                       f"{ax} component of the resultant force of the {side} wheel on its "
-                       f"rail, track frame (sum over the contact points)", "N",
-                       -BIG_FORCE, BIG_FORCE))
-        v += [
-            o(f"wheel.{side}.Y", "Real", f"lateral wheel-rail force Y of the {side} "
-              f"wheel on the rail, + towards the field side (outwards)", "N",
-              -BIG_FORCE, BIG_FORCE),
-            o(f"wheel.{side}.Q", "Real", f"vertical wheel load Q of the {side} wheel "
-              f"on the rail, + downwards", "N", -BIG_FORCE, BIG_FORCE),
-            # widened: Y/Q is 0 unless Q > 1 N and |Y| <= 1e7 N (its own range), so
-            # |Y/Q| <= 1e7; near a wheel lift (Q of a few N) it exceeds 100
-            o(f"wheel.{side}.Y_over_Q", "Real", f"derailment quotient Y/Q of the {side} "
-              f"wheel (0 when unloaded, i.e. Q <= 1 N)", "1", -BIG_FORCE, BIG_FORCE),
-            o(f"wheel.{side}.active_points", "Integer",
-              f"number of active contact points of the {side} wheel (0..3)", None,
-              0, POINTS_PER_WHEEL),
-            o(f"wheel.{side}.lift", "Boolean",
-              f"the {side} wheel has lost contact with its rail"),
-            # a wheel not over its rail at all reads 1 m (solver/dynamics/rhs.py fill_record)
-            o(f"wheel.{side}.lift_height", "Real",
-              f"height of the {side} wheel above its rail while it has lost contact "
-              f"(the smallest wheel-rail distance; 0 in contact)", "m", 0.0, 1.0),
-            # bound: a point's Y/Q is 0 unless Q > 1 N, so |Y/Q| <= BIG_FORCE / 1 N;
-            # the Nadal limit is taken >= 1e-3 (solver/dynamics/derailment.py): ratio <= 1e10
-            o(f"wheel.{side}.flange_climb_ratio", "Real",
-              f"flange-climb indicator of the {side} wheel: the largest Y/Q of a flange "
-              f"contact (contact angle >= 45 deg) divided by Nadal's limit (tan d - mu) / "
-              f"(1 + mu tan d) at its angle; above 1 the flange climbs (Nadal 1896, the "
-              f"basis of EN 14363's Y/Q limit)", "1", 0.0, 1.0e10),
-            o(f"wheel.{side}.flange_climb_time", "Real",
-              f"how long the flange-climb ratio of the {side} wheel has been above 1, "
-              f"without interruption (0 when it is not)", "s", 0.0, 1.0e12),
-            o(f"wheel.{side}.flange_climb_distance", "Real",
-              f"over what distance travelled the flange-climb ratio of the {side} wheel has "
-              f"been above 1 (0 when it is not)", "m", 0.0, 1.0e12),
-        ]
-    for side in SIDES:
-        for k in range(1, POINTS_PER_WHEEL + 1):
-            pre = f"contact.{side}.point[{k}]"
-            what = f"contact slot {k} of the {side} wheel"
-            v += [
-                o(f"{pre}.active", "Boolean", f"{what}: in contact"),
-                o(f"{pre}.wheel_lateral", "Real", f"{what}: lateral position on the "
-                  f"wheel profile, s from the taping line, + towards the field side", "m",
-                  -1.0, 1.0),
-                o(f"{pre}.rail_lateral", "Real", f"{what}: lateral position on the rail "
-                  f"profile, u from the rail-head centreline, + towards the field side", "m",
-                  -1.0, 1.0),
-                o(f"{pre}.position.y", "Real", f"{what}: lateral position of the point "
-                  f"in the track frame", "m", -10.0, 10.0),
-                o(f"{pre}.position.z", "Real", f"{what}: vertical position of the point "
-                  f"in the track frame", "m", -10.0, 10.0),
-                o(f"{pre}.contact_angle", "Real", f"{what}: contact angle, + when the "
-                  f"rail pushes the wheel towards the track centre", "rad",
-                  -math.pi / 2, math.pi / 2),
-                o(f"{pre}.rolling_radius", "Real", f"{what}: wheel rolling radius at "
-                  f"the point", "m", 0.0, 10.0),
-                # widened from +-10: a wheel spinning under a driving torque has
-                # xi = (V - omega r) / V far below -1 (tests/test_security_fmi.py)
-                o(f"{pre}.longitudinal_creepage", "Real", f"{what}: longitudinal "
-                  f"creepage xi", "1", -1.0e4, 1.0e4),
-                o(f"{pre}.lateral_creepage", "Real", f"{what}: lateral creepage eta",
-                  "1", -10.0, 10.0),
-                o(f"{pre}.spin_creepage", "Real", f"{what}: spin creepage phi", "1/m",
-                  -1.0e4, 1.0e4),
-                o(f"{pre}.normal_force", "Real", f"{what}: normal force (>= 0)", "N",
-                  0.0, BIG_FORCE),
-                o(f"{pre}.longitudinal_force", "Real", f"{what}: longitudinal creep "
-                  f"force of the rail on the wheel, contact frame", "N",
-                  -BIG_FORCE, BIG_FORCE),
-                o(f"{pre}.lateral_force", "Real", f"{what}: lateral creep force of the "
-                  f"rail on the wheel, contact frame", "N", -BIG_FORCE, BIG_FORCE),
-                o(f"{pre}.spin_moment", "Real", f"{what}: spin creep moment of the rail "
-                  f"on the wheel about the contact normal", "N.m", -BIG_MOMENT, BIG_MOMENT),
-            ]
+    return v
+
+
+def _wheel_outputs(side: str) -> List[ScalarVariable]:
+    """One wheel's forces on its rail, its contact count, lift and flange climb."""
+    o = _output
+    v = []
+    for ax in AXES:
+        v.append(o(f"wheel.{side}.force_on_rail.{ax}", "Real",
+                   f"{ax} component of the resultant force of the {side} wheel on its "
+                   f"rail, track frame (sum over the contact points)", "N",
+                   -BIG_FORCE, BIG_FORCE))
     v += [
+        o(f"wheel.{side}.Y", "Real", f"lateral wheel-rail force Y of the {side} "
+          f"wheel on the rail, + towards the field side (outwards)", "N",
+          -BIG_FORCE, BIG_FORCE),
+        o(f"wheel.{side}.Q", "Real", f"vertical wheel load Q of the {side} wheel "
+          f"on the rail, + downwards", "N", -BIG_FORCE, BIG_FORCE),
+        # widened: Y/Q is 0 unless Q > 1 N and |Y| <= 1e7 N (its own range), so
+        # |Y/Q| <= 1e7; near a wheel lift (Q of a few N) it exceeds 100
+        o(f"wheel.{side}.Y_over_Q", "Real", f"derailment quotient Y/Q of the {side} "
+          f"wheel (0 when unloaded, i.e. Q <= 1 N)", "1", -BIG_FORCE, BIG_FORCE),
+        o(f"wheel.{side}.active_points", "Integer",
+          f"number of active contact points of the {side} wheel (0..{POINTS_PER_WHEEL})",
+          None,
+          0, POINTS_PER_WHEEL),
+        o(f"wheel.{side}.lift", "Boolean",
+          f"the {side} wheel has lost contact with its rail"),
+        # a wheel not over its rail at all reads 1 m (solver/dynamics/rhs.py fill_record)
+        o(f"wheel.{side}.lift_height", "Real",
+          f"height of the {side} wheel above its rail while it has lost contact "
+          f"(the smallest wheel-rail distance; 0 in contact)", "m", 0.0, 1.0),
+        # bound: a point's Y/Q is 0 unless Q > 1 N, so |Y/Q| <= BIG_FORCE / 1 N;
+        # the Nadal limit is taken >= 1e-3 (solver/dynamics/derailment.py): ratio <= 1e10
+        o(f"wheel.{side}.flange_climb_ratio", "Real",
+          f"flange-climb indicator of the {side} wheel: the largest Y/Q of a flange "
+          f"contact (contact angle >= 45 deg) divided by Nadal's limit (tan d - mu) / "
+          f"(1 + mu tan d) at its angle; above 1 the flange climbs (Nadal 1896, the "
+          f"basis of EN 14363's Y/Q limit)", "1", 0.0, 1.0e10),
+        o(f"wheel.{side}.flange_climb_time", "Real",
+          f"how long the flange-climb ratio of the {side} wheel has been above 1, "
+          f"without interruption (0 when it is not)", "s", 0.0, 1.0e12),
+        o(f"wheel.{side}.flange_climb_distance", "Real",
+          f"over what distance travelled the flange-climb ratio of the {side} wheel has "
+          f"been above 1 (0 when it is not)", "m", 0.0, 1.0e12),
+    ]
+    return v
+
+
+def _contact_point_outputs(side: str, k: int) -> List[ScalarVariable]:
+    """Contact slot k (1-based) of a wheel: where it is, its creepages and forces."""
+    o = _output
+    pre = f"contact.{side}.point[{k}]"
+    what = f"contact slot {k} of the {side} wheel"
+    return [
+        o(f"{pre}.active", "Boolean", f"{what}: in contact"),
+        o(f"{pre}.wheel_lateral", "Real", f"{what}: lateral position on the "
+          f"wheel profile, s from the taping line, + towards the field side", "m",
+          -1.0, 1.0),
+        o(f"{pre}.rail_lateral", "Real", f"{what}: lateral position on the rail "
+          f"profile, u from the rail-head centreline, + towards the field side", "m",
+          -1.0, 1.0),
+        o(f"{pre}.position.y", "Real", f"{what}: lateral position of the point "
+          f"in the track frame", "m", -10.0, 10.0),
+        o(f"{pre}.position.z", "Real", f"{what}: vertical position of the point "
+          f"in the track frame", "m", -10.0, 10.0),
+        o(f"{pre}.contact_angle", "Real", f"{what}: contact angle, + when the "
+          f"rail pushes the wheel towards the track centre", "rad",
+          -math.pi / 2, math.pi / 2),
+        o(f"{pre}.rolling_radius", "Real", f"{what}: wheel rolling radius at "
+          f"the point", "m", 0.0, 10.0),
+        # widened from +-10: a wheel spinning under a driving torque has
+        # xi = (V - omega r) / V far below -1 (tests/test_security_fmi.py)
+        o(f"{pre}.longitudinal_creepage", "Real", f"{what}: longitudinal "
+          f"creepage xi", "1", -1.0e4, 1.0e4),
+        o(f"{pre}.lateral_creepage", "Real", f"{what}: lateral creepage eta",
+          "1", -10.0, 10.0),
+        o(f"{pre}.spin_creepage", "Real", f"{what}: spin creepage phi", "1/m",
+          -1.0e4, 1.0e4),
+        o(f"{pre}.normal_force", "Real", f"{what}: normal force (>= 0)", "N",
+          0.0, BIG_FORCE),
+        o(f"{pre}.longitudinal_force", "Real", f"{what}: longitudinal creep "
+          f"force of the rail on the wheel, contact frame", "N",
+          -BIG_FORCE, BIG_FORCE),
+        o(f"{pre}.lateral_force", "Real", f"{what}: lateral creep force of the "
+          f"rail on the wheel, contact frame", "N", -BIG_FORCE, BIG_FORCE),
+        o(f"{pre}.spin_moment", "Real", f"{what}: spin creep moment of the rail "
+          f"on the wheel about the contact normal", "N.m", -BIG_MOMENT, BIG_MOMENT),
+    ]
+
+
+def _safety_outputs() -> List[ScalarVariable]:
+    """The running-safety criteria of the axle and the wear numbers."""
+    o = _output
+    v = [
         # |Y/Q| <= 1e7 per wheel (wheel.*.Y_over_Q), Weinstock's limit >= 1e-3
         o("wheelset.axle_sum_Y_over_Q", "Real",
           "Weinstock's axle sum of the derailment quotients |Y/Q| of both wheels "
@@ -542,9 +576,14 @@ def _outputs() -> List[ScalarVariable]:
                    f"wear number T gamma of the {side} wheel: sum over its contact points of "
                    f"|longitudinal force x creepage| + |lateral force x creepage|", "N",
                    0.0, BIG_FORCE))
-    # status flags: set by the slave from the reason of a discarded step (not in the
-    # core's record); they come last
-    v += [ScalarVariable(var.name, var.type, var.causality, var.variability, var.initial,
+    return v
+
+
+def _status_outputs() -> List[ScalarVariable]:
+    """The status flags: set from the reason of a discarded step (FmuInstance,
+    not in the core's record); they come last."""
+    o = _output
+    return [ScalarVariable(var.name, var.type, var.causality, var.variability, var.initial,
                          var.description, var.start, core=None) for var in (
         o("status.derailment", "Boolean",
           "derailment (the step was discarded, the FMU terminated): a flange contact "
@@ -558,14 +597,50 @@ def _outputs() -> List[ScalarVariable]:
           "the last step was discarded: penetration above contact.max_penetration "
           "(impact or instability)"),
     )]
-    return v
 
 
-VARIABLES: Tuple[ScalarVariable, ...] = tuple(_parameters() + _inputs() + _outputs())
-BY_NAME: Dict[str, ScalarVariable] = {v.name: v for v in VARIABLES}
-PARAMETERS = tuple(v for v in VARIABLES if v.causality == "parameter")
-INPUTS = tuple(v for v in VARIABLES if v.causality == "input")
-OUTPUTS = tuple(v for v in VARIABLES if v.causality == "output")
+def _outputs() -> List[ScalarVariable]:
+    return (_body_outputs() + [v for side in SIDES for v in _wheel_outputs(side)]
+            + [v for side in SIDES for k in range(1, POINTS_PER_WHEEL + 1)
+               for v in _contact_point_outputs(side, k)]
+            + _safety_outputs() + _status_outputs())
+
+
+def in_value_reference_order(table, numbered) -> Tuple[ScalarVariable, ...]:
+    """The variables of `table` in value-reference order: first those of
+    `numbered` (the names in the order of their value references 0, 1, 2, ...;
+    registries.VALUE_REFERENCES), then any the table has beyond them, in its
+    order (until `python -m fmu_wheelset.fmu.registry_declarations` numbers
+    them; tests/test_value_references.py fails meanwhile). A value reference is
+    never reused: a numbered name the table lacks is an error."""
+    by_name = {v.name: v for v in table}
+    gone = [n for n in numbered if n not in by_name]
+    if gone:
+        raise ValueError(f"variables {gone[:5]} have value references but are no longer in "
+                         "the table: a value reference is never removed or reused")
+    known = set(numbered)
+    return tuple(by_name[n] for n in numbered) + tuple(v for v in table if v.name not in known)
+
+
+# the table in the order the variables are written above (parameters, inputs,
+# outputs), and in value-reference order: a variable's value reference is fixed
+# for good (FMI hosts keep them in their system files), a new variable gets the
+# next free one wherever it stands in the table
+def make_table(declared=registries) -> Tuple[ScalarVariable, ...]:
+    """The variables in the order they are written above, from the registries'
+    declarations `declared` (registries.py, or what registry_declarations is
+    about to write there)."""
+    return tuple(_parameters(declared) + _inputs() + _outputs())
+
+
+TABLE: Tuple[ScalarVariable, ...] = make_table()
+VARIABLES: Tuple[ScalarVariable, ...] = in_value_reference_order(
+    TABLE, getattr(registries, "VALUE_REFERENCES", ()))
+VALUE_REFERENCE: Dict[str, int] = {v.name: vr for vr, v in enumerate(VARIABLES)}
+BY_NAME: Dict[str, ScalarVariable] = {v.name: v for v in TABLE}
+PARAMETERS = tuple(v for v in TABLE if v.causality == "parameter")
+INPUTS = tuple(v for v in TABLE if v.causality == "input")
+OUTPUTS = tuple(v for v in TABLE if v.causality == "output")
 INPUT_NAMES = tuple(v.name for v in INPUTS)
 OUTPUT_NAMES = tuple(v.name for v in OUTPUTS)
 STATUS_NAMES = tuple(v.name for v in OUTPUTS if v.core is None)

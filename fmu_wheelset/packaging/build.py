@@ -38,12 +38,12 @@ SLAVE_HELPER_MODULES = {"fmu_state.py": "wheelset_fmu_state.py", "cache.py": "wh
                         "presets.py": "wheelset_fmu_presets.py",
                         "adapter.py": "wheelset_fmu_adapter.py",
                         "core_loader.py": "wheelset_fmu_core_loader.py",
-                        "feedthrough.py": "wheelset_fmu_feedthrough.py",
+                        "instance.py": "wheelset_fmu_instance.py",
                         "registries.py": "wheelset_fmu_registries.py"}
 # the modules of fmu_wheelset/fmu in the native front end's package (their own names)
 NATIVE_PACKAGE_MODULES = ("slave.py", "native_bridge.py", "variables.py", "fmu_state.py", "cache.py",
                           "presets.py", "native_worker.py", "adapter.py", "core_loader.py",
-                          "feedthrough.py", "registries.py")
+                          "instance.py", "registries.py")
 
 def content_guid(entries) -> str:
     """The FMU's GUID from its content: a UUID (version 5) of the sha256 of every

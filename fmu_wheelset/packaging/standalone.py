@@ -82,7 +82,7 @@ import solver
 for info in pkgutil.walk_packages(solver.__path__, "solver."):
     importlib.import_module(info.name)
 for name in ("slave", "native_bridge", "native_worker", "fmu_state", "cache", "presets", "variables",
-             "adapter", "core_loader", "feedthrough"):
+             "adapter", "core_loader", "instance", "registries"):
     importlib.import_module("fmu_wheelset.fmu." + name)
 print(json.dumps(sorted(sys.modules)))
 """

@@ -82,7 +82,7 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from fmu_wheelset.fmu.variables import POINTS_PER_WHEEL
+from fmu_wheelset.fmu.interface import POINTS_PER_WHEEL, start_values
 
 G = 9.81
 RAIL_DISTANCE = 1.5                 # m between rail centres (solver.track default)
@@ -244,27 +244,6 @@ def case_scenario(case):
 def ramp(t, ramp_time):
     t = np.asarray(t, dtype=float)
     return np.minimum(t / ramp_time, 1.0) if ramp_time > 0 else np.ones_like(t)
-
-
-def start_values(params, fmi_names) -> tuple[dict, list]:
-    """FMI start values for WheelsetParameters `params` (the FMU's variable
-    table, fmu_wheelset/fmu/variables.py); also what the FMU has no parameter for
-    (returned so that the case can report it)."""
-    import solver.model as wheelset
-    from fmu_wheelset.fmu.variables import start_values_for
-    values, missing = start_values_for(params, wheelset, available=set(fmi_names))
-    # the FMU looks relative names up in its resources only (docs/SECURITY.md): a
-    # file the plan names relative to the working directory is passed absolute
-    from solver.profiles.builtins import is_builtin_profile
-    from solver.track.builtins import TRACKS
-    builtin = {"wheel.profile": is_builtin_profile, "rail.profile": is_builtin_profile,
-               "track.scenario": lambda name: name in TRACKS.names()}
-    for name, is_builtin in builtin.items():
-        value = values.get(name)
-        if (isinstance(value, str) and not os.path.isabs(value) and not is_builtin(value)
-                and os.path.isfile(value)):
-            values[name] = os.path.abspath(value)
-    return values, missing
 
 
 # --------------------------------------------------------------- summaries

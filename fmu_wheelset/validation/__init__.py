@@ -6,7 +6,7 @@ contact geometry, no FMU), creep_models and contact_mechanics (against
 Kalker's theory as computed by CONTACT, no FMU), klingel (free coned wheelset),
 fmu_check (FMU vs core), load_continuity, convergence and running_safety (the
 wheel loads, the defaults' accuracy and the running-safety criteria of the
-core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle.py),
+core), vehicle (the Manchester vehicle over four FMUs, cosim/vehicle/master.py),
 quarter_vehicle (the stand-alone loaded wheelset against that vehicle).
 `run_suite(out, backend="fmu", progress=True)` runs them all, writing
 CSVs and PNGs under `out`; `fmu_wheelset.validation.report.write_report`

@@ -178,7 +178,7 @@ def fmu_start_values(params, variables) -> tuple[dict, list]:
     FMU (whose model description has `variables`) cannot express: the sweep's
     (a profile file named relative to the working directory passed absolute, as
     the FMU looks relative names up in its resources only)."""
-    from fmu_wheelset.sweeps.sweep import start_values
+    from fmu_wheelset.fmu.interface import start_values
     return start_values(params, variables)
 
 

@@ -1,6 +1,6 @@
 """Ren & Jin (2010) R = 400 m at 100 km/h on the FLEXIBLE track: the wheelset
 FMU co-simulated with the OpenSees track of cosim/ (CHN60 rails on Zhai's
-ballasted track, cosim.track_fe defaults), next to the same master on a rigid
+ballasted track, cosim.track.fe_model defaults), next to the same master on a rigid
 track, against the paper's dynamic two-point onset of 10.2 mm (its static
 value is 9.4 mm; the paper attributes the difference to dynamic effects).
 

@@ -1,7 +1,7 @@
-"""The Manchester benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle.py):
+"""The Manchester benchmark vehicle 1 over four wheelset FMUs (cosim/vehicle/master.py):
 static wheel loads, stability below and above the critical speed, steady
 curving balance (R = 1200 m and 600 m with cant, two cant deficiencies each);
-and the stability tool (cosim/stability.py): the linear critical speed of a
+and the stability tool (cosim/vehicle/stability.py): the linear critical speed of a
 two-axle bogie against an independent linear model written here, the linear
 and nonlinear (through the FMU) critical speeds of the whole vehicle.
 
@@ -237,7 +237,7 @@ def case_vehicle(out, backend="fmu") -> CaseResult:
                                  f"of it the carbody's secondary yaw couple {couple[b]:+.0f} N "
                                  f"({100 * couple[b] / required:+.2f} %)"))
             rows.append(Row(name, f"{label}: bogie {b + 1}, the same with the carbody's secondary "
-                                  "yaw couple taken out (cosim.vehicle.secondary_yaw_couple)", "1",
+                                  "yaw couple taken out (cosim.vehicle.master.VehicleCosim.secondary_yaw_couple)", "1",
                             float((sampled[b] - couple[b]) / required), "1", 1.0, 0.01, "fmu",
                             note="like with like: the textbook per-bogie balance has no carbody "
                                  "yaw couple; the couple comes from the bogie frames' yaw "
@@ -346,7 +346,7 @@ def _stability_rows(name, fmu):
                         "push hunts below the linear critical speed",
                     note=f"bracket {crit.bracket[0]:.1f}-{crit.bracket[1]:.1f} m/s, {len(runs)} runs, "
                          f"limit cycle {crit.frequency:.2f} Hz"))
-    return rows, ["stability: cosim/stability.py (linear: the wheelset core linearised, VehicleModel's "
+    return rows, ["stability: cosim/vehicle/stability.py (linear: the wheelset core linearised, VehicleModel's "
                   "matrices; nonlinear: VehicleCosim runs through the FMU)"]
 
 

@@ -3,27 +3,37 @@
 Two parts:
 
 * numba functions that BOTH the Python step (solver.model.wheelset.WheelsetModel.
-  advance_vector, fmu_wheelset/slave.py) and the fast step call, so that the
+  advance_vector, fmu_wheelset/fmu/instance.py) and the fast step call, so that the
   two compute every accepted step with the same operations, bit for bit: the
   bookkeeping of an accepted step (`accept_step`, `update_safety`), the FMU's
   input mapping (`fmu_core_inputs`) and its output copy (`fmu_outputs`);
 * `fmu_step_entry()`: a numba ``cfunc`` (nopython, in the on-disk cache, so in
-  the FMU's shipped numba cache: fmu_wheelset/build.py ships what is compiled
+  the FMU's shipped numba cache: fmu_wheelset/packaging/build.py ships what is compiled
   under solver/) doing a whole ACCEPTED step of the FMU: the communication
   point check, the inputs' finiteness and declared ranges, the input mapping,
-  the number of substeps, solver.dynamics.integrators.step.advance_kernel, the acceptance
-  checks of advance_vector (core problem, past the flange), the bookkeeping
+  then `core_step` (the step's one route, that of advance_vector too: the
+  substeps, solver.dynamics.integrators.step.advance_kernel, the bookkeeping),
+  the acceptance checks of advance_vector (core problem, past the flange), the bookkeeping
   (time, distance, RHS evaluations, the undo record, the running-safety memory),
   the outputs into the FMU's value buffer and their declared ranges. The
-  native front end (fmu_wheelset/native/fmi2_frontend.c) calls it in
+  native front end (fmu_wheelset/fmu/native/fmi2_frontend.c) calls it in
   fmi2DoStep with a block of addresses built once (`pack_block`).
 
-Anything that is not a clean accepted step (bad input, a step the core
-discards, derailment, output out of range, too many substeps, an exception in
-numba code, ...) leaves everything as it was before the call -- the kernel
-saves what it may change first and restores it -- and returns a code other
-than ACCEPTED: the front end then runs the Python step, which recomputes the
-same step from the same state and composes the messages and statuses.
+Anything that is not a clean accepted step returns a code other than
+ACCEPTED and the front end runs the Python step, which composes the messages
+and statuses. A step refused before it is integrated (bad input, the wrong
+communication point, too many substeps) or a numba exception leaves
+everything as it was before the call (the kernel saves what it may change
+first and restores it): the Python step starts it again. A step that was
+integrated and discarded (by the core, or past the flange) is handed over as
+core_step left it (`_hand`): the Python step concludes it
+(WheelsetModel.advance_vector's `handed`) without integrating it a second
+time, so that a discarded doStep costs one integration (the work bound of
+docs/SECURITY.md). An accepted step whose output leaves its declared range is
+restored and recomputed by the Python step, as before: the Rosenbrock
+method's kept Jacobian is not part of what a discard restores, so that only a
+recomputation refuses the same step with the same numbers when it is tried
+again.
 
 Nothing here is physics: the equations are those of solver.dynamics.integrators /
 solver.dynamics, called as they are.
@@ -40,23 +50,26 @@ from numba.extending import intrinsic
 from .. import codegen
 from ..dynamics.acceptance import PROBLEM_AIRBORNE, PROBLEM_BAD_INPUT, PROBLEM_NONE
 from ..dynamics.derailment import flange_climb_ratios, lateral_towards_flange, weinstock
-from ..dynamics.integrators.step import StepData, advance_kernel, quantized_step
+from ..dynamics.integrators.step import (
+    PROBLEM_SUBSTEPS, StepData, advance_kernel, communication_step,
+)
 from ..dynamics.rhs import GRAVITY
 from ..layout import (
     CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
-    CLK_TIME, CORE_ARRAYS, ENTRY, E_CLOCK, E_CORE_U, E_INPUT_HI, E_INPUT_LO, E_INTS, E_KEEP_CLOCK,
-    E_KEEP_CONTACT, E_KEEP_DERIVED, E_KEEP_RECORD, E_KEEP_RHS_COUNT, E_KEEP_SAFETY, E_KEEP_STATE,
-    E_KEEP_SUMMARY, E_MATRIX, E_OFFSET, E_OUTPUT_HI, E_OUTPUT_LO, E_REALS, E_RECORD_INDEX,
-    E_RHS_COUNT, E_SAFETY, E_SAFETY_BEFORE, E_SLAVE_TIME, E_STATE, E_STEP_DATA, E_U, E_U_BEFORE,
-    E_VALUES, E_Y_NEW, FMU_ARRAYS, FR_CROSS_RAIL_DISTANCE, FR_FLANGE_PASSED, FR_FRICTION,
-    FR_SPEED, I_C_SLOT, I_DC_SLOT, I_LIFT, I_MAX_SUBSTEPS, I_N_INPUTS, I_N_PARAMETERS, I_STATUS,
-    M_FRICTION, N_CLOCK, N_ENTRIES, N_INTS, N_REALS, N_RHS_COUNT, N_SAFETY, O_GAP_LEFT,
-    O_LIFT_LEFT, READ_ONLY, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB, REC_CLIMB_DISTANCE,
-    RC_FORCED, RC_FORCED_BEFORE, RC_RHS, RC_RHS_BEFORE, REC_FORCED_STEPS, SD_STEP_STATS,
-    STAT_FORCED,
-    REC_CLIMB_TIME, REC_CLIMB_WARNING, REC_DISTANCE, REC_TIME, REC_WEINSTOCK, SD_CONTACT,
-    SD_DERIVED, SD_MODEL, SD_RECORD, SD_SUMMARY, SD_WHEEL_TABLE, SF_AIRBORNE_SINCE, SF_CLIMB_FROM,
-    SF_CLIMB_SINCE, SF_RATIO, STEP_DATA_FIELDS, T_H,
+    CLK_TIME, CORE_ARRAYS, ENTRY, E_CLOCK, E_CORE_U, E_FMU_U, E_INPUT_HI, E_INPUT_LO, E_INPUT_VRS,
+    E_INTS, E_KEEP_CLOCK, E_KEEP_CONTACT, E_KEEP_DERIVED, E_KEEP_RECORD, E_KEEP_RHS_COUNT,
+    E_KEEP_SAFETY, E_KEEP_STATE, E_KEEP_SUMMARY, E_KEEP_U, E_KEEP_U_BEFORE, E_MATRIX, E_OFFSET,
+    E_OUTPUT_HI, E_OUTPUT_LO, E_OUTPUT_VRS, E_REALS, E_RECORD_INDEX, E_RHS_COUNT, E_SAFETY,
+    E_SAFETY_BEFORE, E_SLAVE_TIME, E_STATE, E_STEP_DATA, E_U, E_U_BEFORE, E_VALUES, E_Y_NEW,
+    FMU_ARRAYS, FR_CROSS_RAIL_DISTANCE, FR_FLANGE_PASSED, FR_HANDED_H, FR_HANDED_NEEDED,
+    FR_HANDED_T, FR_SPEED, I_C_SLOT, I_DC_SLOT, I_HANDED, I_HANDED_CODE, I_HANDED_RHS,
+    I_HANDED_WHERE, I_LIFT, I_MAX_SUBSTEPS, I_N_INPUTS, I_STATUS, M_FRICTION, N_CLOCK,
+    N_ENTRIES, N_INTS, N_REALS, N_RHS_COUNT, N_SAFETY, O_GAP_LEFT, O_LIFT_LEFT, RC_FORCED,
+    RC_FORCED_BEFORE, RC_RHS, RC_RHS_BEFORE, READ_ONLY, REC_AIRBORNE, REC_AXLE_SUM, REC_CLIMB,
+    REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_CLIMB_WARNING, REC_DISTANCE, REC_FORCED_STEPS, REC_TIME,
+    REC_WEINSTOCK, SD_CONTACT, SD_DERIVED, SD_MODEL, SD_RECORD, SD_STEP_STATS, SD_SUMMARY,
+    SD_WHEEL_TABLE, SF_AIRBORNE_SINCE, SF_CLIMB_FROM, SF_CLIMB_SINCE, SF_RATIO, STAT_FORCED,
+    STEP_DATA_FIELDS, T_H,
 )
 from ..track.excitation import cross_level_roll_kernel
 
@@ -142,14 +155,14 @@ def airborne_too_long(summary, safety, step_time, time, wheel_table):
 
 
 @njit(cache=True, error_model="numpy")
-def accept_step(h, n_rhs, speed, friction, books, results, record):
+def accept_step(h, h_run, n_rhs, speed, friction, books, results, record):
     """Bookkeeping of an accepted step of h (s) with n_rhs RHS evaluations: what
     undo_step restores (before_*), time (+ h: the host's clock, exactly),
-    distance (speed times the step as integrated, integrate.quantized_step: where
-    the next step's track starts, bit for bit), the RHS count, the record's time
-    and distance, the forced steps (StepData.step_stats), the running-safety
-    outputs. books: (clock, rhs_count, safety_before, safety, step_stats);
-    results: (contact, derived, summary)."""
+    distance (speed times h_run, the step as integrated: communication_step;
+    where the next step's track starts, bit for bit), the RHS count, the
+    record's time and distance, the forced steps (StepData.step_stats), the
+    running-safety outputs. books: (clock, rhs_count, safety_before, safety,
+    step_stats); results: (contact, derived, summary)."""
     clock, rhs_count, safety_before, safety, step_stats = books
     clock[CLK_BEFORE_VALID] = 1.0
     clock[CLK_BEFORE_TIME] = clock[CLK_TIME]
@@ -158,7 +171,7 @@ def accept_step(h, n_rhs, speed, friction, books, results, record):
     rhs_count[RC_FORCED_BEFORE] = rhs_count[RC_FORCED]
     safety_before[:] = safety
     clock[CLK_TIME] += h
-    clock[CLK_DISTANCE] += speed * quantized_step(h)
+    clock[CLK_DISTANCE] += speed * h_run
     rhs_count[RC_RHS] += n_rhs
     rhs_count[RC_FORCED] += int(step_stats[STAT_FORCED])
     record[REC_TIME] = clock[CLK_TIME]
@@ -171,7 +184,7 @@ def accept_step(h, n_rhs, speed, friction, books, results, record):
 @njit(cache=True, error_model="numpy")
 def fmu_core_inputs(u, matrix, offset, c_slot, dc_slot, rail_distance, core):
     """The core's input vector (U_*) of the FMU inputs u into core: matrix @ u +
-    offset (fmu_wheelset/slave.py _Adapter.input_map), plus the roll of both rails
+    offset (fmu_wheelset/fmu/adapter.py input_map), plus the roll of both rails
     by the cross level u[c_slot] (rate u[dc_slot]; solver.track.excitation).
     False (core unchanged) if the cross level is not below rail_distance."""
     c = u[c_slot]
@@ -290,7 +303,9 @@ def pack_block(fmu: dict, step_data: tuple, ints, reals):
             ("record", "keep_record"), ("derived", "keep_derived"), ("clock", "keep_clock"),
             ("rhs_count", "keep_rhs_count"), ("state", "saved_state"), ("u", "core_u"),
             ("u", "u_before"), ("y_new", "output_lo"), ("y_new", "output_hi"),
-            ("input_lo", "input_hi"), ("safety", "safety_before"))
+            ("input_lo", "input_hi"), ("safety", "safety_before"), ("input_vrs", "input_lo"),
+            ("input_vrs", "fmu_u"), ("output_vrs", "y_new"), ("u", "keep_u"),
+            ("u", "keep_u_before"))
     for a, b in same:
         if shape[a] != shape[b]:
             raise BlockError(f"{a} {shape[a]} and {b} {shape[b]} differ in shape")
@@ -299,6 +314,13 @@ def pack_block(fmu: dict, step_data: tuple, ints, reals):
             or shape["slave_time"] != (1,) or shape["matrix"] != shape["offset"] + shape["input_lo"]
             or shape["offset"] != shape["u"]):
         raise BlockError("the clock, safety or input-map arrays have the wrong shapes")
+    # the cfunc indexes the value buffer with these unchecked
+    for name in ("input_vrs", "output_vrs"):
+        vrs = fmu[name]
+        if vrs.size and not (0 <= vrs.min() and vrs.max() < shape["values"][0]):
+            raise BlockError(f"{name} point outside the value buffer")
+    if shape["record_index"][0] + 3 != shape["y_new"][0]:
+        raise BlockError("the outputs are not the record's outputs and the 3 status flags")
     return block, kept
 
 
@@ -378,9 +400,9 @@ _step_data = njit(cache=True, error_model="numpy")(
 
 
 @njit(cache=True, error_model="numpy")
-def _accept_in_block(h, n_rhs, speed, friction, b):
+def _accept_in_block(h, h_run, n_rhs, speed, friction, b):
     """accept_step on the arrays of block b (the core's step and the FMU's)."""
-    accept_step(h, n_rhs, speed, friction,
+    accept_step(h, h_run, n_rhs, speed, friction,
                 (_v1(b[E_CLOCK]), _n1(b[E_RHS_COUNT]), _v1(b[E_SAFETY_BEFORE]), _v1(b[E_SAFETY]),
                  _v1(b[SD_STEP_STATS])),
                 (_v3(b[SD_CONTACT]), _v1(b[SD_DERIVED]), _v1(b[SD_SUMMARY])), _v1(b[SD_RECORD]))
@@ -395,40 +417,48 @@ def _airborne_in_block(h, b):
 
 
 @njit(cache=True, error_model="numpy")
-def core_step(h, n_sub, u, speed, flange_passed, b, ints, reals):
-    """The numba part of WheelsetModel.advance_vector on the block of
-    `pack_core_block`: solver.dynamics.integrators.step.advance_kernel from the model's state
-    and distance with the inputs u; unless an input is bad, u becomes the
-    model's inputs (the last ones kept for undo); an accepted step (no problem,
-    not past the flange at flange_passed) gets its bookkeeping (accept_step, at
-    speed); a step that leaves both wheels off their rails too long is not
-    accepted (PROBLEM_AIRBORNE). Returns advance_kernel's (problem code, where,
-    RHS evaluations): the caller composes the messages of the others."""
+def core_step(h, u, speed, flange_passed, b, ints, reals):
+    """One communication step of h (s, > 0 and finite) on the block of
+    `pack_core_block` (WheelsetModel.advance_vector) or of `pack_block` (the
+    FMU's fast step): the one route of a step. communication_step gives the
+    step as integrated and its substeps (at most ints[I_MAX_SUBSTEPS], else
+    PROBLEM_SUBSTEPS and nothing done); advance_kernel integrates it from the
+    model's state and distance with the inputs u; unless an input is bad, u
+    becomes the model's inputs (the last ones kept for undo); an accepted step
+    (no problem, not past the flange at flange_passed) gets its bookkeeping
+    (accept_step, at speed); a step that leaves both wheels off their rails
+    too long is not accepted (PROBLEM_AIRBORNE). Returns (problem code, where,
+    RHS evaluations, substeps as a float: those taken, or those a refused step
+    would need): the caller composes the messages of problems."""
     clock = _v1(b[E_CLOCK])
+    h_run, n_sub, needed = communication_step(h, clock[CLK_INTERNAL_STEP], ints[I_MAX_SUBSTEPS])
+    if n_sub == 0:
+        return PROBLEM_SUBSTEPS, -1, 0, needed
     clock[CLK_BEFORE_VALID] = 0.0
     state = _v1(b[E_STATE])
-    # integrated over the step as every host's (integrate.quantized_step)
-    code, where, n_rhs = advance_kernel(state, quantized_step(h), n_sub, clock[CLK_DISTANCE], u,
+    code, where, n_rhs = advance_kernel(state, h_run, n_sub, clock[CLK_DISTANCE], u,
                                         _step_data(b, ints, reals))
     if code == PROBLEM_BAD_INPUT:
-        return code, where, n_rhs
+        return code, where, n_rhs, needed
     u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
     u_before[:] = u_core
     u_core[:] = u
     if code == PROBLEM_NONE and not lateral_towards_flange(state, u) > flange_passed:
         if _airborne_in_block(h, b):
-            return PROBLEM_AIRBORNE, -1, n_rhs
-        _accept_in_block(h, n_rhs, speed, _v1(b[SD_MODEL])[M_FRICTION], b)
-    return code, where, n_rhs
+            return PROBLEM_AIRBORNE, -1, n_rhs, needed
+        _accept_in_block(h, h_run, n_rhs, speed, _v1(b[SD_MODEL])[M_FRICTION], b)
+    return code, where, n_rhs, needed
 
 
 @njit(cache=True, error_model="numpy")
 def _keep(b, restore):
     """Save (restore False) or restore everything the step may change before it
     is accepted: state, contact, summary, record, derived, clock, RHS count,
-    the running-safety memory and its copy for undo."""
+    the model's inputs and those before, the running-safety memory and its
+    copy for undo."""
     pairs = ((E_STATE, E_KEEP_STATE), (SD_SUMMARY, E_KEEP_SUMMARY),
-             (SD_RECORD, E_KEEP_RECORD), (SD_DERIVED, E_KEEP_DERIVED), (E_CLOCK, E_KEEP_CLOCK))
+             (SD_RECORD, E_KEEP_RECORD), (SD_DERIVED, E_KEEP_DERIVED), (E_CLOCK, E_KEEP_CLOCK),
+             (E_U, E_KEEP_U), (E_U_BEFORE, E_KEEP_U_BEFORE))
     for live, kept in pairs:
         a, k = _v1(b[live]), _v1(b[kept])
         if restore:
@@ -453,18 +483,37 @@ def _keep(b, restore):
 
 
 @njit(cache=True, error_model="numpy")
+def _hand(t, h, outcome, ints, reals):
+    """Hand the step at t of h to the Python step as core_step left it (its
+    outcome: problem code, where, RHS evaluations, substeps): the Python step
+    concludes it (WheelsetModel.advance_vector's `handed`) instead of running
+    it again, so a discarded step costs one integration."""
+    code, where, n_rhs, needed = outcome
+    ints[I_HANDED] = 1
+    ints[I_HANDED_CODE] = code
+    ints[I_HANDED_WHERE] = where
+    ints[I_HANDED_RHS] = n_rhs
+    reals[FR_HANDED_T] = t
+    reals[FR_HANDED_H] = h
+    reals[FR_HANDED_NEEDED] = needed
+
+
+@njit(cache=True, error_model="numpy")
 def _fmu_step(t, h, b):
     """The accepted step (module docstring); a FALLBACK_* code otherwise (the
-    caller restores what was saved)."""
+    caller restores what was saved, unless the step was handed over: _hand)."""
     ints, reals = _n1(b[E_INTS]), _v1(b[E_REALS])
     slave_time = _v1(b[E_SLAVE_TIME])
-    # the slave's communication point rule (fmu_wheelset/slave.py do_step)
+    # the instance's communication point rule (fmu_wheelset/fmu/instance.py do_step)
     now = slave_time[0]
     if not abs(t - now) <= 1e-9 * max(1.0, abs(now)):
         return FALLBACK_TIME
     values = _v1(b[E_VALUES])
-    n_par, n_in = ints[I_N_PARAMETERS], ints[I_N_INPUTS]
-    u = values[n_par:n_par + n_in]
+    n_in = ints[I_N_INPUTS]
+    # the inputs, gathered from the value buffer by their value references
+    input_vrs, u = _n1(b[E_INPUT_VRS]), _v1(b[E_FMU_U])
+    for j in range(n_in):
+        u[j] = values[input_vrs[j]]
     lo, hi = _v1(b[E_INPUT_LO]), _v1(b[E_INPUT_HI])
     for j in range(n_in):
         if not (u[j] >= lo[j] and u[j] <= hi[j]):        # NaN fails both
@@ -473,26 +522,17 @@ def _fmu_step(t, h, b):
     if not fmu_core_inputs(u, _v2(b[E_MATRIX]), _v1(b[E_OFFSET]), ints[I_C_SLOT], ints[I_DC_SLOT],
                            reals[FR_CROSS_RAIL_DISTANCE], core_u):
         return FALLBACK_CROSS_LEVEL
-    # the number of substeps of WheelsetModel.advance_vector
-    clock = _v1(b[E_CLOCK])
-    # the core integrates the step rounded as every host's (integrate.quantized_step)
-    h_run = quantized_step(h)
-    # (ceil(q) <= max_substeps exactly when q <= max_substeps, an integer; tested
-    # on the float first: ceil of a huge q would not fit the integer)
-    q = h_run / clock[CLK_INTERNAL_STEP] - 1e-9
-    if not q <= ints[I_MAX_SUBSTEPS]:
+    # the step itself: the route of WheelsetModel.advance_vector
+    outcome = core_step(h, core_u, reals[FR_SPEED], reals[FR_FLANGE_PASSED], b, ints, reals)
+    code = outcome[0]
+    if code == PROBLEM_SUBSTEPS:
         return FALLBACK_SUBSTEPS
-    n_sub = max(1, int(math.ceil(q)))
-    state = _v1(b[E_STATE])
-    code, where, n_rhs = advance_kernel(state, h_run, n_sub, clock[CLK_DISTANCE], core_u,
-                                        _step_data(b, ints, reals))
     if code != PROBLEM_NONE:
+        _hand(t, h, outcome, ints, reals)
         return FALLBACK_CORE
-    if lateral_towards_flange(state, core_u) > reals[FR_FLANGE_PASSED]:
+    if lateral_towards_flange(_v1(b[E_STATE]), core_u) > reals[FR_FLANGE_PASSED]:
+        _hand(t, h, outcome, ints, reals)
         return FALLBACK_FLANGE
-    if _airborne_in_block(h, b):
-        return FALLBACK_CORE
-    _accept_in_block(h, n_rhs, reals[FR_SPEED], reals[FR_FRICTION], b)
     record = _v1(b[SD_RECORD])
     y_new = _v1(b[E_Y_NEW])
     fmu_outputs(record, _n1(b[E_RECORD_INDEX]), ints[I_LIFT], ints[I_STATUS:I_STATUS + 3],
@@ -500,12 +540,15 @@ def _fmu_step(t, h, b):
     lo, hi = _v1(b[E_OUTPUT_LO]), _v1(b[E_OUTPUT_HI])
     for k in range(y_new.size):
         if not (y_new[k] >= lo[k] and y_new[k] <= hi[k]):
+            # restored and recomputed by the Python step (not handed over): the
+            # kept Jacobian of the Rosenbrock method is not part of what a
+            # discard restores, and the same refused step must come out the
+            # same when it is tried again
             return FALLBACK_OUTPUT
     # accepted: commit what the Python step sets besides the model's arrays
-    values[n_par + n_in:n_par + n_in + y_new.size] = y_new
-    u_core, u_before = _v1(b[E_U]), _v1(b[E_U_BEFORE])
-    u_before[:] = u_core
-    u_core[:] = core_u
+    output_vrs = _n1(b[E_OUTPUT_VRS])
+    for k in range(y_new.size):
+        values[output_vrs[k]] = y_new[k]
     slave_time[0] = t + h
     return ACCEPTED
 
@@ -514,12 +557,15 @@ def _fmu_do_step(t, h, block):
     """int fast_step(double t, double h, const int64_t *block): ACCEPTED or a
     FALLBACK_* code with everything as before the call."""
     b = carray(block, (N_ENTRIES, ENTRY))
+    ints = _n1(b[E_INTS])
+    ints[I_HANDED] = 0
     _keep(b, False)
     try:
         code = _fmu_step(t, h, b)
     except Exception:       # noqa: BLE001 - numba's exceptions: the Python step reports
         code = FALLBACK_EXCEPTION
-    if code != ACCEPTED:
+        ints[I_HANDED] = 0
+    if code != ACCEPTED and ints[I_HANDED] == 0:
         _keep(b, True)
     return code
 

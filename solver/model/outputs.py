@@ -32,7 +32,7 @@ def bad_input_error(u: np.ndarray):
 
 
 # Names of the record's entries: the one output vocabulary of the project (core
-# histories, the FMU's outputs (fmu_wheelset/variables.py), sweeps, the
+# histories, the FMU's outputs (fmu_wheelset/fmu/variables.py), sweeps, the
 # validation report). Dots for the hierarchy, [k] (1-based) for the contact slots.
 RECORD_SIDES = ("left", "right")
 RECORD_POINT_COLUMNS = (   # name in the record vocabulary -> contact column C_*

@@ -34,7 +34,7 @@ from ..dynamics.derailment import (
     JUMP_FACTOR, airborne_limit, flange_height, flange_passed_lateral, lateral_towards_flange,
 )
 from ..dynamics.integrators.methods import INTEGRATORS
-from ..dynamics.integrators.step import N_STAGE_ROWS, StepData, quantized_step
+from ..dynamics.integrators.step import N_STAGE_ROWS, PROBLEM_SUBSTEPS, StepData
 from ..dynamics.outputs import derived_outputs, fill_record
 from ..dynamics.rhs import (
     ContactResults, GRAVITY, StepContact, StepInputs, TrackPoint, wheelset_rhs,
@@ -62,6 +62,7 @@ from ..layout import (
     S_SPIN_RATE, S_VX, S_VY, S_VZ, S_Y, S_YAW, S_YAW_RATE, S_Z, T_LAT, U_BOX_FORCE, U_BOX_MOMENT,
     U_CANT, U_CURVATURE, U_RAIL_MOTION, U_RAIL_VELOCITY, U_TORQUE,
 )
+from ..layout import I_MAX_SUBSTEPS       # the fast step's block: the step's bound
 from ..track.alignment import track_state_kernel
 from ..track.lumped_rails import TRACK_MODEL_NAMES
 from .fast_step import NEVER, core_step, pack_core_block, update_safety
@@ -543,16 +544,20 @@ class WheelsetModel:
             # (also if one of these arrays was replaced rather than changed in place)
             block, ints, reals, kept = pack_core_block(
                 dict(zip(CORE_ARRAYS, core)), self._step_data)
+            ints[I_MAX_SUBSTEPS] = self.params.max_substeps
             self._block = (block, ints, reals)
             self._block_owner = (id(self), core, kept)
         return self._block
 
-    def advance_vector(self, h: float, u: np.ndarray) -> StepResult:
+    def advance_vector(self, h: float, u: np.ndarray, handed=None) -> StepResult:
         """`advance` with the inputs as the flat vector of `input_vector` (U_*):
         one numba call for the whole step and its bookkeeping (core_step:
         solver.dynamics.integrators.step.advance_kernel, accept_step); the outputs at
         the new state are in `record`. A non-finite input raises
-        WheelsetError and changes nothing."""
+        WheelsetError and changes nothing. `handed`: the outcome (problem code,
+        where, RHS evaluations, substeps) of this very step as the FMU's fast
+        step ran it with these inputs, the model left as core_step leaves it
+        (fast_step._hand): the step is concluded from it, not run again."""
         if not self._initialized:
             raise WheelsetError("advance() before initialize()")
         if not (isinstance(h, (int, float)) and 0.0 < h < math.inf):
@@ -568,17 +573,20 @@ class WheelsetModel:
             if u.shape != (N_INPUT,):
                 raise WheelsetError(f"the input vector must have {N_INPUT} entries "
                                     f"(input_vector), got shape {u.shape}")
-        # (the substeps of the step as integrated: core_step rounds h)
-        n_sub = max(1, int(math.ceil(quantized_step(float(h)) / self.internal_step - 1e-9)))
-        if n_sub > self.params.max_substeps:
+        saved_state, saved_contact, saved_summary = self._saved
+        # the one route of a step (fast_step.core_step: communication_step rounds
+        # h and splits it into substeps)
+        if handed is None:
+            code, where, n_rhs, n_sub = core_step(float(h), u, float(self.params.speed),
+                                                  self._flange_passed, *self.core_step_block())
+        else:
+            code, where, n_rhs, n_sub = handed
+        if code == PROBLEM_SUBSTEPS:
             return StepResult(
-                "discard", f"a step of {h:g} s needs {n_sub} internal steps of at most "
+                "discard", f"a step of {h:g} s needs {n_sub:.0f} internal steps of at most "
                 f"{self.internal_step:g} s, more than the {self.params.max_substeps} "
                 "allowed per step (max_substeps, FMU parameter solver.max_substeps): split "
                 "it into shorter communication steps", 0, "too_many_substeps")
-        saved_state, saved_contact, saved_summary = self._saved
-        code, where, n_rhs = core_step(float(h), n_sub, u, float(self.params.speed),
-                                                 self._flange_passed, *self.core_step_block())
         if code == PROBLEM_BAD_INPUT:
             bad_input_error(u)
         if code == PROBLEM_NONE and lateral_towards_flange(self.state, u) > self._flange_passed:

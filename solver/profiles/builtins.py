@@ -181,9 +181,7 @@ def _builtin_cached(name: str, step: float) -> Profile:
 def builtin_profile(name: str, step: float = DEFAULT_STEP) -> Profile:
     """A built-in profile generated from its published definition, on a grid of `step` (m).
 
-    Names: S1002, LMA, LMA-worn (wheels), UIC60 (alias 60E1), CHN60 (rails),
-    and the Manchester benchmark's files MBench_S1002_v3 (wheel) and
-    MBench_UIC60_v3 (rail), read from solver/profiles/data/manchester/;
+    Names: those of PROFILES (`list_builtin_profiles`; aliases too),
     case-insensitive; and the family of straight cone treads "cone:<conicity>"
     (e.g. "cone:0.15", `cone_profile`; not in `list_builtin_profiles`). Results are cached per (name, step); call
     `builtin_profile.cache_clear()` after changing the LMA_WORN_HOLLOW_*

@@ -73,7 +73,29 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
         lines = read_text(path_str).splitlines()
     except DataFileError as exc:
         raise ProfileError(exc.reason, path_str) from None
+    header, lateral, height, line_of = _parse_lines(lines, path_str)
+    kind, flange_back, corners_mm, smoothing_length = _header_values(header, kind, path_str)
+    x, z = _checked_points(lateral, height, line_of, kind, path_str, len(lines))
+    header_name = header.get("name", (None, 0))[0]
+    profile_name = name or header_name or os.path.splitext(os.path.basename(path_str))[0]
+    source = header.get("source", (None, 0))[0] or f"file {os.path.basename(path_str)}"
+    if kind == WHEEL and flange_back is None:
+        flange_back = DEFAULT_FLANGE_BACK_MM * 1e-3
+        source += f" (flange back {DEFAULT_FLANGE_BACK_MM:g} mm from the taping line: not given, EN 13715)"
+    extra = {} if smoothing_length is None else {"smoothing_length": smoothing_length}
+    try:
+        return profile_from_points(x * 1e-3, z * 1e-3, name=profile_name, kind=kind, source=source,
+                                   step=step, method=method, flange_back_to_taping_line=flange_back,
+                                   corners=[c * 1e-3 for c in corners_mm], **extra)
+    except ProfileError as exc:
+        raise ProfileError(exc.reason, path_str) from None
+    except ValueError as exc:       # grid too fine for the span (e.g. a file in the wrong unit)
+        raise ProfileError(str(exc), path_str) from None
 
+
+def _parse_lines(lines, path_str):
+    """(header directives {key: (text, line)}, lateral mm, height mm, line of
+    each point) of a profile file's lines."""
     header: dict[str, tuple[str, int]] = {}
     lateral: list[float] = []
     height: list[float] = []
@@ -111,8 +133,13 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
         lateral.append(values[0])
         height.append(values[1])
         line_of.append(lineno)
+    return header, lateral, height, line_of
 
-    # -- header directives ----------------------------------------------------
+
+def _header_values(header, kind, path_str):
+    """(kind, flange back to taping line in m or None, corners in mm, smoothing
+    length in m or None) from the header directives and the kind the caller
+    asked for."""
     if "units" in header:
         units, lineno = header["units"]
         if units.strip().lower() not in ("mm", "millimetre", "millimetres", "millimeter", "millimeters"):
@@ -162,10 +189,15 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
             raise ProfileError("corners_mm: expected numbers (mm)", path_str, lineno) from None
         if len(corners_mm) > 100 or not all(math.isfinite(c) for c in corners_mm):
             raise ProfileError("corners_mm: at most 100 finite numbers (mm)", path_str, lineno)
+    return kind, flange_back, corners_mm, smoothing_length
 
-    # -- the points -----------------------------------------------------------
+
+def _checked_points(lateral, height, line_of, kind, path_str, n_lines):
+    """The points (x, z in mm, lateral increasing), checked: enough of them,
+    distinct, monotonic, in millimetres, around the origin, a wheel's flange
+    on the negative side."""
     if not lateral:
-        raise ProfileError("empty profile file: no data points", path_str, max(len(lines), 1))
+        raise ProfileError("empty profile file: no data points", path_str, max(n_lines, 1))
     if len(lateral) < MIN_POINTS:
         raise ProfileError(f"only {len(lateral)} data points, at least {MIN_POINTS} are needed",
                            path_str, line_of[-1])
@@ -202,22 +234,7 @@ def load_profile(path, kind: str | None, step: float = DEFAULT_STEP, method: str
             raise ProfileError(f"the flange (largest height, at {x[tip]:g} mm) is on the positive side; the wheel "
                                f"convention puts the flange at s < 0 (field side positive)",
                                path_str, line_of[tip])
-
-    header_name = header.get("name", (None, 0))[0]
-    profile_name = name or header_name or os.path.splitext(os.path.basename(path_str))[0]
-    source = header.get("source", (None, 0))[0] or f"file {os.path.basename(path_str)}"
-    if kind == WHEEL and flange_back is None:
-        flange_back = DEFAULT_FLANGE_BACK_MM * 1e-3
-        source += f" (flange back {DEFAULT_FLANGE_BACK_MM:g} mm from the taping line: not given, EN 13715)"
-    extra = {} if smoothing_length is None else {"smoothing_length": smoothing_length}
-    try:
-        return profile_from_points(x * 1e-3, z * 1e-3, name=profile_name, kind=kind, source=source,
-                                   step=step, method=method, flange_back_to_taping_line=flange_back,
-                                   corners=[c * 1e-3 for c in corners_mm], **extra)
-    except ProfileError as exc:
-        raise ProfileError(exc.reason, path_str) from None
-    except ValueError as exc:       # grid too fine for the span (e.g. a file in the wrong unit)
-        raise ProfileError(str(exc), path_str) from None
+    return x, z
 
 
 CROWN_FIT_HALF_WIDTH_MM = 5.0     # the crown of a rail file: a parabola through the points within this of the top

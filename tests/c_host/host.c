@@ -101,16 +101,7 @@ static int host_clock_gettime(int clock, struct timespec *ts) {
 
 #define MAX_VARS 256
 
-static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
-                   fmi2String category, fmi2String message, ...) {
-    (void)env;
-    char buf[4096];
-    va_list ap;
-    va_start(ap, message);
-    vsnprintf(buf, sizeof buf, message, ap);
-    va_end(ap);
-    fprintf(stderr, "[%s] status=%d %s: %s\n", instance, (int)status, category ? category : "", buf);
-}
+#include "host_logger.h"
 
 static void *sym(void *lib, const char *name) {
     void *f = dlsym(lib, name);

@@ -19,16 +19,7 @@
 
 #include "fmi2FunctionTypes.h"
 
-static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
-                   fmi2String category, fmi2String message, ...) {
-    (void)env;
-    char buf[4096];
-    va_list ap;
-    va_start(ap, message);
-    vsnprintf(buf, sizeof buf, message, ap);
-    va_end(ap);
-    fprintf(stderr, "[%s] status=%d %s: %s\n", instance, (int)status, category ? category : "", buf);
-}
+#include "host_logger.h"
 
 static double now(void) {
     struct timespec ts;

@@ -25,17 +25,8 @@
 
 #include "fmi2FunctionTypes.h"   /* from FMPy's c-code folder (FMI 2.0 standard headers) */
 
-static void logger(fmi2ComponentEnvironment env, fmi2String instance, fmi2Status status,
-                   fmi2String category, fmi2String message, ...) {
-    (void)env;
-    if (status < fmi2Warning) return;
-    char buf[4096];
-    va_list ap;
-    va_start(ap, message);
-    vsnprintf(buf, sizeof buf, message, ap);
-    va_end(ap);
-    fprintf(stderr, "[%s] status=%d %s: %s\n", instance, (int)status, category ? category : "", buf);
-}
+#define HOST_LOG_MIN_STATUS fmi2Warning
+#include "host_logger.h"
 
 static struct {
     fmi2InstantiateTYPE *instantiate;

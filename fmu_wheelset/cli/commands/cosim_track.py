@@ -1,5 +1,5 @@
 """`wheelset-fmu cosim-track`: the wheelset FMU on the OpenSees track model
-(cosim.track_cosim, cosim.track_fe), fixed-step Gauss-Seidel through FMPy."""
+(cosim.track.master, cosim.track.fe_model), fixed-step Gauss-Seidel through FMPy."""
 from __future__ import annotations
 
 

@@ -46,12 +46,15 @@ def add_setup_arguments(parser: argparse.ArgumentParser, wheel="S1002", rail="UI
                         back_to_back=1360.0, radius=460.0) -> None:
     """Profile and track arguments shared by the geometry/conicity/creep/patch commands."""
     from fmu_wheelset.cli.args import number, profile
+    from fmu_wheelset.fmu.variables import builtin_profile_names
     parser.add_argument("--wheel", default=wheel, type=profile("wheel"),
-                        help=f"wheel profile: a built-in name (S1002, LMA, LMA-worn, "
-                             f"cone:<conicity>) or a profile file in mm (default {wheel})")
+                        help="wheel profile: a built-in name ("
+                             + ", ".join(builtin_profile_names("wheel")) + ", cone:<conicity>) "
+                             f"or a profile file in mm (default {wheel})")
     parser.add_argument("--rail", default=rail, type=profile("rail"),
-                        help=f"rail profile: a built-in name (UIC60, 60E1, CHN60) or a "
-                             f"profile file in mm (default {rail})")
+                        help="rail profile: a built-in name ("
+                             + ", ".join(builtin_profile_names("rail")) + ") or a profile file "
+                             f"in mm (default {rail})")
     # ranges: those of the FMU's parameters (fmu_wheelset/fmu/variables.py), in mm
     parser.add_argument("--gauge", type=number(1000.0, 2000.0, unit="mm"), default=1435.0,
                         help="track gauge, mm (default 1435)")

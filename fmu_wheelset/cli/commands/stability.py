@@ -15,10 +15,10 @@ vehicle over four FMUs: minutes.)
 
 Systems: `wheelset` (the core with its built-in primary suspension to a frame
 on the track centreline, Wickens' single suspended wheelset, or --free), `bogie` (a bogie of the Manchester vehicle
-under a carbody fixed to the track frame, cosim/stability.py), `vehicle` (the
+under a carbody fixed to the track frame, cosim/vehicle/stability.py), `vehicle` (the
 whole vehicle: carbody, two bogies, four wheelsets). Every parameter of the API
 can be set: any field of solver.model.parameters.WheelsetParameters as
-`--set wheelset.NAME=VALUE`, any field of cosim.vehicle.VehicleParameters as
+`--set wheelset.NAME=VALUE`, any field of cosim.vehicle.parameters.VehicleParameters as
 `--set vehicle.NAME=VALUE` (VALUE in TOML syntax: 3.2e6, true, "S1002",
 [1, 2, 3]), or both in a TOML file (--params) with tables [wheelset] and
 [vehicle]; --set wins over --params, which wins over the named options below.
@@ -30,7 +30,7 @@ import argparse
 import dataclasses
 import math
 import sys
-from fmu_wheelset.fmu.variables import model_names
+from fmu_wheelset.fmu.variables import builtin_profile_names, model_names
 
 SYSTEMS = ("wheelset", "bogie", "vehicle")
 
@@ -44,8 +44,10 @@ def register(subparsers):
     p.add_argument("--system", choices=SYSTEMS, default="wheelset",
                    help="what is analysed (default: wheelset)")
     p.add_argument("--wheel-profile", default="S1002",
-                   help="S1002, LMA, cone:<conicity>, MBench_S1002_v3, a file (.txt, .prw)")
-    p.add_argument("--rail-profile", default="UIC60", help="UIC60, CHN60, MBench_UIC60_v3, a file")
+                   help=", ".join(builtin_profile_names("wheel"))
+                   + ", cone:<conicity>, a file (.txt, .prw)")
+    p.add_argument("--rail-profile", default="UIC60",
+                   help=", ".join(builtin_profile_names("rail")) + ", a file (.txt, .prr)")
     p.add_argument("--creep-model", default="polach", choices=model_names("CreepModel"))
     p.add_argument("--friction", type=number(0.0, 2.0), default=None, help="coefficient of friction")
     for name in ("f11", "f22", "f23", "f33"):

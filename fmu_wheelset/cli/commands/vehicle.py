@@ -1,5 +1,5 @@
 """`wheelset-fmu vehicle`: the Manchester benchmark vehicle 1 over four
-wheelset FMUs (cosim/vehicle.py), on straight track or a curve."""
+wheelset FMUs (cosim/vehicle/master.py), on straight track or a curve."""
 from __future__ import annotations
 
 import math

@@ -230,8 +230,11 @@ static int read_config(const char *resources, Config *cfg, char *err, size_t err
  * or installing the packages into the host's environment.
  *
  * Two host threads doing their first fmi2Instantiate at once load the bridge
- * one after the other (a lock): numba's modules import each other, and two
- * threads importing them at once can see a partly initialised module.
+ * and import the core one after the other (one lock for the process, kept on
+ * the sys module and shared with core_loader.IMPORT_LOCK: the bootstrap may run
+ * in both threads, each run takes the same lock): numba's modules import each
+ * other, and two threads importing them at once can see a partly initialised
+ * module.
  *
  * In an interpreter the FMU started itself (not joined) numba's target is
  * chosen before numba is imported (cache.choose_numba_target: this CPU when
@@ -269,7 +272,8 @@ static const char *BOOTSTRAP =
     "                          'WHEELSET_FMU_SITE_PACKAGES to where they are')\n"
     "    checked.append(True)\n"
     "import threading\n"
-    "loading = threading.RLock()\n"
+    "# the process's one lock for the FMU's imports (core_loader.IMPORT_LOCK)\n"
+    "loading = sys.__dict__.setdefault('_wheelset_fmu_import_lock', threading.RLock())\n"
     "def load_bridge(name, resources, site_dirs, version, joined):\n"
     "    with loading:\n"
     "        return load_bridge_once(name, resources, site_dirs, version, joined)\n"
@@ -306,8 +310,13 @@ static PyObject *import_bridge(const char *package, const char *resources, const
         PyObject *r = py.RunString(BOOTSTRAP, 257, globals, globals);
         if (r == NULL) { py.DecRef(globals); goto failed; }
         py.DecRef(r);
-        load_bridge_function = py.DictGetItemString(globals, "load_bridge");   /* borrowed */
-        if (load_bridge_function) py.IncRef(load_bridge_function);
+        /* another thread may have run the bootstrap meanwhile (running Python
+         * lets the GIL go): keep the first function (both use the one lock) */
+        PyObject *loader = py.DictGetItemString(globals, "load_bridge");   /* borrowed */
+        if (load_bridge_function == NULL && loader != NULL) {
+            py.IncRef(loader);
+            load_bridge_function = loader;
+        }
         py.DecRef(globals);
         if (load_bridge_function == NULL) goto failed;
     }

@@ -8,7 +8,7 @@ import numpy as np
 from numba import njit
 
 from ...errors import CreepError
-from .fastsim import FastsimResult, fastsim_grid_kernel, uniform_grid_kernel
+from .fastsim import FastsimResult, add_cell, fastsim_grid_kernel, uniform_grid_kernel
 from .inputs import CreepPatch, check_finite, check_poisson
 from .kalker import KALKER_TABLE, kalker_coefficients_from_table
 
@@ -104,11 +104,7 @@ def _fastrip_nb(patch, cells, out):
     eta_s = -4.0 * (1.0 - nu) * c22 * g * eta / (2.0 * pi2 * mu_p0)
     phi_s = -3.0 * math.sqrt(a * b) * c23 * g * phi / (2.0 * math.pi * mu_p0)
     one = 1.0 - phi_s * phi_s
-    fx = 0.0
-    fy = 0.0
-    mz = 0.0
-    adh = 0.0
-    slip_area = 0.0
+    totals = (0.0, 0.0, 0.0, 0.0, 0.0)
     for j in range(ny):
         yj = y[j]
         aj = x_leading[j]
@@ -172,18 +168,12 @@ def _fastrip_nb(patch, cells, out):
                     tx = 0.0
                     ty = 0.0
                 state = 2
-            if state == 1:
-                adh += da
-            else:
-                slip_area += da
-            fx += tx * da
-            fy += ty * da
-            mz += (xc * ty - yj * tx) * da
+            totals = add_cell(totals, tx, ty, xc, yj, da, state)
             if store:
                 px_out[j, i] = tx
                 py_out[j, i] = ty
                 state_out[j, i] = state
-    return fx, fy, mz, adh, slip_area
+    return totals
 
 
 def fastrip(xi, eta, phi, a, b, normal_force, friction, shear_modulus, poisson,

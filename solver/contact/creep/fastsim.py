@@ -46,6 +46,52 @@ _SLIP = 2
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def march_cell(px, py, x_prev, x, wx, eta, phi, l2, l3, bound):
+    """One cell of FASTSIM's march along a strip (Kalker 1982): the tractions
+    (px, py) of the cell ahead, at x_prev, carried to this cell, at x, by the
+    rigid slip over the step (wx along; eta / L2 + phi x / L3 across, x at the
+    step's middle), then held to the traction bound. Returns (px, py, state:
+    2 slip, 1 adhesion)."""
+    h = x_prev - x
+    xm = 0.5 * (x_prev + x)
+    px = px - h * wx
+    py = py - h * (eta / l2 + phi * xm / l3)
+    t = math.hypot(px, py)
+    if t > bound:
+        if t > 0.0:
+            r = bound / t
+            px = px * r
+            py = py * r
+        return px, py, 2
+    return px, py, 1
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def add_cell(totals, tx, ty, x, y, da, state):
+    """totals (Fx, Fy, Mz, adhesion area, slip area) with one cell's traction
+    (tx, ty) at (x, y), of area da, in `state` (1 adhesion, 2 slip) added."""
+    fx, fy, mz, adh, slip_area = totals
+    if state == 1:
+        adh += da
+    else:
+        slip_area += da
+    return fx + tx * da, fy + ty * da, mz + (x * ty - y * tx) * da, adh, slip_area
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _pressure_shape(x, y, a, b, bound_kind):
+    """The traction bound's shape at (x, y) on the ellipse a, b: 1 - (x/a)^2 -
+    (y/b)^2, 0 outside; its square root for the elliptic (Hertz) bound
+    (bound_kind 1), itself for the parabolic one (Kalker 1982)."""
+    s = 1.0 - (x / a) ** 2 - (y / b) ** 2
+    if s < 0.0:
+        s = 0.0
+    if bound_kind == 1:
+        s = math.sqrt(s)
+    return s
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
     """FASTSIM on the ellipse's strips: (Fx, Fy, Mz, adhesion area, slip area).
     creepages (xi, eta, phi); ellipse (a, b); load (N, mu); flexibilities (L1,
@@ -67,18 +113,9 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
         dxj = 2.0 * aj / nx
         for i in range(nx):
             x = aj - (i + 0.5) * dxj
-            s = 1.0 - (x / a) ** 2 - (y / b) ** 2
-            if s < 0.0:
-                s = 0.0
-            if bound_kind == 1:
-                s = math.sqrt(s)
-            total_shape += s * dxj * dy
+            total_shape += _pressure_shape(x, y, a, b, bound_kind) * dxj * dy
     p_scale = n / total_shape
-    fx = 0.0
-    fy = 0.0
-    mz = 0.0
-    adh = 0.0
-    slip_area = 0.0
+    totals = (0.0, 0.0, 0.0, 0.0, 0.0)
     for j in range(ny):
         y = -b + (j + 0.5) * dy
         aj = a * math.sqrt(max(1.0 - (y / b) ** 2, 0.0))
@@ -90,31 +127,9 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
         x_prev = aj
         for i in range(nx):
             x = aj - (i + 0.5) * dxj
-            h = x_prev - x
-            xm = 0.5 * (x_prev + x)
-            px = px - h * wx
-            py = py - h * (eta / l2 + phi * xm / l3)
-            s = 1.0 - (x / a) ** 2 - (y / b) ** 2
-            if s < 0.0:
-                s = 0.0
-            if bound_kind == 1:
-                s = math.sqrt(s)
-            pn = p_scale * s
-            bound = mu * pn
-            t = math.hypot(px, py)
-            if t > bound:
-                if t > 0.0:
-                    r = bound / t
-                    px = px * r
-                    py = py * r
-                state = 2
-                slip_area += da
-            else:
-                state = 1
-                adh += da
-            fx += px * da
-            fy += py * da
-            mz += (x * py - y * px) * da
+            pn = p_scale * _pressure_shape(x, y, a, b, bound_kind)
+            px, py, state = march_cell(px, py, x_prev, x, wx, eta, phi, l2, l3, mu * pn)
+            totals = add_cell(totals, px, py, x, y, da, state)
             if store:
                 x_out[j, i] = x
                 p_out[j, i] = pn
@@ -122,7 +137,14 @@ def _fastsim_ellipse_nb(creepages, ellipse, load, flexibilities, grid, out):
                 py_out[j, i] = py
                 state_out[j, i] = state
             x_prev = x
-    return fx, fy, mz, adh, slip_area
+    return totals
+
+
+def _march_arrays(ny, nx):
+    """The NumPy references' march: the tractions and states of every cell
+    (ny, nx) and the tractions carried along each strip (ny), all zero."""
+    return (np.zeros((ny, nx)), np.zeros((ny, nx)), np.zeros((ny, nx), dtype=np.int8),
+            np.zeros(ny), np.zeros(ny))
 
 
 def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bound_kind):
@@ -138,12 +160,8 @@ def _fastsim_ellipse_reference(xi, eta, phi, a, b, n, mu, l1, l2, l3, nx, ny, bo
         shape = np.sqrt(shape)
     da = (dxj * dy)[:, None] * np.ones((1, nx))
     p = n / np.sum(shape * da) * shape
-    px_all = np.zeros((ny, nx))
-    py_all = np.zeros((ny, nx))
-    state = np.zeros((ny, nx), dtype=np.int8)
+    px_all, py_all, state, px, py = _march_arrays(ny, nx)
     wx = xi / l1 - phi * y / l3
-    px = np.zeros(ny)
-    py = np.zeros(ny)
     x_prev = aj.copy()
     for i in range(nx):
         xc = x[:, i]
@@ -182,11 +200,7 @@ def fastsim_grid_kernel(grid, creepages, mu, flexibilities, out):
     dx = x[1] - x[0] if nx > 1 else 1.0
     dy = y[1] - y[0] if ny > 1 else 1.0
     da = dx * dy
-    fx = 0.0
-    fy = 0.0
-    mz = 0.0
-    adh = 0.0
-    slip_area = 0.0
+    totals = (0.0, 0.0, 0.0, 0.0, 0.0)
     for j in range(ny):
         yj = y[j]
         xl = x_leading[j]
@@ -207,30 +221,13 @@ def fastsim_grid_kernel(grid, creepages, mu, flexibilities, out):
                 py_out[j, i] = 0.0
                 state_out[j, i] = 0
                 continue
-            h = x_prev - xc
-            xm = 0.5 * (x_prev + xc)
-            px = px - h * wx
-            py = py - h * (eta / l2 + phi * xm / l3)
-            bound = mu * pn
-            t = math.hypot(px, py)
-            if t > bound:
-                if t > 0.0:
-                    r = bound / t
-                    px = px * r
-                    py = py * r
-                state = 2
-                slip_area += da
-            else:
-                state = 1
-                adh += da
-            fx += px * da
-            fy += py * da
-            mz += (xc * py - yj * px) * da
+            px, py, state = march_cell(px, py, x_prev, xc, wx, eta, phi, l2, l3, mu * pn)
+            totals = add_cell(totals, px, py, xc, yj, da, state)
             px_out[j, i] = px
             py_out[j, i] = py
             state_out[j, i] = state
             x_prev = xc
-    return fx, fy, mz, adh, slip_area
+    return totals
 
 
 def _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2, l3):
@@ -239,12 +236,8 @@ def _fastsim_grid_reference(pressure, x, y, x_leading, xi, eta, phi, mu, l1, l2,
     dx = x[1] - x[0] if nx > 1 else 1.0
     dy = y[1] - y[0] if ny > 1 else 1.0
     da = dx * dy
-    px_all = np.zeros((ny, nx))
-    py_all = np.zeros((ny, nx))
-    state = np.zeros((ny, nx), dtype=np.int8)
+    px_all, py_all, state, px, py = _march_arrays(ny, nx)
     wx = xi / l1 - phi * y / l3
-    px = np.zeros(ny)
-    py = np.zeros(ny)
     x_prev = np.array(x_leading, dtype=float)
     for i in range(nx - 1, -1, -1):
         xc = x[i]

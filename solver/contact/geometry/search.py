@@ -245,6 +245,21 @@ def sort_minima(min_pos, min_gap, n_min):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
+def apart(py, pz, tan_c, accepted, e_d, e_k):
+    """Ren & Jin's (2010) first two conditions for a new contact point at (py,
+    pz) with contact-angle tangent tan_c to be independent of an accepted one
+    (its point row, P_*): at least e_d from it in the track's cross-section,
+    and contact angles whose tangents differ by at least e_k. (The third, a
+    hump of the distance function between them, is the caller's: the online
+    search and the table sample the function differently.)"""
+    dy_ = py - accepted[P_Y]
+    dz_ = pz - accepted[P_Z]
+    if dy_ * dy_ + dz_ * dz_ < e_d * e_d:
+        return False
+    return not abs(tan_c - accepted[P_TAN_CONTACT]) < e_k
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
 def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
     """The contact points among the minima of scan_minima (deepest first; `work`
     as the scan left it), into out, deepest first. Returns their number.
@@ -301,12 +316,7 @@ def select_minima(tables, rail, epsilon, work, min_pos, min_gap, n_min, out):
         independent = True
         pz = gz[k] * (1.0 - t) + gz[k + 1] * t
         for m in range(n_acc if not elastic else 0):
-            dy_ = py - out[m, P_Y]
-            dz_ = pz - out[m, P_Z]
-            if dy_ * dy_ + dz_ * dz_ < e_d * e_d:
-                independent = False
-                break
-            if abs(tan_c - out[m, P_TAN_CONTACT]) < e_k:
+            if not apart(py, pz, tan_c, out[m], e_d, e_k):
                 independent = False
                 break
             # Intermediate maximum of the distance function between the two (Eq. 6).

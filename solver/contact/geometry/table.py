@@ -79,7 +79,7 @@ from .distance import (
 )
 from .points import ContactPoints, check_pose, rail_motion_array, points_from_kernel
 from .search import (
-    COARSE_STRIDE, HUMP_MIN, hump_side, window_minima, coarse_minima, fill_saddles,
+    COARSE_STRIDE, HUMP_MIN, apart, hump_side, window_minima, coarse_minima, fill_saddles,
     fill_windows, wheel_distance_minima,
 )
 from .setup import ContactSetup, GeometryError, RailPose, WheelsetPose
@@ -513,12 +513,8 @@ def _select_branches(tables, pose, rail, epsilon, work, scratch, index_scratch, 
         independent = True
         for m in range(n_acc if epsilon >= 0.0 else 0):
             a = acc_b[m]
-            dy_ = py - scratch[a, TROW_Y]
-            dz_ = pz - scratch[a, TROW_Z]
-            if dy_ * dy_ + dz_ * dz_ < e_d * e_d:
-                independent = False
-                break
-            if abs(tan_c - out[m, P_TAN_CONTACT]) < e_k:
+            # (out[m] is the row of table point a: its P_Y, P_Z are TROW_Y, TROW_Z)
+            if not apart(py, pz, tan_c, out[m], e_d, e_k):
                 independent = False
                 break
             lo = min(b, a)

@@ -171,11 +171,20 @@ class ExactNormalResult:
         return self.labels > 0
 
 
-def _pk_iterations(matvec, gap, total_load, cell_area, tolerance, max_iterations, pressure):
-    """Polonsky & Keer (1999) constrained CG with the total load as constraint (NumPy loop).
+def _pk_iterations(matvec, gap, tolerance, max_iterations, pressure, *, load=None,
+                   approach=None):
+    """Polonsky & Keer (1999) constrained conjugate gradients (NumPy loop), with
+    one of two constraints: `load` = (total load N, cell area m^2), the rigid
+    approach the unknown (the residual's mean over the contact set is taken
+    off, the pressure rescaled to the load each iteration; error
+    sum|p_new - p_old| dA / N); or the rigid `approach` (m) prescribed, the
+    total force the unknown (residual u + gap - approach, no rescaling; error
+    sum|p_new - p_old| / sum p_new). Elements with p = 0 and a negative
+    deformed gap enter the contact set (the CG restarts).
 
     matvec(v) -> displacement grid of the pressure grid v. Returns (pressure,
-    displacement, approach, iterations, error, converged).
+    displacement, approach, iterations, error, converged): the approach found
+    (load) or the one given.
     """
     conj = np.zeros_like(gap)
     restart_factor = 0.0
@@ -187,12 +196,16 @@ def _pk_iterations(matvec, gap, total_load, cell_area, tolerance, max_iterations
         displacement = matvec(pressure)
         contact = pressure > 0.0
         residual = displacement + gap
-        residual -= residual[contact].mean()
+        if load is not None:
+            residual -= residual[contact].mean()
+        else:
+            residual -= approach
         g_norm = float(np.sum(residual[contact] ** 2))
         conj = np.where(contact, residual + restart_factor * (g_norm / g_norm_old) * conj, 0.0)
         g_norm_old = g_norm
         response = matvec(conj)
-        response -= response[contact].mean()
+        if load is not None:
+            response -= response[contact].mean()
         denominator = float(np.sum(response[contact] * conj[contact]))
         if denominator == 0.0:
             converged = True
@@ -207,14 +220,25 @@ def _pk_iterations(matvec, gap, total_load, cell_area, tolerance, max_iterations
             pressure[overlap] -= step * residual[overlap]
         else:
             restart_factor = 1.0
-        pressure *= total_load / (float(pressure.sum()) * cell_area)
-        error = cell_area * float(np.abs(pressure - previous).sum()) / total_load
+        if load is not None:
+            total_load, cell_area = load
+            pressure *= total_load / (float(pressure.sum()) * cell_area)
+            error = cell_area * float(np.abs(pressure - previous).sum()) / total_load
+        else:
+            total = float(pressure.sum())
+            if total <= 0.0:
+                pressure = np.zeros_like(gap)
+                converged = True
+                error = 0.0
+                break
+            error = float(np.abs(pressure - previous).sum()) / total
         if error < tolerance:
             converged = True
             break
     displacement = matvec(pressure)
-    contact = pressure > 0.0
-    approach = float((displacement + gap)[contact].mean())
+    if load is not None:
+        contact = pressure > 0.0
+        approach = float((displacement + gap)[contact].mean())
     return pressure, displacement, approach, iterations, error, converged
 
 
@@ -451,23 +475,12 @@ def exact_normal_contact(gap_grid, dx, dy, total_load, young, poisson, *, x0=Non
     Returns ExactNormalResult with the patches labelled by scipy.ndimage.label.
     """
     check_material(young, poisson)
-    gap = np.array(gap_grid, dtype=float)
-    if gap.ndim != 2 or min(gap.shape) < 1:
-        raise NormalContactError("gap_grid must be a 2-D array (nx, ny)")
-    if not np.all(np.isfinite(gap)):
-        raise NormalContactError("gap_grid must be finite")
-    if not (np.isfinite(dx) and np.isfinite(dy) and dx > 0.0 and dy > 0.0):
-        raise NormalContactError("element sizes dx, dy must be finite and > 0 m")
+    gap, x, y, cell_area = _checked_grid(gap_grid, dx, dy, x0, y0)
     if not (np.isfinite(total_load) and total_load >= 0.0):
         raise NormalContactError(f"total load must be finite and >= 0 N, got {total_load!r}")
     if method not in ("fft", "numba", "numpy"):
         raise NormalContactError(f"method must be 'fft', 'numba' or 'numpy', got {method!r}")
     nx, ny = gap.shape
-    x_start = -(nx - 1) * dx / 2.0 if x0 is None else float(x0)
-    y_start = -(ny - 1) * dy / 2.0 if y0 is None else float(y0)
-    x = x_start + dx * np.arange(nx)
-    y = y_start + dy * np.arange(ny)
-    cell_area = dx * dy
     if total_load == 0.0:
         zero = np.zeros_like(gap)
         return ExactNormalResult(zero, x, y, dx, dy, float(gap.min()), zero.copy(), 0.0, 0.0, 0.0,
@@ -488,7 +501,31 @@ def exact_normal_contact(gap_grid, dx, dy, total_load, young, poisson, *, x0=Non
         else:
             matvec = _fft_matvec(coefficients)
         pressure, displacement, approach, iterations, error, converged = _pk_iterations(
-            matvec, gap, float(total_load), cell_area, float(tolerance), int(max_iterations), pressure)
+            matvec, gap, float(tolerance), int(max_iterations), pressure,
+            load=(float(total_load), cell_area))
+    return _result(pressure, x, y, dx, dy, approach, displacement, cell_area, iterations,
+                   converged, error, method)
+
+
+def _checked_grid(gap_grid, dx, dy, x0, y0):
+    """(gap, x, y, cell area) of a gap grid and its element sizes, checked; x0,
+    y0: element [0, 0]'s centre (None: the grid centred on 0)."""
+    gap = np.array(gap_grid, dtype=float)
+    if gap.ndim != 2 or min(gap.shape) < 1:
+        raise NormalContactError("gap_grid must be a 2-D array (nx, ny)")
+    if not np.all(np.isfinite(gap)):
+        raise NormalContactError("gap_grid must be finite")
+    if not (np.isfinite(dx) and np.isfinite(dy) and dx > 0.0 and dy > 0.0):
+        raise NormalContactError("element sizes dx, dy must be finite and > 0 m")
+    nx, ny = gap.shape
+    x_start = -(nx - 1) * dx / 2.0 if x0 is None else float(x0)
+    y_start = -(ny - 1) * dy / 2.0 if y0 is None else float(y0)
+    return gap, x_start + dx * np.arange(nx), y_start + dy * np.arange(ny), dx * dy
+
+
+def _result(pressure, x, y, dx, dy, approach, displacement, cell_area, iterations, converged,
+            error, method) -> "ExactNormalResult":
+    """The ExactNormalResult of a converged pressure grid, its patches labelled."""
     labels, patches = label_patches(pressure, x, y, dx, dy)
     return ExactNormalResult(
         pressure=pressure, x=x, y=y, dx=float(dx), dy=float(dy), approach=float(approach),
@@ -496,58 +533,6 @@ def exact_normal_contact(gap_grid, dx, dy, total_load, young, poisson, *, x0=Non
         area=float(np.count_nonzero(pressure > 0.0)) * cell_area, peak_pressure=float(pressure.max()),
         labels=labels, patches=patches, iterations=int(iterations), converged=bool(converged),
         error=float(error), method=method)
-
-
-def _pk_approach_iterations(matvec, gap, approach, tolerance, max_iterations, pressure):
-    """Constrained CG of Polonsky & Keer (1999) with the rigid approach prescribed (NumPy loop).
-
-    The same iteration as _pk_iterations() without the load constraint: the
-    residual is the deformed gap u + gap - approach (no mean subtracted) and
-    the pressure is not rescaled; elements with p = 0 and a negative deformed
-    gap enter the contact set (the CG restarts). Returns (pressure,
-    displacement, iterations, error, converged); error is the relative change
-    sum|p_new - p_old| / sum p_new of the last iteration.
-    """
-    conj = np.zeros_like(gap)
-    restart_factor = 0.0
-    g_norm_old = 1.0
-    error = np.inf
-    converged = False
-    iterations = 0
-    for iterations in range(1, max_iterations + 1):
-        displacement = matvec(pressure)
-        contact = pressure > 0.0
-        residual = displacement + gap - approach
-        g_norm = float(np.sum(residual[contact] ** 2))
-        conj = np.where(contact, residual + restart_factor * (g_norm / g_norm_old) * conj, 0.0)
-        g_norm_old = g_norm
-        response = matvec(conj)
-        denominator = float(np.sum(response[contact] * conj[contact]))
-        if denominator == 0.0:
-            converged = True
-            break
-        step = float(np.sum(residual[contact] * conj[contact])) / denominator
-        previous = pressure
-        pressure = np.where(contact, pressure - step * conj, 0.0)
-        pressure[pressure < 0.0] = 0.0
-        overlap = (pressure == 0.0) & (residual < 0.0)
-        if np.any(overlap):
-            restart_factor = 0.0
-            pressure[overlap] -= step * residual[overlap]
-        else:
-            restart_factor = 1.0
-        total = float(pressure.sum())
-        if total <= 0.0:
-            pressure = np.zeros_like(gap)
-            converged = True
-            error = 0.0
-            break
-        error = float(np.abs(pressure - previous).sum()) / total
-        if error < tolerance:
-            converged = True
-            break
-    displacement = matvec(pressure)
-    return pressure, displacement, iterations, error, converged
 
 
 def exact_normal_contact_approach(gap_grid, dx, dy, approach, young, poisson, *, x0=None, y0=None,
@@ -564,21 +549,10 @@ def exact_normal_contact_approach(gap_grid, dx, dy, approach, young, poisson, *,
     interpenetration over the self-influence of one element.
     """
     check_material(young, poisson)
-    gap = np.array(gap_grid, dtype=float)
-    if gap.ndim != 2 or min(gap.shape) < 1:
-        raise NormalContactError("gap_grid must be a 2-D array (nx, ny)")
-    if not np.all(np.isfinite(gap)):
-        raise NormalContactError("gap_grid must be finite")
-    if not (np.isfinite(dx) and np.isfinite(dy) and dx > 0.0 and dy > 0.0):
-        raise NormalContactError("element sizes dx, dy must be finite and > 0 m")
+    gap, x, y, cell_area = _checked_grid(gap_grid, dx, dy, x0, y0)
     if not np.isfinite(approach):
         raise NormalContactError(f"approach must be finite, got {approach!r}")
     nx, ny = gap.shape
-    x_start = -(nx - 1) * dx / 2.0 if x0 is None else float(x0)
-    y_start = -(ny - 1) * dy / 2.0 if y0 is None else float(y0)
-    x = x_start + dx * np.arange(nx)
-    y = y_start + dy * np.arange(ny)
-    cell_area = dx * dy
     interpenetration = np.clip(float(approach) - gap, 0.0, None)
     if not np.any(interpenetration > 0.0):
         zero = np.zeros_like(gap)
@@ -596,15 +570,10 @@ def exact_normal_contact_approach(gap_grid, dx, dy, approach, young, poisson, *,
     else:
         # start: the interpenetration over the self-influence of one element
         pressure = interpenetration / coefficients[0, 0]
-    pressure, displacement, iterations, error, converged = _pk_approach_iterations(
-        matvec, gap, float(approach), float(tolerance), int(max_iterations), pressure)
-    labels, patches = label_patches(pressure, x, y, dx, dy)
-    return ExactNormalResult(
-        pressure=pressure, x=x, y=y, dx=float(dx), dy=float(dy), approach=float(approach),
-        surface_displacement=displacement, total_force=float(pressure.sum()) * cell_area,
-        area=float(np.count_nonzero(pressure > 0.0)) * cell_area, peak_pressure=float(pressure.max()),
-        labels=labels, patches=patches, iterations=int(iterations), converged=bool(converged),
-        error=float(error), method="fft")
+    pressure, displacement, _, iterations, error, converged = _pk_iterations(
+        matvec, gap, float(tolerance), int(max_iterations), pressure, approach=float(approach))
+    return _result(pressure, x, y, dx, dy, approach, displacement, cell_area, iterations,
+                   converged, error, "fft")
 
 
 class GridLevel(NamedTuple):

@@ -135,6 +135,29 @@ def quantized_step(h):
     return math.ldexp(round(math.ldexp(mantissa, STEP_BITS)), exponent - STEP_BITS)
 
 
+# a communication step that needs more internal steps than allowed
+# (WheelsetParameters.max_substeps): refused before anything is integrated
+PROBLEM_SUBSTEPS = 9
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def communication_step(h, internal_step, max_substeps):
+    """The one place a communication step of h (s, > 0 and finite: the callers
+    refuse others) becomes what is integrated: (the step as integrated, h
+    rounded by quantized_step; the number of equal substeps of at most
+    internal_step, n = ceil(h / internal_step), 0 when n would exceed
+    max_substeps (PROBLEM_SUBSTEPS); n as a float, also when it is too many:
+    for the message)."""
+    h_run = quantized_step(h)
+    # (ceil(q) <= max_substeps exactly when q <= max_substeps, an integer; tested
+    # on the float first: ceil of a huge q would not fit the integer)
+    q = h_run / internal_step - 1e-9
+    needed = np.ceil(q)
+    if not q <= max_substeps:
+        return h_run, 0, needed
+    return h_run, max(1, int(needed)), needed
+
+
 @njit(cache=True, error_model="numpy", _nrt=True)
 def advance_kernel(state, h, n_sub, distance, inputs, step_data):
     """Advance the state by h in n_sub equal substeps (the adaptive integrators:
