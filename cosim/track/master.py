@@ -99,7 +99,10 @@ def run_track_cosim(fmu_path: str, options: CosimOptions | None = None,
     o = options or CosimOptions()
     h = o.step
     n_steps = int(round(o.duration / h))
-    fmu_params = dict(o.fmu_parameters)
+    # the FE track replaces the FMU's own lumped rail bodies: its rail motion
+    # comes in through the rail inputs, on rails the FMU does not move itself
+    # (track.model 0 = Prescribed, solver/track/lumped_rails.py)
+    fmu_params = {"track.model": 0, **dict(o.fmu_parameters)}
     t_wall0 = time.perf_counter()
     cpu0 = time.process_time()
     cpu = {"fmu": 0.0, "track": 0.0, "fmu_setup": 0.0, "track_setup": 0.0, "master_setup": 0.0,

@@ -39,6 +39,7 @@ KINDS = (
     ("ContactModel", "CONTACT_MODEL_NAMES", "solver.contact.geometry.modes", "CONTACT_MODELS"),
     ("ContactGeometry", "CONTACT_GEOMETRY_NAMES", "solver.contact.geometry.modes", "GEOMETRY_MODES"),
     ("Integrator", "INTEGRATOR_NAMES", "solver.dynamics.integrators.methods", "INTEGRATORS"),
+    ("TrackModel", "TRACK_MODEL_NAMES", "solver.track.lumped_rails", "TRACK_MODELS"),
 )
 TARGET = Path(__file__).with_name("registries.py")
 

@@ -360,7 +360,49 @@ def _parameters(declared) -> List[ScalarVariable]:
         p("suspension.secondary_lateral_stiffness", "Real",
           "built-in quarter vehicle: lateral stiffness of the secondary suspension per "
           "wheelset (0: rigid)", "N/m", 0.0, 1.0e10, core="secondary_lateral_stiffness"),
+        # the track under the wheels (solver/track/lumped_rails.py, docs/flexible_track.md)
+        p("track.model", "Enumeration",
+          "track under the wheels: " + _enumeration_text("TrackModel", declared, labels=True)
+          + "; a host that couples its own track model through the rail inputs sets Prescribed",
+          core="track_model", declared_type="TrackModel"),
+        *_rail_body_parameters(),
+        p("contact.hunt_crossley", "Real",
+          "normal contact damping after Hunt & Crossley (1975, J. Appl. Mech. 42, 440-445): "
+          "N = K delta^1.5 (1 + 3/2 alpha d(delta)/dt), alpha in s/m (0.2: a restitution of "
+          "about 0.9 at 0.3 m/s; 0: none); beside contact.damping",
+          "s/m", 0.0, 10.0, core="hunt_crossley"),
     ]
+
+
+# each lumped rail body's matrices (lateral, vertical, roll, lateral-roll coupling):
+# name, core field, the components' units and declared ranges. The ranges span
+# every ballasted and slab track of the literature with margin (rail masses of
+# 10-400 kg, stiffnesses 1e6-1e10 N/m); their combination must still be positive
+# definite (coupling^2 <= lateral * roll), checked when the FMU initialises
+RAIL_BODY_MATRICES = (
+    ("mass", "rail_mass", ("kg", "kg", "kg.m2", "kg.m"),
+     ((0.1, 1.0e4), (0.1, 1.0e4), (1.0e-4, 1.0e3), (-1.0e3, 1.0e3))),
+    ("stiffness", "rail_stiffness", ("N/m", "N/m", "N.m/rad", "N/rad"),
+     ((1.0e5, 1.0e11), (1.0e5, 1.0e11), (1.0e2, 1.0e9), (-1.0e10, 1.0e10))),
+    ("damping", "rail_damping", ("N.s/m", "N.s/m", "N.m.s/rad", "N.s/rad"),
+     ((0.0, 1.0e8), (0.0, 1.0e8), (0.0, 1.0e6), (-1.0e8, 1.0e8))),
+)
+RAIL_BODY_COMPONENTS = ("lateral", "vertical", "roll", "lateral_roll")
+
+
+def _rail_body_parameters() -> List[ScalarVariable]:
+    """rail.lumped.<matrix>.<component>: the lumped rail bodies (track.model Lumped)."""
+    out = []
+    for matrix, core, units, ranges in RAIL_BODY_MATRICES:
+        for k, (component, unit, (lo, hi)) in enumerate(zip(RAIL_BODY_COMPONENTS, units, ranges)):
+            what = ("lateral-roll coupling term" if component == "lateral_roll" else f"{component} term")
+            out.append(_parameter(
+                f"rail.lumped.{matrix}.{component}", "Real",
+                f"track.model Lumped: each rail body's {matrix} matrix, {what} (at the rail head's "
+                f"reference point, track frame; default: the finite-element ballasted track of "
+                f"Zhai, Wang & Cai 2009 reduced to the point under the wheel)",
+                unit, lo, hi, core=core, component=k))
+    return out
 
 
 def _inputs() -> List[ScalarVariable]:
@@ -567,6 +609,10 @@ def _safety_outputs() -> List[ScalarVariable]:
           "how long both wheels have been off their rails (0 in contact); beyond "
           "2 sqrt(2 h / g), h the flange height, the step is a derailment", "s",
           0.0, 1.0e12),
+        o("solver.forced_steps", "Integer",
+          "internal steps accepted since the start with their error test failed (an adaptive "
+          "integrator at its shortest step, through a contact impact); 0 with the fixed-step "
+          "integrators", None, 0, 2 ** 31 - 1),
         o("status.flange_climb_warning", "Boolean",
           "a flange's Y/Q is above Nadal's limit at its contact angle (a warning: the "
           "wheel may climb; wheel.*.flange_climb_time and _distance say for how long)"),
@@ -576,6 +622,22 @@ def _safety_outputs() -> List[ScalarVariable]:
                    f"wear number T gamma of the {side} wheel: sum over its contact points of "
                    f"|longitudinal force x creepage| + |lateral force x creepage|", "N",
                    0.0, BIG_FORCE))
+    return v
+
+
+def _rail_outputs() -> List[ScalarVariable]:
+    """The lumped rail bodies' deflections from their supports (0 with
+    track.model Prescribed)."""
+    o = _output
+    v = []
+    for side in SIDES:
+        for name, unit, what in (("lateral", "m", "lateral deflection (+ left, track frame)"),
+                                 ("vertical", "m", "vertical deflection (+ up)"),
+                                 ("roll", "rad", "roll about +x")):
+            v.append(o(f"rail.{side}.deflection.{name}", "Real",
+                       f"the {side} rail body under its wheel (track.model Lumped): {what} "
+                       f"from its supports, the rail inputs' motion not included", unit,
+                       -1.0 if unit == "m" else -math.pi, 1.0 if unit == "m" else math.pi))
     return v
 
 
@@ -603,7 +665,7 @@ def _outputs() -> List[ScalarVariable]:
     return (_body_outputs() + [v for side in SIDES for v in _wheel_outputs(side)]
             + [v for side in SIDES for k in range(1, POINTS_PER_WHEEL + 1)
                for v in _contact_point_outputs(side, k)]
-            + _safety_outputs() + _status_outputs())
+            + _safety_outputs() + _rail_outputs() + _status_outputs())
 
 
 def in_value_reference_order(table, numbered) -> Tuple[ScalarVariable, ...]:

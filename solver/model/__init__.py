@@ -22,12 +22,13 @@ from . import fast_step
 from .outputs import (RECORD_INDEX, StepResult, WheelsetInputs, WheelsetOutputs, bad_input_error,
                       named_outputs)
 from .parameters import (CONTACT_GEOMETRY_NAMES, CONTACT_MODEL_NAMES, CREEP_MODEL_NAMES,
-                         INTEGRATOR_NAMES, MAX_SUBSTEPS_LIMIT, WheelsetParameters, resolve_source)
+                         INTEGRATOR_NAMES, MAX_SUBSTEPS_LIMIT, TRACK_MODEL_NAMES, WheelsetParameters,
+                         resolve_source)
 from .wheelset import ModelArrays, WheelsetModel
 
 __all__ = ["RECORD_INDEX", "StepResult", "WheelsetInputs", "WheelsetOutputs", "bad_input_error",
            "named_outputs", "CONTACT_GEOMETRY_NAMES", "CONTACT_MODEL_NAMES", "CREEP_MODEL_NAMES",
-           "INTEGRATOR_NAMES", "MAX_SUBSTEPS_LIMIT", "WheelsetParameters", "resolve_source",
+           "INTEGRATOR_NAMES", "MAX_SUBSTEPS_LIMIT", "TRACK_MODEL_NAMES", "WheelsetParameters", "resolve_source",
            "ModelArrays", "WheelsetModel", "layout", "fast_step", "is_builtin_profile",
            "excitation", "load_track", "TRACKS", "builtin_track", "DEFAULT_RAIL_DISTANCE",
            "TrackError"]

@@ -15,7 +15,7 @@ from ..layout import (
     C_SPIN_MOMENT, C_S_WHEEL, C_U_RAIL, C_XI, C_Y, C_Z, D_BOX_POS, D_BOX_VEL, D_PYQ, D_Q, D_WEAR,
     D_WHEEL_RAIL, D_Y, D_YQ, INPUT_VECTOR_NAMES, MAX_POINTS, N_INPUT, REC_AIRBORNE, REC_AXLE_SUM,
     REC_CLIMB, REC_CLIMB_DISTANCE, REC_CLIMB_TIME, REC_CLIMB_WARNING, REC_COUNT, REC_DERIVED, REC_DISTANCE,
-    REC_LIFT, REC_LIFT_HEIGHT, REC_STATE, REC_TIME, REC_WEAR, REC_WEINSTOCK, S_ROLL, S_ROLL_RATE,
+    REC_FORCED_STEPS, REC_LIFT, REC_LIFT_HEIGHT, REC_STATE, REC_TIME, REC_WEAR, REC_WEINSTOCK, S_RAIL, S_ROLL, S_ROLL_RATE,
     S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, U_CANT,
     U_CURVATURE,
 )
@@ -76,6 +76,10 @@ def _record_names() -> dict:
     names["wheelset.weinstock_ratio"] = REC_WEINSTOCK
     names["wheelset.airborne_time"] = REC_AIRBORNE
     names["status.flange_climb_warning"] = REC_CLIMB_WARNING
+    for side, side_name in enumerate(RECORD_SIDES):
+        for k, name in enumerate(("lateral", "vertical", "roll")):
+            names[f"rail.{side_name}.deflection.{name}"] = REC_STATE + S_RAIL + 3 * side + k
+    names["solver.forced_steps"] = REC_FORCED_STEPS
     return names
 
 

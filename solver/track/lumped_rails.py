@@ -24,8 +24,23 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-# the names of the track models, in the order of their ids (M_TRACK_MODEL)
-TRACK_MODEL_NAMES = ("prescribed", "lumped")
+from ..errors import WheelsetError
+from ..registry import Entry, Registry
+
+# the track models, in the order of their ids (M_TRACK_MODEL)
+TRACK_MODELS = Registry("track model", error=WheelsetError)
+PRESCRIBED = TRACK_MODELS.register(Entry(
+    "prescribed", "the rails move only as the rail inputs say: rigid while they are zero (the "
+    "published rigid-track comparisons), or as a host's track model moves them (a track "
+    "finite-element code coupled through the rail inputs)", fmi_name="Prescribed"))
+LUMPED = TRACK_MODELS.register(Entry(
+    "lumped", "a rail body under each wheel (lateral, vertical, roll) on the spring-damper "
+    "supports of the ballasted track (rail.lumped.*), the rail inputs moving its base",
+    fmi_name="Lumped",
+    source="the finite-element ballasted track of cosim/track with the data of Zhai, Wang & Cai "
+           "(2009), Vehicle System Dynamics 47(11), 1349-1376, reduced to the point under the "
+           "wheel (tests/data/lumped_track)"))
+TRACK_MODEL_NAMES = TRACK_MODELS.names()
 
 
 class LumpedRails(NamedTuple):
