@@ -1,0 +1,109 @@
+"""The core's default step against an earlier commit's, measured in one run.
+
+On the Ren & Jin scenario (ren-jin-r400-100: LMA-worn/CHN60, R 400 m, 100
+km/h) this times the core with its default parameters (whatever each commit's
+defaults are: the integrator, the contact model, the track under the wheels)
+advancing by 1 ms communication steps over `--duration` s from t = 7 s (the
+curve, the outer wheel in flange contact), in a fresh process per run, the two
+commits alternating `--repeats` times. It prints the CPU time per step of
+each run, the median of each commit and their ratio (this checkout / the
+other), and the CPU the runs shared. Absolute speeds move 2x from one day to
+the next on shared machines: the ratio, measured in one run on one machine,
+is the figure.
+
+The other commit is checked out once into a temporary git worktree (removed
+afterwards); each run compiles nothing new after its first (numba's cache of
+that tree), and the first run of each tree is a warm-up, not counted.
+
+usage: python benchmarks/bench_default_step_vs_commit.py --vs 098fe18
+       [--duration 2] [--repeats 3]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# what one run does, the same text in both trees (only the public API the two
+# commits share: load_scenario, WheelsetModel, initialize, advance)
+RUN = r"""
+import json, sys, time
+from solver.scenarios import load_scenario
+from solver.model.wheelset import WheelsetModel
+scenario = load_scenario("ren-jin-r400-100")
+model = WheelsetModel(scenario.params)
+model.initialize()
+while model.time < 7.0 - 1e-9:                 # to the curve, not timed
+    model.advance(1e-2)
+n = int(round(float(sys.argv[1]) / 1e-3))
+cpu = time.process_time()
+for _ in range(n):
+    result = model.advance(1e-3)
+    if result.status != "ok":
+        raise SystemExit(result.message)
+cpu = time.process_time() - cpu
+print(json.dumps({"cpu_per_step_us": cpu / n * 1e6, "steps": n}))
+"""
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def one_run(tree: Path, duration: float) -> float:
+    out = subprocess.run([sys.executable, "-c", RUN, str(duration)], cwd=tree, check=True,
+                         capture_output=True, text=True, env={"PYTHONPATH": str(tree),
+                                                               "PATH": "/usr/bin:/bin"})
+    return json.loads(out.stdout.strip().splitlines()[-1])["cpu_per_step_us"]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vs", required=True, help="the commit to compare against")
+    parser.add_argument("--duration", type=float, default=2.0, help="timed seconds of simulation")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="bench-vs-") as tmp:
+        other = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", str(other), args.vs], cwd=ROOT,
+                       check=True, capture_output=True)
+        try:
+            trees = {f"this checkout ({head})": ROOT, f"{args.vs}": other}
+            for tree in trees.values():
+                one_run(tree, 0.05)                  # warm-up: numba's cache of the tree
+            times = {name: [] for name in trees}
+            for _ in range(args.repeats):
+                for name, tree in trees.items():
+                    times[name].append(one_run(tree, args.duration))
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
+                           capture_output=True)
+    print(f"CPU: {cpu_name()}")
+    print(f"Ren & Jin from t = 7 s, {args.duration:g} s in 1 ms steps, defaults, CPU time per step:")
+    medians = {}
+    for name, values in times.items():
+        medians[name] = statistics.median(values)
+        print(f"  {name:32s} " + "  ".join(f"{v:7.1f}" for v in values)
+              + f"  median {medians[name]:7.1f} us")
+    this, that = medians.values()
+    print(f"ratio (this checkout / {args.vs}): {this / that:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
