@@ -171,15 +171,22 @@ def set_up(model: VehicleModel, layout: CurveLayout, speed: float, step: float, 
     h = float(step)
     S_inv = np.linalg.inv(np.diag(mass) + 0.5 * h * model.C + 0.25 * h * h * model.K)
     w[W_MASS:W_MASS + N_DOF] = mass
-    w[W_K:W_K + N_DOF * N_DOF] = model.K.ravel()
-    w[W_C:W_C + N_DOF * N_DOF] = model.C.ravel()
-    w[W_S_INV:W_S_INV + N_DOF * N_DOF] = (0.5 * (S_inv + S_inv.T)).ravel()
+    # K, C and S_inv stored transposed: _subtract_transposed_product and the
+    # corrector's loop go over their rows (K is not symmetric: shear_couple)
+    w[W_K:W_K + N_DOF * N_DOF] = model.K.T.ravel()
+    w[W_C:W_C + N_DOF * N_DOF] = model.C.T.ravel()
+    w[W_S_INV:W_S_INV + N_DOF * N_DOF] = S_inv.T.ravel()
     n3 = 3 * N_ELEMENTS
     w[W_D:W_D + n3 * N_DOF] = model.D.ravel()
     w[W_DT:W_DT + n3 * N_DOF] = model.D.T.ravel()
-    if not (np.allclose(model.K, model.K.T, rtol=0, atol=1e-9 * np.abs(model.K).max())
+    # the springs' and dampers' own matrices are symmetric; K also holds the
+    # couple of the secondary preloads across their shear (shear_couple D), which
+    # is not
+    elastic = model.K - model.shear_couple @ model.D
+    if not (np.allclose(elastic, elastic.T, rtol=0, atol=1e-9 * np.abs(elastic).max())
             and np.allclose(model.C, model.C.T, rtol=0, atol=1e-9 * np.abs(model.C).max())):
-        raise VehicleError("the vehicle's stiffness and damping matrices must be symmetric")
+        raise VehicleError("the vehicle's stiffness (but the preloads' shear couple) and damping "
+                           "matrices must be symmetric")
     w[W_KE:W_KE + n3] = model.k
     w[W_CE:W_CE + n3] = model.c
     w[W_PRELOAD:W_PRELOAD + n3] = model.preload
@@ -339,15 +346,15 @@ def _matrix(work, at, rows, cols):
 
 
 @njit(cache=True)
-def _subtract_symmetric(matrix, x, out):
-    """out -= matrix @ x for a symmetric matrix, as a sum of rows (axpy: the
-    inner loop runs over contiguous memory with no dependence between its
-    iterations, so that the compiler vectorises it)."""
+def _subtract_transposed_product(transposed, x, out):
+    """out -= M @ x for M stored transposed (`transposed` = M.T), as a sum of
+    the rows of M.T (axpy: the inner loop runs over contiguous memory with no
+    dependence between its iterations, so that the compiler vectorises it)."""
     n = x.shape[0]
     for d in range(n):
         xd = x[d]
         if xd != 0.0:
-            row = matrix[d]
+            row = transposed[d]
             for r in range(n):
                 out[r] -= row[r] * xd
 
@@ -358,7 +365,7 @@ def _integrate(h, explicit, work):
     q, v with the forcing f0, f1 and the track terms g0, g1, gr0, gr1 in work)
     into q1, v1; the box forces on the wheelsets into box: the trapezoidal
     mean of the primary suspension forces (explicit: those at the start).
-    K, C and S_inv = (M + h/2 C + h^2/4 K)^-1 are symmetric."""
+    K, C and S_inv = (M + h/2 C + h^2/4 K)^-1 are stored transposed (set_up)."""
     q = work[W_Q:W_Q + N_DOF]
     v = work[W_V:W_V + N_DOF]
     other = work[W_OTHER:W_OTHER + N_DOF]
@@ -374,8 +381,8 @@ def _integrate(h, explicit, work):
     # a0 = (f0 + other - K q - C v) / mass -> the predictor in q1, v1 (f0 becomes the residual)
     for r in range(N_DOF):
         f0[r] += other[r]
-    _subtract_symmetric(K, q, f0)
-    _subtract_symmetric(C, v, f0)
+    _subtract_transposed_product(K, q, f0)
+    _subtract_transposed_product(C, v, f0)
     for r in range(N_DOF):
         a0 = f0[r] / mass[r]
         q1[r] = q[r] + h * v[r] + hh * a0
@@ -383,9 +390,9 @@ def _integrate(h, explicit, work):
     # residual at the predictor, f1 + other - K q_pred - C v_pred (in f1)
     for r in range(N_DOF):
         f1[r] += other[r]
-    _subtract_symmetric(K, q1, f1)
-    _subtract_symmetric(C, v1, f1)
-    # a1 = S_inv residual (in f0), the corrector
+    _subtract_transposed_product(K, q1, f1)
+    _subtract_transposed_product(C, v1, f1)
+    # a1 = S_inv residual (in f0), the corrector (S_inv stored transposed)
     for r in range(N_DOF):
         f0[r] = 0.0
     for d in range(N_DOF):
@@ -575,7 +582,7 @@ def set_step(model: VehicleModel, work: np.ndarray, step: float) -> None:
         raise VehicleError(f"communication step must be in (0, 0.01] s, got {step!r}")
     mass = work[W_MASS:W_MASS + N_DOF]
     S_inv = np.linalg.inv(np.diag(mass) + 0.5 * step * model.C + 0.25 * step * step * model.K)
-    work[W_S_INV:W_S_INV + N_DOF * N_DOF] = (0.5 * (S_inv + S_inv.T)).ravel()
+    work[W_S_INV:W_S_INV + N_DOF * N_DOF] = S_inv.T.ravel()     # transposed, as set_up
     work[W_SCALARS + SC_RATE_STEP] = step
 
 

@@ -61,6 +61,12 @@ UNITS = {
     "N.m2": ("SpinCreepCoefficient", "SpinCreepCoefficient", {"kg": 1, "m": 3, "s": -2}),
     # Polach's decay of the friction with the slip velocity, mu = mu0 ((1 - A) exp(-B w) + A)
     "s/m": ("InverseVelocity", "InverseVelocity", {"m": -1, "s": 1}),
+    # the lumped rail bodies' matrices (rail.lumped.*): the roll damping and the
+    # lateral-roll coupling terms of the mass, stiffness and damping matrices
+    "N.m.s/rad": ("RotationalDamping", "RotationalDamping", {"kg": 1, "m": 2, "s": -1, "rad": -1}),
+    "kg.m": ("MassCoupling", "MassCoupling", {"kg": 1, "m": 1}),
+    "N/rad": ("StiffnessCoupling", "StiffnessCoupling", {"kg": 1, "m": 1, "s": -2, "rad": -1}),
+    "N.s/rad": ("DampingCoupling", "DampingCoupling", {"kg": 1, "m": 1, "s": -1, "rad": -1}),
 }
 
 

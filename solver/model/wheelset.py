@@ -216,6 +216,8 @@ class WheelsetModel:
         self._contact, self._summary = self._results
         self._deriv = np.zeros(N_STATE)
         self._saved = (np.zeros(N_STATE), np.zeros_like(self._contact), np.zeros(N_SUMMARY))
+        # (creep time constant s, fastest mode rate 1/s) at the start: stable_internal_step
+        self._initial_rates = (math.inf, 0.0)
         self._derived = np.zeros(N_DERIVED)
         # pose and rail motion of the points in self._search (integrate.K_*; 0 = none)
         self._search_key = np.zeros(N_SEARCH_KEY)
@@ -502,7 +504,6 @@ class WheelsetModel:
         # step that does not reduce them is halved (the creep forces' vertical
         # parts may make the accelerations turn faster than their finite-difference
         # Jacobian says, e.g. with a large linear spin coefficient f23)
-        z_ref0 = rigid.z
         st = static_equilibrium(self, st, (S_Z, S_ROLL), (S_VZ, S_ROLL_RATE))
         if st is None:
             hint = ""
@@ -513,8 +514,21 @@ class WheelsetModel:
                         "(rigid) track of track_model 'prescribed'")
             raise WheelsetError("static equilibrium not found at the initial pose" + hint)
         if p.bogie:
-            # the built-in bogie's rest height: the boxes at rest where the wheelset sits
-            self.model[M_BOX_Z_REF] = z_ref0
+            # the built-in suspension's rest height: the boxes at rest where the
+            # wheelset sits in its equilibrium (its springs then carry the suspended
+            # mass's weight exactly, however far the contacts and the rails yield):
+            # a fixed point, each pass shrinking the error by the ratio of the
+            # suspension's vertical stiffness to the contacts' and the rails'
+            for _ in range(3):
+                z_ref, before = st[S_Z], self.model[M_BOX_Z_REF]
+                self.model[M_BOX_Z_REF] = z_ref
+                settled = static_equilibrium(self, st, (S_Z, S_ROLL), (S_VZ, S_ROLL_RATE))
+                if settled is None:         # keep the equilibrium found (rest height before)
+                    self.model[M_BOX_Z_REF] = before
+                    break
+                st = settled
+                if abs(st[S_Z] - z_ref) < 1e-9:
+                    break
         self.state[:] = st
         self.time = 0.0
         self.distance = 0.0
@@ -711,8 +725,9 @@ class WheelsetModel:
         method = INTEGRATORS.get(self.params.integrator)
         if method.facts["adaptive"]:
             return self.params.internal_step     # the largest step; the error test does the rest
-        limit = method.facts["stability_limit"] * min(self.creep_time_constant(),
-                                                      1.0 / self.fastest_mode_rate())
+        self._initial_rates = (self.creep_time_constant(), self.fastest_mode_rate())
+        tau, fastest = self._initial_rates
+        limit = method.facts["stability_limit"] * min(tau, 1.0 / fastest)
         return min(self.params.internal_step, self.STABILITY_SAFETY * limit)
 
     def fastest_mode_rate(self) -> float:
@@ -740,9 +755,13 @@ class WheelsetModel:
         method = INTEGRATORS.get(self.params.integrator)
         if method.facts["adaptive"]:
             return ""
-        tau = self.creep_time_constant()
+        # the stricter of now (the state before the refused step) and the start (an
+        # instability may have grown over several accepted steps, and lost the
+        # contacts whose modes it came from, before a step is refused)
+        tau0, fastest0 = self._initial_rates
+        tau = min(self.creep_time_constant(), tau0)
         creep_limit = method.facts["stability_limit"] * tau
-        fastest = self.fastest_mode_rate()
+        fastest = max(self.fastest_mode_rate(), fastest0)
         mode_limit = method.facts["stability_limit"] / fastest
         if not dt > min(creep_limit, mode_limit):
             return ""
