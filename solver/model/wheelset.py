@@ -487,10 +487,7 @@ class WheelsetModel:
             self._u[:] = self.input_vector(inputs or WheelsetInputs())
         y0 = p.initial_lateral if lateral is None else lateral
         yaw0 = p.initial_yaw if yaw is None else yaw
-        try:
-            rigid = static_contact(self.setup, y0, yaw0)
-        except GeometryError as exc:
-            raise WheelsetError(f"no static contact at the initial pose: {exc}") from exc
+        rigid = self._rigid_start(y0, yaw0)
         st = np.zeros(N_STATE)
         st[S_Y] = y0
         st[S_YAW] = yaw0
@@ -504,7 +501,7 @@ class WheelsetModel:
         # step that does not reduce them is halved (the creep forces' vertical
         # parts may make the accelerations turn faster than their finite-difference
         # Jacobian says, e.g. with a large linear spin coefficient f23)
-        st = static_equilibrium(self, st, (S_Z, S_ROLL), (S_VZ, S_ROLL_RATE))
+        st = self._equilibrium_from_starts(st)
         if st is None:
             hint = ""
             if p.contact_model == "single" and p.track_model == "lumped":
@@ -522,7 +519,7 @@ class WheelsetModel:
             for _ in range(3):
                 z_ref, before = st[S_Z], self.model[M_BOX_Z_REF]
                 self.model[M_BOX_Z_REF] = z_ref
-                settled = static_equilibrium(self, st, (S_Z, S_ROLL), (S_VZ, S_ROLL_RATE))
+                settled = self._equilibrium_from_starts(st)
                 if settled is None:         # keep the equilibrium found (rest height before)
                     self.model[M_BOX_Z_REF] = before
                     break
@@ -536,6 +533,38 @@ class WheelsetModel:
         self.refresh_record()
         self.internal_step = self.stable_internal_step()
         self._initialized = True
+
+    def _rigid_start(self, y0, yaw0):
+        """The rigid static contact at (y0, yaw0), the static equilibrium's start;
+        where its own iteration fails (two points of a wheel touching at once, at
+        the onset of flange contact) the one a micrometre or a few aside (a start
+        only: the equilibrium is solved at y0)."""
+        error = None
+        for dy in (0.0, 1e-6, -1e-6, 5e-6, -5e-6):
+            try:
+                return static_contact(self.setup, y0 + dy, yaw0)
+            except GeometryError as exc:
+                error = error or exc
+        raise WheelsetError(f"no static contact at the initial pose: {error}") from error
+
+    # the starts of the static equilibrium's Newton, offsets (z m, roll rad) from the
+    # first (just inside the rigid contact): its basin is rough where a point is on
+    # the steep flange (the contacts switch and the rails roll within a micrometre),
+    # so a failed start is followed by others above, below and rolled either way
+    EQUILIBRIUM_STARTS = ((0.0, 0.0), (5e-5, 0.0), (0.0, 1e-4), (0.0, -1e-4),
+                          (-1.5e-4, 1e-4), (-1.5e-4, -1e-4))
+
+    def _equilibrium_from_starts(self, start):
+        """static_equilibrium on (z, roll) (and the rails) from `start`, then from
+        EQUILIBRIUM_STARTS' other offsets until one converges; None if none does."""
+        for dz, droll in self.EQUILIBRIUM_STARTS:
+            st = start.copy()
+            st[S_Z] += dz
+            st[S_ROLL] += droll
+            st = static_equilibrium(self, st, (S_Z, S_ROLL), (S_VZ, S_ROLL_RATE))
+            if st is not None:
+                return st
+        return None
 
     # -- stepping ------------------------------------------------------------------
     def advance(self, h: float, inputs: WheelsetInputs | None = None) -> StepResult:
