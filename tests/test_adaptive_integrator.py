@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solver.dynamics.integrators.embedded import RK23, RK45
-from solver.layout import JAC_AGE, JAC_MATRIX
+from solver.layout import JAC_AGE, JAC_MATRIX, N_STATE, S_RAIL
 from solver.scenarios import load_scenario, simulate
 from solver.model.outputs import WheelsetInputs
 from solver.model.wheelset import WheelsetModel
@@ -56,8 +56,12 @@ def test_rosenbrock_is_second_order_with_its_kept_jacobian():
     # Free conical wheelset at 20 m/s, 1 mm initial offset, single tread contact
     # (smooth: no contact point born or lost), tolerance 0.1 so that every step
     # has the largest length; error against RK45 at 1e-12.
+    # On the rigid track: the lumped rail bodies' modes (about 5e4 1/s) lie far
+    # beyond these steps; the L-stable method damps them, but at 2 ms their
+    # transient still enters the error (ratio 5.8 from 2 to 1 ms, 4.4 from 1 to
+    # 0.5 ms, measured): the order shows on the wheelset's own motion.
     def lateral(**params):
-        model = free_wheelset(speed=20.0, **params)
+        model = free_wheelset(speed=20.0, track_model="prescribed", **params)
         model.initialize(lateral=0.001)
         return run(model, 0.5, h=0.01)[1]
     reference = lateral(integrator="rk45", tolerance=1e-12, internal_step=2.5e-4)
@@ -83,7 +87,7 @@ def test_rosenbrock_steps_past_the_explicit_stability_limit_on_ren_jin():
     model.initialize()
     for _ in range(200):
         assert model.advance(1e-2).status == "ok"
-    matrix = model.arrays.jacobian[JAC_MATRIX:].reshape(12, 12)
+    matrix = model.arrays.jacobian[JAC_MATRIX:].reshape(N_STATE, N_STATE)
     fastest = np.abs(np.linalg.eigvals(matrix)).max()
     assert 1000.0 < fastest < 2000.0            # the Hertz bounce (rad/s)
     # each step costs 2 RHS (+ 13 per Jacobian, 1 per host step): fewer RHS than
@@ -98,8 +102,9 @@ def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, ra
     box (100 kN on the wheelset at the default): from t = 0 as a step (flange
     impacts, then hard flange contact: the hard-flange case), or raised linearly
     over `ramp` s (the wheelset comes onto the flange without impacts).
-    Returns y at the end of each host step (as far as the run went), the model
-    and the status of the last host step."""
+    Returns y relative to the left rail (the wheelset's lateral displacement
+    minus its lumped rail body's) at the end of each host step (as far as the
+    run went), the model and the status of the last host step."""
     # the built-in suspension with its frame on the track centreline: the lateral
     # springs hold the wheelset with the flange (the numbers below were measured so)
     params = WheelsetParameters(internal_step=internal_step, integrator=integrator, bogie=True,
@@ -116,7 +121,7 @@ def _hard_flange_run(integrator, internal_step, duration=2.0, host_step=1e-3, ra
         result = model.advance(host_step, inputs)
         if result.status != "ok":
             break
-        y.append(model.state[S_Y])
+        y.append(model.state[S_Y] - model.state[S_RAIL])
     return np.array(y), model, result
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fmu_wheelset.validation.convergence import Q_TOLERANCE, Y_TOLERANCE, case, references, run
+from fmu_wheelset.validation.convergence import CASES, Q_TOLERANCE, Y_TOLERANCE, case, references, run
 
 META, REFERENCES = references()
 
 
-@pytest.mark.parametrize("name", ["a", "b", "c"])
+@pytest.mark.parametrize("name", CASES)
 def test_defaults_converge(name):
     reference = REFERENCES[name]
     got = run(name)                                  # the defaults
@@ -33,7 +33,7 @@ def test_defaults_converge(name):
 
 def test_references_agree_with_their_second_method():
     # what makes them converged: two methods within a fifth of the tolerances
-    for name in ("a", "b", "c"):
+    for name in CASES:
         assert META[name]["rk45_vs_rk4_max_dy_m"] <= 0.2 * Y_TOLERANCE
         assert META[name]["rk45_vs_rk4_max_dQ_N"] <= 0.2 * Q_TOLERANCE * META[name]["static_wheel_load_N"]
 

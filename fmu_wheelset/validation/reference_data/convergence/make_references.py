@@ -29,12 +29,12 @@ ROOT = Path(__file__).resolve().parents[4]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from fmu_wheelset.validation.convergence import case, run  # noqa: E402
+from fmu_wheelset.validation.convergence import CASES, case, run  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
 
-def main(names=("a", "b", "c")):
+def main(names=CASES):
     """Make the references of the cases `names` (command line: their letters;
     default all three); the others' stay as stored."""
     path = HERE / "references.json"
@@ -65,4 +65,4 @@ def main(names=("a", "b", "c")):
 
 
 if __name__ == "__main__":
-    main(tuple(sys.argv[1:]) or ("a", "b", "c"))
+    main(tuple(sys.argv[1:]) or CASES)
