@@ -136,6 +136,7 @@ class FmuInstance:
         self.failure: Optional[str] = None        # why initialization failed
         self.last_refusal: Optional[str] = None   # the last call refused (fmi2Error)
         self.terminate_requested = False           # fmi2GetBooleanStatus(fmi2Terminated)
+        self._forced_logged = 0                    # solver.forced_steps the log has told of
         self._setup_problem: Optional[str] = None  # a refused fmi2SetupExperiment
         self.phase = INSTANTIATED
         # the communication point, in an array the native front end's fast step
@@ -395,6 +396,7 @@ class FmuInstance:
             self.failure = f"initialization failed: {self._setup_problem}"
             self._log(ERROR, f"{self.instance_name}: {self.failure}")
             return
+        self._forced_logged = 0
         self._initialize_model()
 
     def _checked_inputs(self, subject: str) -> Tuple[np.ndarray, Optional[str]]:
@@ -492,6 +494,7 @@ class FmuInstance:
                               "simulation should end (fmi2Terminated), or roll back with "
                               "fmi2SetFMUstate")
         self.store_outputs()
+        self._log_forced_steps(f"t = {current_time:g} s")
         y = self._outputs
         if not ((y >= adapter.OUT_LO) & (y <= adapter.OUT_HI)).all():
             # an output would leave its declared range (NaN too): the step is taken
@@ -516,6 +519,20 @@ class FmuInstance:
                         f"{self.phase} (FMI 2.0: only after initialization)")
             return
         self.phase = TERMINATED
+        self._log_forced_steps("at fmi2Terminate")
+
+    def _log_forced_steps(self, when: str) -> None:
+        """A warning in the log with the number of internal steps accepted with
+        their error test failed (solver.forced_steps), when there are any and more
+        than were logged last (the fast doStep does not log: the count is its
+        output solver.forced_steps, and this summary)."""
+        model = self.model
+        count = 0 if model is None else int(model.forced_steps)
+        if count > self._forced_logged:
+            self._log(WARNING, f"{when}: {count} internal step(s) accepted with the error test "
+                      f"failed at the integrator's shortest step (contact impacts or switches; "
+                      f"output solver.forced_steps; docs/convergence.md)")
+            self._forced_logged = count
 
     # -- the native front end's fast doStep (solver/model/fast_step.py) -------------
     def _handed(self, t: float, h: float):
@@ -780,6 +797,7 @@ class FmuInstance:
         self.terminate_requested = False
         self.phase = INITIALIZED
         self.time = float(state["time"])
+        self._forced_logged = min(self._forced_logged, int(self.model.forced_steps))
 
     def _check_against_model(self, state):
         """StateError unless `state` fits this initialized instance: the same

@@ -14,7 +14,7 @@ the Richardson extrapolation of the two RK4 runs for first order, Q_2.5 +
 load in Q and 0.1 um in y (a fifth of what the defaults may differ). Stored: y
 and the wheel loads Q (left, right) at the end of every 1 ms step, float32 (y
 to 1e-9 m, Q to 0.01 N), with the differences in references.json. About five
-minutes of CPU; run it again whenever the physics changes.
+minutes of CPU (3 min in all on a shared 2-core machine, 2026-12-08); run it again whenever the physics changes.
 """
 from __future__ import annotations
 
