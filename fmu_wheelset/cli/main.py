@@ -33,6 +33,8 @@ EXAMPLES = {
     "env": ("the lines a C host's shell needs", "wheelset-fmu env --shell"),
     "report": ("two cases, into report/ (exit 1 when one of their rows fails)",
                "wheelset-fmu report --out report --backend core --cases profiles,creep_models"),
+    "system": ("the vehicle as an SSP archive over the FMU `make fmu` built",
+               "wheelset-fmu system vehicle --fmu dist/Wheelset.fmu --out vehicle.ssp"),
     "vehicle": ("the Manchester vehicle on R 600 m with 150 mm cant at 31.3 m/s",
                 "wheelset-fmu vehicle --fmu dist/Wheelset.fmu --speed 31.3 --radius 600 --cant 0.15 "
                 "--duration 12 --average-last 4"),

@@ -265,7 +265,8 @@ def normal_loads(side, tables, points, n_points, young, nu, multipoint, patch, h
     the patch, so that a curvature jump inside the patch does not step the load),
     then the load sharing of the points along the wheel
     (merged_patch_forces_kernel). Fills the HZ_* and PATCH_* scratch rows;
-    the single-point model puts the wheel's whole load on its deepest point.
+    the single-point model puts the wheel's whole load on its deepest point,
+    with that point's own curvatures (the classical model).
     Returns (the number of points that carry load, the largest penetration)."""
     n_max = MAX_POINTS
     wheel_grid = (tables.params[G_WHEEL_S0], tables.params[G_WHEEL_DS])
@@ -297,7 +298,9 @@ def normal_loads(side, tables, points, n_points, young, nu, multipoint, patch, h
         B = 0.5 * (k_w + k_r)
         shift = 0.0
         turn = 0.0
-        if pen > 0.0:
+        if pen > 0.0 and multipoint:
+            # (the single-point model is the classical one of the published
+            # comparisons, Ren & Jin's: its deepest point with the curvatures there)
             B, shift, slope = patch_geometry(tables.wheel, tables.rail, wheel_grid, rail_grid,
                                              p[P_S_WHEEL], p[P_U_RAIL], pen, A, young, nu)
             turn = math.atan(slope) - math.atan(rail_slope)

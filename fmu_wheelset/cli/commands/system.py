@@ -6,20 +6,14 @@ from __future__ import annotations
 
 
 def register(subparsers):
-    import argparse
-    import textwrap
-
     from fmu_wheelset.cli.args import fmu_file, output_file
     p = subparsers.add_parser(
         "system", help="write the vehicle as an SSP archive (libcosim, Ecos, any SSP tool)",
-        description=textwrap.fill(
-            "Write a co-simulation system as an SSP 1.0 archive: SystemStructure.ssd (one .ssd per "
-            "case), the parameter sets (.ssv) of the cases, the FMUs, and libcosim's "
-            "OspSystemStructure.xml; every file is checked against its published schema before the "
-            "archive is written (docs/vehicle.md runs it in libcosim and Ecos).", 79)
-        + "\n\nExample (with the FMU `make fmu` built; without --fmu one is built, about 3 min):\n"
-          "  wheelset-fmu system vehicle --fmu dist/Wheelset.fmu --out vehicle.ssp",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        description="Write a co-simulation system as an SSP 1.0 archive: SystemStructure.ssd "
+                    "(one .ssd per case), the parameter sets (.ssv) of the cases, the FMUs, and "
+                    "libcosim's OspSystemStructure.xml; every file is checked against its "
+                    "published schema before the archive is written (docs/vehicle.md runs it in "
+                    "libcosim and Ecos). Without --fmu the wheelset FMU is built (about 3 min).")
     p.add_argument("system", choices=["vehicle"],
                    help="vehicle: the Manchester benchmark vehicle 1 over four wheelset FMUs")
     p.add_argument("--out", type=output_file(".ssp"), required=True, help="the .ssp archive to write")
