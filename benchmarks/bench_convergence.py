@@ -2,9 +2,10 @@
 
     PYTHONPATH=. python benchmarks/bench_convergence.py [--fmu dist/Wheelset.fmu] [--repeats 3]
 
-1. The convergence table: for each integrator configuration, on the three cases
+1. The convergence table: for each integrator configuration, on the six cases
    of fmu_wheelset/validation/reference_data/convergence/make_references.py (a loaded straight track, b Ren
-   & Jin R400 with its flange-root impact, c hard flange contact), 1 ms
+   & Jin R400 with its flange-root impact, c hard flange contact, d-f releases of 4 and 6 mm
+   at 40 m/s on S1002/UIC60, LMA/CHN60 and the LMA from a file), 1 ms
    communication steps: the largest |Q - Q_converged| (in % of the static wheel
    load; the defaults must stay within 2 %) and |y - y_converged| (um; within
    1 um), and the RHS evaluations of case b. The converged runs are the stored
@@ -38,7 +39,7 @@ if str(ROOT) not in sys.path:
 from solver.model import fast_step  # noqa: E402
 from solver.scenarios import load_scenario  # noqa: E402
 from solver.model.wheelset import WheelsetModel  # noqa: E402
-from fmu_wheelset.validation.convergence import case, run  # noqa: E402
+from fmu_wheelset.validation.convergence import CASES, case, run  # noqa: E402
 
 DATA = ROOT / "fmu_wheelset" / "validation" / "reference_data" / "convergence"
 CONFIGURATIONS = (
@@ -55,15 +56,15 @@ CONFIGURATIONS = (
 
 def convergence_table():
     meta = json.loads((DATA / "references.json").read_text())
-    refs = {name: np.load(DATA / f"case_{name}.npz")["y_q"].astype(float) for name in "abc"}
+    refs = {name: np.load(DATA / f"case_{name}.npz")["y_q"].astype(float) for name in CASES}
     print("1. largest difference to the converged run, 1 ms communication steps "
           "(Q in % of the static wheel load; y in um)")
-    print(f"   {'':38s}" + "".join(f"{'case ' + n + ' Q':>11s}{'y':>8s}" for n in "abc")
+    print(f"   {'':38s}" + "".join(f"{'case ' + n + ' Q':>11s}{'y':>8s}" for n in CASES)
           + f"{'RHS (b)':>10s}")
     for label, overrides in CONFIGURATIONS:
         row = f"   {label:38s}"
         rhs = 0
-        for name in "abc":
+        for name in CASES:
             got = run(name, **overrides)
             ref = refs[name]
             dq = np.abs(got[:, 1:] - ref[:, 1:]).max() / meta[name]["static_wheel_load_N"]
@@ -77,7 +78,7 @@ def convergence_table():
                     model.advance(1e-3)
                 rhs = model.rhs_evaluations
         print(row + f"{rhs:10d}", flush=True)
-    for name in "abc":
+    for name in CASES:
         print(f"   (converged runs: RK45 1e-10 against RK4 10 us, case {name}: "
               f"{meta[name]['rk45_vs_rk4_max_dQ_N'] / meta[name]['static_wheel_load_N'] * 100:.3f} %, "
               f"{meta[name]['rk45_vs_rk4_max_dy_m'] * 1e6:.3f} um)")

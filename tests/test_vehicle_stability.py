@@ -27,9 +27,9 @@ def test_bogie_linear_critical_speed_matches_the_independent_model():
     the load transfer; measured -0.12 % and +0.15 %: the tool's roll and
     vertical freedom). The plain textbook model, without those two refinements,
     is 19 % lower: the test tells the difference. Each extra term alone moves
-    the tool's figure by (measured): the gyroscopic moments +4.5 %, the lumped
-    rail bodies -4.1 %, Hunt & Crossley's damping 0.0 %; all three, the default
-    interface, -0.2 % (83.79 m/s)."""
+    the tool's figure by (measured): the gyroscopic moments +4.6 %, the lumped
+    rail bodies -4.0 %, Hunt & Crossley's damping 0.0 %; all three, the default
+    interface, -0.1 % (83.79 m/s)."""
     vehicle, wheelset = check.bogie_check_parameters()
     g = check.bogie_geometry(vehicle, wheelset)
     assert g["conicity"] == pytest.approx(0.168, abs=0.001)        # through the roll, not 0.15

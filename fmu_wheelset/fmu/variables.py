@@ -368,8 +368,8 @@ def _parameters(declared) -> List[ScalarVariable]:
         *_rail_body_parameters(),
         p("contact.hunt_crossley", "Real",
           "normal contact damping after Hunt & Crossley (1975, J. Appl. Mech. 42, 440-445): "
-          "N = K delta^1.5 (1 + 3/2 alpha d(delta)/dt), alpha in s/m (0.2: a restitution of "
-          "about 0.9 at 0.3 m/s; 0: none); beside contact.damping",
+          "N = K delta^1.5 (1 + 3/2 alpha d(delta)/dt), alpha in s/m (0.2, steel on steel: a "
+          "restitution e = 1 - alpha v of 0.94 at 0.3 m/s; 0: none); beside contact.damping",
           "s/m", 0.0, 10.0, core="hunt_crossley"),
     ]
 
