@@ -2,7 +2,9 @@
 
 On the Ren & Jin scenario (ren-jin-r400-100: LMA-worn/CHN60, R 400 m, 100
 km/h) this times the core with its default parameters (whatever each commit's
-defaults are: the integrator, the contact model, the track under the wheels)
+defaults are: the integrator, the contact model; the scenario's own rigid
+track, and again on the default interface of the lumped rails where the
+checkout has them)
 advancing by 1 ms communication steps over `--duration` s from t = 7 s (the
 curve, the outer wheel in flange contact), in a fresh process per run, the two
 commits alternating `--repeats` times. It prints the CPU time per step of
@@ -30,15 +32,23 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# what each run takes: the scenario as it is (its own track: the published
+# comparisons' rigid one), and the scenario on the default interface (the lumped
+# rail bodies and Hunt & Crossley's damping, where the checkout has them)
+VARIANTS = {"scenario": "the scenario's own parameters",
+            "interface": "the scenario on the default interface (lumped rails, contact damping)"}
 
 # what one run does, the same text in both trees (only the public API the two
 # commits share: load_scenario, WheelsetModel, initialize, advance)
 RUN = r"""
-import json, sys, time
+import dataclasses, json, sys, time
 from solver.scenarios import load_scenario
 from solver.model.wheelset import WheelsetModel
-scenario = load_scenario("ren-jin-r400-100")
-model = WheelsetModel(scenario.params)
+params = load_scenario("ren-jin-r400-100").params
+if sys.argv[2] == "interface" and hasattr(params, "track_model"):
+    # the default interface (the scenario itself keeps the published rigid track)
+    params = dataclasses.replace(params, track_model="lumped", hunt_crossley=0.2)
+model = WheelsetModel(params)
 model.initialize()
 while model.time < 7.0 - 1e-9:                 # to the curve, not timed
     model.advance(1e-2)
@@ -63,8 +73,8 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def one_run(tree: Path, duration: float) -> float:
-    out = subprocess.run([sys.executable, "-c", RUN, str(duration)], cwd=tree, check=True,
+def one_run(tree: Path, duration: float, variant: str) -> float:
+    out = subprocess.run([sys.executable, "-c", RUN, str(duration), variant], cwd=tree, check=True,
                          capture_output=True, text=True, env={"PYTHONPATH": str(tree),
                                                                "PATH": "/usr/bin:/bin"})
     return json.loads(out.stdout.strip().splitlines()[-1])["cpu_per_step_us"]
@@ -85,23 +95,26 @@ def main(argv=None) -> int:
         try:
             trees = {f"this checkout ({head})": ROOT, f"{args.vs}": other}
             for tree in trees.values():
-                one_run(tree, 0.05)                  # warm-up: numba's cache of the tree
-            times = {name: [] for name in trees}
+                one_run(tree, 0.05, "scenario")      # warm-up: numba's cache of the tree
+            times = {(variant, name): [] for variant in VARIANTS for name in trees}
             for _ in range(args.repeats):
-                for name, tree in trees.items():
-                    times[name].append(one_run(tree, args.duration))
+                for variant in VARIANTS:
+                    for name, tree in trees.items():
+                        times[(variant, name)].append(one_run(tree, args.duration, variant))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT,
                            capture_output=True)
     print(f"CPU: {cpu_name()}")
     print(f"Ren & Jin from t = 7 s, {args.duration:g} s in 1 ms steps, defaults, CPU time per step:")
-    medians = {}
-    for name, values in times.items():
-        medians[name] = statistics.median(values)
-        print(f"  {name:32s} " + "  ".join(f"{v:7.1f}" for v in values)
-              + f"  median {medians[name]:7.1f} us")
-    this, that = medians.values()
-    print(f"ratio (this checkout / {args.vs}): {this / that:.3f}")
+    for variant in VARIANTS:
+        print(f" {VARIANTS[variant]}:")
+        medians = []
+        for name in trees:
+            values = times[(variant, name)]
+            medians.append(statistics.median(values))
+            print(f"  {name:32s} " + "  ".join(f"{v:7.1f}" for v in values)
+                  + f"  median {medians[-1]:7.1f} us")
+        print(f"  ratio (this checkout / {args.vs}): {medians[0] / medians[1]:.3f}")
     return 0
 
 
