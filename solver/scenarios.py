@@ -216,7 +216,7 @@ def load_scenario(name_or_path: str, **overrides) -> Scenario:
 def first_curve(track):
     """(where the track's first curve or transition begins, where it reaches its
     first constant curvature) in m along the track, or None for a straight
-    track (solver.track.Track or a name/file)."""
+    track (a Track of solver/track/alignment.py, or a name or file)."""
     from .model.parameters import resolve_track
     table = resolve_track(track).segment_table()
     from .layout import TT_K0, TT_KR, TT_S0

@@ -27,7 +27,7 @@ SCENARIOS = (
     ('ren-jin-r400-100', 'Ren & Jin 2010: LMA-worn/CHN60, R 400 m curve, 100 km/h', 'ren-jin-r400', ('ren-jin-r400-100',)),
     ('ren-jin-r400-80', 'Ren & Jin 2010 at 80 km/h', None, ('ren-jin-r400-80',)),
     ('kang-r320', 'Kang 2012: S1002/UIC60 1:20, R 320 m curve, 80 km/h', 'kang-r320', ()),
-    ('straight-klingel', 'free S1002/UIC60 wheelset on straight track, 5 m/s, released 1 mm off centre', 'straight', ('straight-klingel',)),
+    ('straight-klingel', 'free S1002/UIC60 wheelset on straight rigid track, 5 m/s, released 1 mm off centre', 'straight', ('straight-klingel',)),
 )
 
 TRACKS = (

@@ -333,6 +333,12 @@ def _parameters(declared) -> List[ScalarVariable]:
           "ren-jin-lma-chn60 (resources/presets/<name>.toml, each value with its source); "
           "it sets every parameter it names that the host does not set itself; empty = none",
           start=""),
+    ] + _quarter_vehicle_parameters() + _track_interface_parameters(declared)
+
+
+def _quarter_vehicle_parameters() -> List[ScalarVariable]:
+    p = _parameter
+    return [
         # the built-in quarter vehicle (solver/dynamics/suspension.py); defaults: the
         # Manchester benchmark vehicle 1 per wheelset (docs/parameters.md)
         p("suspension.frame_on_centreline", "Boolean",
@@ -360,7 +366,13 @@ def _parameters(declared) -> List[ScalarVariable]:
         p("suspension.secondary_lateral_stiffness", "Real",
           "built-in quarter vehicle: lateral stiffness of the secondary suspension per "
           "wheelset (0: rigid)", "N/m", 0.0, 1.0e10, core="secondary_lateral_stiffness"),
-        # the track under the wheels (solver/track/lumped_rails.py, docs/flexible_track.md)
+    ]
+
+
+def _track_interface_parameters(declared) -> List[ScalarVariable]:
+    """The track under the wheels and the contact's damping (docs/wheel_rail_interface.md)."""
+    p = _parameter
+    return [
         p("track.model", "Enumeration",
           "track under the wheels: " + _enumeration_text("TrackModel", declared, labels=True)
           + "; a host that couples its own track model through the rail inputs sets Prescribed",

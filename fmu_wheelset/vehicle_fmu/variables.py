@@ -1,7 +1,7 @@
 """The one table of the vehicle-bodies FMU's variables (VehicleBodies.fmu:
 the carbody, bogie frames and suspensions of the Manchester benchmark vehicle
 1, cosim/vehicle/). The model description, the native bridge, the SSP system
-(fmu_wheelset/systems/vehicle.py), docs/vehicle.md's connection table and the
+(fmu_wheelset/vehicle_fmu/system.py), docs/vehicle.md's connection table and the
 tests derive from it.
 
 Value references are the positions in VARIABLES. The first N_IO (inputs and
