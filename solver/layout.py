@@ -239,7 +239,7 @@ C_CREEP_LONG, C_CREEP_LAT, C_SPIN_MOMENT = 11, 12, 13
 C_XI, C_ETA, C_SPIN = 14, 15, 16
 C_A, C_B = 17, 18
 C_FX, C_FY, C_FZ = 19, 20, 21        # total force of the rail on the wheel, track frame
-C_ELASTIC_ENERGY = 22                 # 2/5 K delta^2.5 (J)
+C_ELASTIC_NORMAL = 22                 # the normal force's elastic part (N), before the contact damping
 C_HERTZ_FLAG = 23
 N_CONTACT = 24
 
@@ -255,7 +255,6 @@ HZ_FORCE, HZ_A, HZ_B, HZ_FLAG, HZ_STIFFNESS = 0, 1, 2, 3, 4
 HZ_A_SUM, HZ_B_SUM, HZ_RANK = 5, 6, 7    # curvature sums A, B; the rank along the profile
 HZ_SHIFT, HZ_TURN = 8, 9    # the patch's centre from the point (m along the tangent) and the
                             # rail's turning there (rad): contact.normal.patch_curvature
-HZ_ENERGY = 10              # the point's elastic energy, int_0^delta N d(delta) (J)
 # (the fields of MAX_POINTS entries fit easily in a work row: n_wheel columns)
 
 # Summary outputs of the kernel.
@@ -275,8 +274,7 @@ D_PY = 24                                          # (2, MAX_POINTS) each: Y, Q,
 D_PQ = D_PY + 2 * MAX_POINTS
 D_PYQ = D_PQ + 2 * MAX_POINTS
 D_WEAR = D_PYQ + 2 * MAX_POINTS
-D_ENERGY = D_WEAR + 2 * MAX_POINTS
-N_DERIVED = D_ENERGY + 1
+N_DERIVED = D_WEAR + 2 * MAX_POINTS
 
 
 # Output record (`WheelsetModel.record`, rebuilt by `fill_record` after every
@@ -364,18 +362,18 @@ JAC_MATRIX = JAC_CONTACT + 2 * MAX_POINTS * N_LOAD
 N_JACOBIAN = JAC_MATRIX + N_STATE * N_STATE
 # What the Rosenbrock integrator remembers from one host step to the next besides
 # its Jacobian (StepData.rosenbrock_memo; scratch, not part of a saved state):
-# - W^-1 (ROS_MEMO_W_INV) with the dt (ROS_MEMO_W_DT; -1: none) and the Jacobian
-#   it was made of: a host step that starts with the same Jacobian and step (the
-#   common case in 1 ms communication steps) does not invert W again (about
-#   1.2 us of the 7.5 us of such a host step, measured on Ren & Jin);
+# - the LU factors of W (ROS_MEMO_W, its row exchanges ROS_MEMO_W_PIVOTS) with the
+#   dt (ROS_MEMO_W_DT; -1: none) and the Jacobian they were made of: a host step
+#   that starts with the same Jacobian and step (the common case in 1 ms
+#   communication steps) does not factor W again;
 # - the derivative at the end of the last host step (ROS_MEMO_END_*) with all it
 #   depends on (state, track point, inputs, model; the contact points by the
 #   search key): the next host step that starts there takes it as its f(y0)
 #   instead of evaluating it again (about 1 us). Both are bit-identical reuses.
 ROS_MEMO_W_DT = 0
-ROS_MEMO_W = 1                                          # (N_STATE, N_STATE) scratch: W
-ROS_MEMO_W_INV = ROS_MEMO_W + N_STATE * N_STATE
-ROS_MEMO_W_JACOBIAN = ROS_MEMO_W_INV + N_STATE * N_STATE
+ROS_MEMO_W = 1                                          # (N_STATE, N_STATE) W's LU factors
+ROS_MEMO_W_PIVOTS = ROS_MEMO_W + N_STATE * N_STATE      # (N_STATE,) the row exchanges
+ROS_MEMO_W_JACOBIAN = ROS_MEMO_W_PIVOTS + N_STATE
 ROS_MEMO_END_VALID = ROS_MEMO_W_JACOBIAN + N_STATE * N_STATE   # 1.0: the END_* rows hold
 ROS_MEMO_END_F = ROS_MEMO_END_VALID + 1
 ROS_MEMO_END_STATE = ROS_MEMO_END_F + N_STATE

@@ -1,13 +1,13 @@
 """The derived outputs of a state (axle-box motion, wheel forces Y and Q, per-point
-Y/Q and wear, energy) and the output record of one step."""
+Y/Q and wear) and the output record of one step."""
 
 import math
 
 from numba import njit
 
 from ..layout import (
-    C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX, C_FY, C_FZ, C_XI,
-    D_BOX_POS, D_BOX_VEL, D_ENERGY, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR, D_WHEEL_RAIL, D_Y, D_YQ,
+    C_ACTIVE, C_CREEP_LAT, C_CREEP_LONG, C_ETA, C_FX, C_FY, C_FZ, C_XI,
+    D_BOX_POS, D_BOX_VEL, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR, D_WHEEL_RAIL, D_Y, D_YQ,
     MAX_POINTS, N_CONTACT, N_DERIVED, N_STATE, O_GAP_LEFT, O_LIFT_LEFT, REC_CONTACT, REC_COUNT,
     REC_DERIVED, REC_LIFT, REC_LIFT_HEIGHT, REC_STATE, REC_WEAR, S_ROLL, S_ROLL_RATE, S_VX, S_VY, S_VZ, S_X,
     S_Y, S_YAW, S_YAW_RATE, S_Z,
@@ -27,7 +27,6 @@ def derived_outputs(state, contact, box_semi_spacing, out):
     ex = -math.sin(yaw) * math.cos(roll)
     ey = math.cos(yaw) * math.cos(roll)
     ez = math.sin(roll)
-    energy = 0.0
     for side in range(2):
         sign = 1.0 if side == 0 else -1.0
         rx = sign * box_semi_spacing * ex
@@ -53,7 +52,6 @@ def derived_outputs(state, contact, box_semi_spacing, out):
             fx -= row[C_FX]
             fy -= row[C_FY]
             fz -= row[C_FZ]
-            energy += row[C_ELASTIC_ENERGY]
             out[D_PY + j] = py if active else 0.0
             out[D_PQ + j] = pq if active else 0.0
             out[D_PYQ + j] = py / pq if (active and pq > 1.0) else 0.0
@@ -67,7 +65,6 @@ def derived_outputs(state, contact, box_semi_spacing, out):
         out[D_Y + side] = y_force
         out[D_Q + side] = q_force
         out[D_YQ + side] = y_force / q_force if q_force > 1.0 else 0.0
-    out[D_ENERGY] = energy
 
 
 def record_index_of_contact(side: int, point: int, column: int) -> int:

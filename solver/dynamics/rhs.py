@@ -52,6 +52,7 @@ from ..contact.creep.inputs import CreepPatch
 from ..contact.creep.kalker import kalker_coefficients_kernel
 from ..contact.creep.models import KALKER
 from ..contact.geometry.setup import WheelsetPose
+from ..contact.geometry.distance import interp_column
 from ..contact.geometry.table import wheelset_table_kernel
 from ..contact.geometry.tracked import wheelset_contact_tracked
 from ..contact.geometry.update import wheelset_contact_update
@@ -60,10 +61,10 @@ from ..contact.normal.load_sharing import merged_patch_forces_kernel
 from ..contact.normal.patch_curvature import patch_geometry
 from .suspension import builtin_suspension_loads
 from ..layout import (
-    C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_ENERGY, C_ETA, C_FX, C_FY,
+    C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG, C_ELASTIC_NORMAL, C_ETA, C_FX, C_FY,
     C_FZ, C_GAP, C_HERTZ_FLAG, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
     C_U_RAIL, C_X, C_XI, C_Y, C_Z, G_RAIL_CENTRE_Y, G_RAIL_DU, G_RAIL_U0, G_TAPING_AXIAL,
-    G_WHEEL_DS, G_WHEEL_S0, HZ_A, HZ_A_SUM, HZ_B, HZ_B_SUM, HZ_ENERGY, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_SHIFT,
+    G_WHEEL_DS, G_WHEEL_S0, HZ_A, HZ_A_SUM, HZ_B, HZ_B_SUM, HZ_FLAG, HZ_FORCE, HZ_RANK, HZ_SHIFT,
     HZ_STIFFNESS, HZ_TURN, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_CONTACT_DAMPING,
     M_CREEP_MODEL, M_CREEP_OPTIONS, M_F11, M_F22, M_F23, M_F33, M_FRICTION, M_GRAVITY,
     M_GYROSCOPIC, M_HUNT_CROSSLEY, M_JX, M_JY, M_JZ, M_MASS, M_MULTIPOINT, M_POISSON,
@@ -73,7 +74,7 @@ from ..layout import (
     PATCH_X, PATCH_Y, PATCH_Z, PATCH_STIFFNESS, P_GAP, P_RADIUS, P_RAIL_SLOPE, P_RAIL_Z2, P_SADDLE,
     P_S_WHEEL, P_TAN_CONTACT, P_U_RAIL, P_WHEEL_F2, P_WHEEL_SLOPE, P_X, P_Y, P_Z, S_RAIL,
     S_RAIL_RATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW,
-    S_YAW_RATE, S_Z, W_PATCH, W_RAIL,
+    S_YAW_RATE, S_Z, T_D2, T_SLOPE, W_PATCH, W_RAIL,
 )
 
 
@@ -241,20 +242,56 @@ _ENERGY_T, _ENERGY_W = _energy_quadrature()
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def elastic_energy(tables, wheel_grid, rail_grid, p, pen, A, young, nu):
-    """The elastic energy of a point's contact, int_0^pen N(d) dd (J), N(d) = K(d)
-    d^1.5 the Hertz force of penetration d with the patch's curvature at d
-    (patch_curvature.patch_geometry: B changes with the patch's width, so K is
-    not one constant and the energy not 2/5 N pen): pen^2.5 int_0^1 K(t pen)
-    t^1.5 dt by Gauss-Jacobi (_ENERGY_T, _ENERGY_W)."""
+def contact_elastic_energy(tables, contact, young, nu, multipoint):
+    """The elastic energy (J) stored in the contacts of the rows `contact` (2,
+    MAX_POINTS, N_CONTACT), as the last right-hand side that filled them left
+    them: per point int_0^pen N(d) dd of its own Hertz contact, N(d) = K(d)
+    d^1.5 with the patch's curvature at each depth d (patch_geometry: B changes
+    with the patch's width, so K is not one constant and the energy not 2/5 N
+    pen; pen^2.5 int_0^1 K(t pen) t^1.5 dt by Gauss-Jacobi, _ENERGY_T,
+    _ENERGY_W), scaled to the point's elastic share of the load
+    (C_ELASTIC_NORMAL; the energy grows as N^(5/3)); the single-point model's
+    point with its own curvatures, 2/5 N pen. Computed on demand
+    (WheelsetModel.outputs, mechanical_energy), not in the right-hand side."""
+    wheel_grid = (tables.params[G_WHEEL_S0], tables.params[G_WHEEL_DS])
+    rail_grid = (tables.params[G_RAIL_U0], tables.params[G_RAIL_DU])
     total = 0.0
-    for k in range(3):
-        d = _ENERGY_T[k] * pen
-        B, _, _ = patch_geometry(tables.wheel, tables.rail, wheel_grid, rail_grid, p[P_S_WHEEL],
-                                 p[P_U_RAIL], d, A, young, nu)
-        force, _, _, _ = hertz_from_penetration_fit_kernel(d, A, B, young, nu)
-        total += _ENERGY_W[k] * force / (d * math.sqrt(d))
-    return total * pen * pen * math.sqrt(pen)
+    for side in range(contact.shape[0]):
+        for i in range(contact.shape[1]):
+            row = contact[side, i]
+            pen = row[C_PENETRATION]
+            share = row[C_ELASTIC_NORMAL]
+            if not (row[C_ACTIVE] > 0.5 and pen > 0.0 and share > 0.0):
+                continue
+            s_wheel, u_rail = row[C_S_WHEEL], row[C_U_RAIL]
+            wheel_slope = interp_column(tables.wheel, wheel_grid[0], wheel_grid[1], s_wheel, T_SLOPE)
+            A = 0.5 / (math.sqrt(1.0 + wheel_slope * wheel_slope) * row[C_RADIUS])
+            if multipoint:
+                own_energy = 0.0
+                for k in range(3):
+                    d = _ENERGY_T[k] * pen
+                    B, _, _ = patch_geometry(tables.wheel, tables.rail, wheel_grid, rail_grid,
+                                             s_wheel, u_rail, d, A, young, nu)
+                    force, _, _, _ = hertz_from_penetration_fit_kernel(d, A, B, young, nu)
+                    own_energy += _ENERGY_W[k] * force / (d * math.sqrt(d))
+                own_energy *= pen * pen * math.sqrt(pen)
+                B, _, _ = patch_geometry(tables.wheel, tables.rail, wheel_grid, rail_grid,
+                                         s_wheel, u_rail, pen, A, young, nu)
+            else:
+                rail_slope = interp_column(tables.rail, rail_grid[0], rail_grid[1], u_rail, T_SLOPE)
+                k_w = -interp_column(tables.wheel, wheel_grid[0], wheel_grid[1], s_wheel, T_D2) \
+                    / (1.0 + wheel_slope * wheel_slope) ** 1.5
+                k_r = -interp_column(tables.rail, rail_grid[0], rail_grid[1], u_rail, T_D2) \
+                    / (1.0 + rail_slope * rail_slope) ** 1.5
+                B = 0.5 * (k_w + k_r)
+                own_energy = -1.0
+            own, _, _, _ = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
+            if not own > 0.0:
+                continue
+            if own_energy < 0.0:
+                own_energy = 0.4 * own * pen
+            total += own_energy * (share / own) ** (5.0 / 3.0)
+    return total
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -308,10 +345,6 @@ def normal_loads(side, tables, points, n_points, young, nu, multipoint, patch, h
         hertz[HZ_TURN * n_max + i] = turn
         elastic, a, b, flag = hertz_from_penetration_fit_kernel(pen, A, B, young, nu)
         stiffness = elastic / (pen * math.sqrt(pen)) if elastic > 0.0 else 0.0
-        energy = 0.0
-        if record and elastic > 0.0:
-            energy = elastic_energy(tables, wheel_grid, rail_grid, p, pen, A, young, nu)
-        hertz[HZ_ENERGY * n_max + i] = energy
         hertz[HZ_FORCE * n_max + i] = elastic
         hertz[HZ_A * n_max + i] = a
         hertz[HZ_B * n_max + i] = b
@@ -452,7 +485,7 @@ def point_forces(side, i, p, kin, rail_velocity, rail_y, rail_z, model, patch, h
     a = hertz[HZ_A * n_max + i]
     b = hertz[HZ_B * n_max + i]
     flag = int(hertz[HZ_FLAG * n_max + i])
-    energy = 0.0
+    elastic = 0.0
     if normal > 0.0:
         stiffness = hertz[HZ_STIFFNESS * n_max + i]
         # the patch of a shared load: the Hertz ellipse of the penetration
@@ -463,10 +496,7 @@ def point_forces(side, i, p, kin, rail_velocity, rail_y, rail_z, model, patch, h
             _, a, b, flag = hertz_from_penetration_fit_kernel(
                 equivalent, hertz[HZ_A_SUM * n_max + i], hertz[HZ_B_SUM * n_max + i],
                 young, nu)
-        # the elastic energy of the point's own Hertz contact (HZ_ENERGY), scaled to
-        # its share of the load (the energy grows as N^(5/3))
-        if own > 0.0:
-            energy = hertz[HZ_ENERGY * n_max + i] * (normal / own) ** (5.0 / 3.0)
+        elastic = normal       # its elastic part (contact_elastic_energy takes it)
         # Hunt & Crossley's damping of the elastic load, and the constant damping
         # of the point's own share of its compression
         normal += (1.5 * model[M_HUNT_CROSSLEY] * normal * pen_rate
@@ -520,7 +550,7 @@ def point_forces(side, i, p, kin, rail_velocity, rail_y, rail_z, model, patch, h
         row[C_FX] = fxp
         row[C_FY] = fyp
         row[C_FZ] = fzp
-        row[C_ELASTIC_ENERGY] = energy
+        row[C_ELASTIC_NORMAL] = elastic
         row[C_HERTZ_FLAG] = flag
     return fxp, fyp, fzp, mxp, myp, mzp, normal, py, pz
 

@@ -37,14 +37,15 @@ from ..dynamics.integrators.methods import INTEGRATORS
 from ..dynamics.integrators.step import N_STAGE_ROWS, PROBLEM_SUBSTEPS, StepData
 from ..dynamics.outputs import derived_outputs, fill_record
 from ..dynamics.rhs import (
-    ContactResults, GRAVITY, StepContact, StepInputs, TrackPoint, wheelset_rhs,
+    ContactResults, GRAVITY, StepContact, StepInputs, TrackPoint, contact_elastic_energy,
+    wheelset_rhs,
 )
 from ..errors import WheelsetError
 from ..layout import (
     CLK_BEFORE_DISTANCE, CLK_BEFORE_TIME, CLK_BEFORE_VALID, CLK_DISTANCE, CLK_INTERNAL_STEP,
     CLK_TIME, CORE_ARRAYS, C_A, C_ACTIVE, C_ANGLE, C_B, C_CREEP_LAT, C_CREEP_LONG,
-    C_ELASTIC_ENERGY, C_ETA, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
-    C_U_RAIL, C_X, C_XI, C_Z, D_BOX_POS, D_BOX_VEL, D_ENERGY, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR,
+    C_ETA, C_NORMAL, C_PENETRATION, C_RADIUS, C_SPIN, C_SPIN_MOMENT, C_S_WHEEL,
+    C_U_RAIL, C_X, C_XI, C_Z, D_BOX_POS, D_BOX_VEL, D_PQ, D_PY, D_PYQ, D_Q, D_WEAR,
     D_WHEEL_RAIL, D_Y, D_YQ, JAC_AGE, MAX_POINTS, M_BOGIE, M_BOX_SEMI_SPACING, M_BOX_Z_REF,
     M_CARBODY_CG_HEIGHT, M_CARBODY_SHARE, M_FRAME_CG_HEIGHT, M_FRAME_ON_CENTRELINE,
     M_SECONDARY_HEIGHT, M_SECONDARY_LATERAL_STIFFNESS, M_SECONDARY_ROLL_STIFFNESS,
@@ -867,7 +868,7 @@ class WheelsetModel:
             point_vertical_force=d[D_PQ:D_PQ + 6].reshape(2, 3),
             point_derailment_quotient=d[D_PYQ:D_PYQ + 6].reshape(2, 3),
             wear_number=d[D_WEAR:D_WEAR + 6].reshape(2, 3), penetration=c[..., C_PENETRATION],
-            elastic_energy=float(d[D_ENERGY]),
+            elastic_energy=self.elastic_energy(),
             flange_climb_ratio=self.record[REC_CLIMB:REC_CLIMB + 2].copy(),
             flange_climb_time=self.record[REC_CLIMB_TIME:REC_CLIMB_TIME + 2].copy(),
             flange_climb_distance=self.record[REC_CLIMB_DISTANCE:REC_CLIMB_DISTANCE + 2].copy(),
@@ -897,5 +898,12 @@ class WheelsetModel:
                 v = st[S_RAIL_RATE + 3 * side:S_RAIL_RATE + 3 * side + 3]
                 rails += 0.5 * v @ mass @ v + 0.5 * q @ stiffness @ q
         self.rhs(self.state)
-        return float(kinetic + rails + p.mass * GRAVITY * st[S_Z]
-                     + self._contact[..., C_ELASTIC_ENERGY].sum())
+        return float(kinetic + rails + p.mass * GRAVITY * st[S_Z] + self.elastic_energy())
+
+    def elastic_energy(self) -> float:
+        """The elastic energy (J) stored in the contacts as the last evaluation left
+        them (solver.dynamics.rhs.contact_elastic_energy: computed here, on
+        demand, not in every right-hand side)."""
+        p = self.params
+        return float(contact_elastic_energy(self.setup.tables, self._contact, p.young, p.poisson,
+                                            p.contact_model == "multipoint"))

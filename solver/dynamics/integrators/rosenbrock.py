@@ -12,7 +12,7 @@ from ...layout import (
     N_WHEELSET_STATE, ROS_MEMO_END_F, STATE_IS_POSITION,
     ROS_MEMO_END_INPUTS, ROS_MEMO_END_MODEL, ROS_MEMO_END_STATE, ROS_MEMO_END_TRACK,
     ROS_MEMO_END_VALID, ROS_MEMO_LOADS, ROS_MEMO_RHS, ROS_MEMO_START_COUNTS, ROS_MEMO_START_KEY,
-    ROS_MEMO_START_POINTS, ROS_MEMO_W, ROS_MEMO_W_DT, ROS_MEMO_W_INV, ROS_MEMO_W_JACOBIAN,
+    ROS_MEMO_START_POINTS, ROS_MEMO_W, ROS_MEMO_W_DT, ROS_MEMO_W_PIVOTS, ROS_MEMO_W_JACOBIAN,
 )
 from ..acceptance import N_RHS_STEP_SIZE
 from .embedded import MIN_STEP_FRACTION, judge_step, rms_scaled_error, step_factor
@@ -132,56 +132,67 @@ def _new_jacobian(state, f0, loads, track, model, step_inputs, contact, jac_stat
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _invert_iteration_matrix(jac, dt, w, w_inv):
-    """w_inv = (I - dt d J)^-1 by Gauss-Jordan elimination with partial pivoting.
-    Written out (N_STATE x N_STATE) rather than numpy.linalg.inv: that one raises on a
-    singular matrix, and nothing may raise inside the FMU's compiled step.
-    Returns False if W is singular or the inverse not finite (the caller then
+def _factor_iteration_matrix(jac, dt, n, lu, pivots):
+    """The LU factors of W = I - dt d J (its leading n x n block; the rest of W is
+    the identity: the prescribed rails' rows and columns of J are 0) into `lu`,
+    by Doolittle's elimination with partial pivoting (row exchanges in
+    `pivots`): a third of the work of an inverse, and each stage then costs two
+    triangular solves. Written out rather than numpy.linalg: that one raises on
+    a singular matrix, and nothing may raise inside the FMU's compiled step.
+    Returns False if W is singular or its factors not finite (the caller then
     shortens the step, which changes W)."""
-    n = N_STATE
     for i in range(n):
         for j in range(n):
-            w[i, j] = -dt * ROS_D * jac[i, j]
-            w_inv[i, j] = 0.0
-        w[i, i] += 1.0
-        w_inv[i, i] = 1.0
+            lu[i, j] = -dt * ROS_D * jac[i, j]
+        lu[i, i] += 1.0
     for col in range(n):
         pivot = col
-        largest = abs(w[col, col])
+        largest = abs(lu[col, col])
         for r in range(col + 1, n):
-            if abs(w[r, col]) > largest:
-                largest = abs(w[r, col])
+            if abs(lu[r, col]) > largest:
+                largest = abs(lu[r, col])
                 pivot = r
         if not (largest > 1e-300 and math.isfinite(largest)):
             return False
+        pivots[col] = pivot
         if pivot != col:
             for j in range(n):
-                w[col, j], w[pivot, j] = w[pivot, j], w[col, j]
-                w_inv[col, j], w_inv[pivot, j] = w_inv[pivot, j], w_inv[col, j]
-        scale = 1.0 / w[col, col]
-        for j in range(n):
-            w[col, j] *= scale
-            w_inv[col, j] *= scale
-        for r in range(n):
-            if r != col and w[r, col] != 0.0:
-                factor = w[r, col]
-                for j in range(n):
-                    w[r, j] -= factor * w[col, j]
-                    w_inv[r, j] -= factor * w_inv[col, j]
+                lu[col, j], lu[pivot, j] = lu[pivot, j], lu[col, j]
+        scale = 1.0 / lu[col, col]
+        for r in range(col + 1, n):
+            factor = lu[r, col] * scale
+            lu[r, col] = factor
+            if factor != 0.0:
+                for j in range(col + 1, n):
+                    lu[r, j] -= factor * lu[col, j]
     for i in range(n):
         for j in range(n):
-            if not math.isfinite(w_inv[i, j]):
+            if not math.isfinite(lu[i, j]):
                 return False
     return True
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _multiply(matrix, vector, out):
+def _solve(lu, pivots, n, vector, out):
+    """out = W^-1 vector from W's LU factors (_factor_iteration_matrix): the row
+    exchanges, then forward and back substitution on the leading n entries;
+    beyond them W is the identity."""
     for i in range(N_STATE):
-        acc = 0.0
-        for j in range(N_STATE):
-            acc += matrix[i, j] * vector[j]
+        out[i] = vector[i]
+    for i in range(n):
+        p = int(pivots[i])
+        if p != i:
+            out[i], out[p] = out[p], out[i]
+    for i in range(n):
+        acc = out[i]
+        for k in range(i):
+            acc -= lu[i, k] * out[k]
         out[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = out[i]
+        for k in range(i + 1, n):
+            acc -= lu[i, k] * out[k]
+        out[i] = acc / lu[i, i]
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -295,8 +306,10 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
     start_key = memo[ROS_MEMO_START_KEY:ROS_MEMO_START_COUNTS]
     start_counts = memo[ROS_MEMO_START_COUNTS:ROS_MEMO_START_COUNTS + 2]     # (as floats)
     copy_points(points, counts, key, start_points, start_counts, start_key)
-    w = memo[ROS_MEMO_W:ROS_MEMO_W_INV].reshape((N_STATE, N_STATE))
-    w_inv = memo[ROS_MEMO_W_INV:ROS_MEMO_W_JACOBIAN].reshape((N_STATE, N_STATE))
+    lu = memo[ROS_MEMO_W:ROS_MEMO_W_PIVOTS].reshape((N_STATE, N_STATE))
+    pivots = memo[ROS_MEMO_W_PIVOTS:ROS_MEMO_W_JACOBIAN]
+    # the states W acts on: the prescribed rails' stay 0 (their rows and columns of J too)
+    n = N_STATE if model[M_TRACK_MODEL] > 0.5 else N_WHEELSET_STATE
     w_jacobian = memo[ROS_MEMO_W_JACOBIAN:ROS_MEMO_END_VALID].reshape((N_STATE, N_STATE))
     rhs = memo[ROS_MEMO_RHS:ROS_MEMO_RHS + N_STATE]
     t = 0.0
@@ -340,19 +353,19 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
         err = math.nan
         if dt != dt_inverted:
             memo[ROS_MEMO_W_DT] = -1.0
-            if _invert_iteration_matrix(jac, dt, w, w_inv):
+            if _factor_iteration_matrix(jac, dt, n, lu, pivots):
                 dt_inverted = dt
                 memo[ROS_MEMO_W_DT] = dt
                 w_jacobian[:, :] = jac
         if dt == dt_inverted:
-            _multiply(w_inv, f0, k1)                                # k1 = W^-1 f0
+            _solve(lu, pivots, n, f0, k1)                           # k1 = W^-1 f0
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
             update_rhs(y_stage, track_at(data, distance + speed * (t + 0.5 * dt), inputs),
                        model, step_inputs, contact, f1, key)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
-            _multiply(w_inv, rhs, k2)                               # k2 = W^-1 (f1 - k1) + k1
+            _solve(lu, pivots, n, rhs, k2)                          # k2 = W^-1 (f1 - k1) + k1
             for j in range(N_STATE):
                 k2[j] += k1[j]
                 y_new[j] = state[j] + dt * k2[j]
@@ -361,7 +374,7 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
             full_rhs(y_new, track, model, step_inputs, contact, f2, key, bool(True))
             for j in range(N_STATE):
                 rhs[j] = f2[j] - ROS_E32 * (k2[j] - f1[j]) - 2.0 * (k1[j] - f0[j])
-            _multiply(w_inv, rhs, k3)                               # k3, for the estimate
+            _solve(lu, pivots, n, rhs, k3)                          # k3, for the estimate
             n_rhs += 2
             for j in range(N_STATE):
                 rhs[j] = dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j])
