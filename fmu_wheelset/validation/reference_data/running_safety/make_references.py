@@ -3,7 +3,7 @@
 
     PYTHONPATH=. python fmu_wheelset/validation/reference_data/running_safety/make_references.py
 
-Each case runs with RK45 at tolerance 1e-10 and with RK4 at 5 us, 1 ms
+Each case runs with RK4 at 5 us and at 10 us, 1 ms
 communication steps. Stored, where the two agree within max(one 1 ms step,
 1 % of the time) (checked): the time of the first flange-climb warning (a
 flange contact's Y/Q above Nadal's limit), the derailment time, its lateral
@@ -31,8 +31,12 @@ from fmu_wheelset.validation.running_safety import (  # noqa: E402
 )
 
 HERE = Path(__file__).resolve().parent
-METHODS = (("rk45_1e-10", {"integrator": "rk45", "tolerance": 1e-10}),
-           ("rk4_5us", {"integrator": "rk4", "internal_step": 5e-6}))
+# RK4 at a fixed step, halved: an adaptive method at a tight tolerance is no
+# reference here, as its steps reach their floor (15.6 us for RK45) on the
+# rail modes and the impacts; RK45 at 1e-10 derailed at 30.7 s at 5 kN/s where
+# RK4 at 5 us and every default run derail at 77 s (2026-12-08).
+METHODS = (("rk4_5us", {"integrator": "rk4", "internal_step": 5e-6}),
+           ("rk4_10us", {"integrator": "rk4", "internal_step": 1e-5}))
 
 
 def main():
@@ -56,16 +60,16 @@ def main():
             "derailment_force_N": rate * ends[0],
             "by_method": {n: {"first_warning_s": w, "derailment_s": e}
                           for n, w, e in zip(runs, warnings, ends)},
-            "end": runs["rk45_1e-10"][1].message}
+            "end": runs["rk4_5us"][1].message}
         print(rate, meta[f"climb_{rate:.0f}"], f"{time.process_time() - t0:.0f} s", flush=True)
     drops = {name: drop(**over) for name, over in METHODS}
     times = [t for _, t in drops.values()]
     if not same_event(*times):
         raise SystemExit(f"drop: the times disagree: {times}")
-    meta["drop"] = {"wheel_drop_s": times[0], "end": drops["rk45_1e-10"][0].message}
+    meta["drop"] = {"wheel_drop_s": times[0], "end": drops["rk4_5us"][0].message}
     print(meta["drop"], f"{time.process_time() - t0:.0f} s")
-    meta["how"] = ("make_references.py beside this file: RK45 at tolerance 1e-10 against RK4 "
-                   "at 5 us, 1 ms communication steps, agreeing within max(1 ms, 1 % of the "
+    meta["how"] = ("make_references.py beside this file: RK4 at 5 us against RK4 "
+                   "at 10 us, 1 ms communication steps, agreeing within max(1 ms, 1 % of the "
                    "time); the quasi-static Nadal force by bisection on the quasi-static run")
     (HERE / "references.json").write_text(json.dumps(meta, indent=1) + "\n")
 
