@@ -52,13 +52,14 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     the saddles of the wheel's distance function (merged_patch_forces, the
     recursive reference), differentiated for a rail raised uniformly (every
     depth and saddle depth of the vertical gap grows alike) and projected on the
-    vertical. The points are those of the core run in this process through the
+    vertical; each point's lateral curvature the patch's (patch_curvature). The points are those of the core run in this process through the
     same bridge (native_bridge.Instance, the same steps): an independent
     evaluation of the law, not of the FMU's difference."""
     from fmu_wheelset.fmu import native_bridge
     from solver import layout
     from solver.contact.normal.hertz import hertz_stiffness
     from solver.contact.normal.load_sharing import merged_patch_forces
+    from solver.contact.normal.patch_curvature import patch_geometry
     s = _started(md, wheelset_fmu_unzipped, "hertz")
     try:
         q = by["wheel.left.force_on_rail.z"]
@@ -76,25 +77,39 @@ def test_vertical_contact_stiffness_is_hertz(md, wheelset_fmu_unzipped, by):
     assert fz == pytest.approx(core.values[q], rel=1e-12)      # the same state
     active = [p for p in range(contact.shape[0]) if contact[p, layout.C_ACTIVE] > 0]
     order = sorted(active, key=lambda p: points[p, layout.P_S_WHEEL])
-    depth, stiffness, cosine = [], [], []
+    tables = model.setup.tables
+    wheel_grid = (tables.params[layout.G_WHEEL_S0], tables.params[layout.G_WHEEL_DS])
+    rail_grid = (tables.params[layout.G_RAIL_U0], tables.params[layout.G_RAIL_DU])
+    depth, curvature, cosine, where = [], [], [], []
     for p in order:
         row = points[p]
         rail_q = 1.0 + row[layout.P_RAIL_SLOPE] ** 2
         wheel_q = 1.0 + row[layout.P_WHEEL_SLOPE] ** 2
-        A = 0.5 / (math.sqrt(wheel_q) * row[layout.P_RADIUS])
-        B = 0.5 * (-row[layout.P_WHEEL_F2] / wheel_q ** 1.5 - row[layout.P_RAIL_Z2] / rail_q ** 1.5)
-        stiffness.append(hertz_stiffness(A, B, params.young, params.poisson) / rail_q ** 0.75)
+        curvature.append((0.5 / (math.sqrt(wheel_q) * row[layout.P_RADIUS]), rail_q))
+        where.append((row[layout.P_S_WHEEL], row[layout.P_U_RAIL]))
         depth.append(-row[layout.P_GAP])
         cosine.append(math.cos(contact[p, layout.C_ANGLE]))
     saddle = [-points[p, layout.P_SADDLE] for p in order[:-1]]
 
+    def stiffness(depths):
+        """Each point's Hertz stiffness along the vertical: its lateral curvature
+        the patch's (patch_geometry: the profiles' secant over the patch's width
+        at the point's own normal penetration), so it changes with the depth."""
+        out = []
+        for d, (A, rail_q), (s_wheel, u_rail) in zip(depths, curvature, where):
+            B, _, _ = patch_geometry(tables.wheel, tables.rail, wheel_grid, rail_grid, s_wheel,
+                                     u_rail, d / math.sqrt(rail_q), A, params.young, params.poisson)
+            out.append(hertz_stiffness(A, B, params.young, params.poisson) / rail_q ** 0.75)
+        return out
+
     def vertical(rise):
-        forces, _ = merged_patch_forces(np.array(depth) + rise, np.array(saddle) + rise,
-                                           stiffness)
+        depths = np.array(depth) + rise
+        forces, _ = merged_patch_forces(depths, np.array(saddle) + rise, stiffness(depths))
         return forces
 
     # the law's forces are the core's (its inputs read right)
-    np.testing.assert_allclose(vertical(0.0), contact[order, layout.C_NORMAL], rtol=1e-9)
+    # (the elastic share: the contact damping, Hunt & Crossley's, acts on the rate)
+    np.testing.assert_allclose(vertical(0.0), contact[order, layout.C_ELASTIC_NORMAL], rtol=1e-9)
     h = 1e-9
     law = -np.dot((vertical(h) - vertical(-h)) / (2.0 * h), cosine)
     # 0.5 %: the lateral creep force's share of the vertical (T2 sin(angle), its
@@ -211,7 +226,8 @@ def test_probe_by_derivative_matches_the_probe_by_steps(wheelset_fmu):
     largest entry of its side."""
     from cosim.track.parameters import UIC60
     from cosim.track.wheelset_fmu import WheelsetFMU
-    params = {"suspension.builtin": True, "suspension.suspended_mass": 2 * 1e5 / 9.81 - 1813.0,
+    params = {"track.model": 0,         # the master's rails are the track model's (cosim/track/master.py)
+              "suspension.builtin": True, "suspension.suspended_mass": 2 * 1e5 / 9.81 - 1813.0,
               "suspension.stiffness.z": 0.0, "wheelset.speed": 100.0 / 3.6}
     f = WheelsetFMU(wheelset_fmu, params)
     try:

@@ -307,7 +307,7 @@ def core_output(out, name):
 
 
 def test_every_output_equals_the_core(md, unzipped):
-    # all 142 outputs 1 s into the Ren & Jin R400 run at 100 km/h (the worn
+    # all 149 outputs 1 s into the Ren & Jin R400 run at 100 km/h (the worn
     # hollow's two tread points on each wheel: every point slot in use on both),
     # read through getReal / getInteger / getBoolean in one call each, against the
     # core run directly
@@ -340,10 +340,19 @@ def test_every_output_equals_the_core(md, unzipped):
     out = model.outputs()
     # 128 + the two wheels' wear numbers and flange-climb ratios + the running-safety
     # outputs (lift heights, climb times and distances, Weinstock, airborne time, warning)
-    assert len(got) == 142
+    # + the forced steps + the two rail bodies' deflections (3 each)
+    assert len(got) == 149
     assert got["wheel.left.active_points"] == 2 and got["wheel.right.active_points"] == 2
+    from solver.layout import S_RAIL
     for name, value in got.items():
-        expected = core_output(out, name)
+        if name == "solver.forced_steps":
+            expected = model.forced_steps
+        elif name.startswith("rail."):      # rail.<side>.deflection.<dof>: the rail body's state
+            _, side, _, dof = name.split(".")
+            expected = model.state[S_RAIL + 3 * ("left", "right").index(side)
+                                   + ("lateral", "vertical", "roll").index(dof)]
+        else:
+            expected = core_output(out, name)
         if isinstance(value, bool) or isinstance(expected, (bool, np.bool_)):
             assert value == bool(expected), name
         else:

@@ -19,7 +19,11 @@ with that partner matched:
   they have no effect and are refused), the primary lateral spring and damper
   with the frame on the centreline (the quarter vehicle's frame follows the
   wheelset), the highest centre of gravity and suspended mass with a secondary
-  roll stiffness that holds them upright.
+  roll stiffness that holds them upright;
+* rail.lumped.*: each rail body's matrix must stay positive definite
+  (coupling^2 <= lateral * roll, checked at fmi2ExitInitializationMode): a
+  diagonal extreme with no coupling, a coupling extreme with the diagonal
+  terms at their maxima; a coupling extreme alone is refused with the reason.
 
 Every input at its declared minimum and at its maximum, set after
 initialization (a step change from rest), is either taken by the next doStep,
@@ -42,6 +46,7 @@ from fmpy.fmi2 import FMU2Slave  # noqa: E402
 from fmpy.fmi1 import FMICallException  # noqa: E402
 
 from conftest import module_log  # noqa: E402
+from fmu_wheelset.fmu import variables as fmu_variables  # noqa: E402
 
 H = 1e-3
 DISCARD, ERROR = 2, 3
@@ -76,6 +81,17 @@ def partners(var, x):
         return {"wheelset.back_to_back": x - GAUGE_MINUS_BACK_TO_BACK}
     if var.name == "wheelset.back_to_back":
         return {"track.gauge": x + GAUGE_MINUS_BACK_TO_BACK}
+    if var.name.startswith("rail.lumped."):
+        # each rail body matrix must stay positive definite (coupling^2 <= lateral *
+        # roll): a diagonal extreme with no coupling, a coupling extreme with the
+        # diagonal terms at their maxima
+        _, _, matrix, component = var.name.split(".")
+        if component == "lateral_roll":
+            return {f"rail.lumped.{matrix}.{c}": float(fmu_variables.BY_NAME[f"rail.lumped.{matrix}.{c}"].max)
+                    for c in ("lateral", "roll")}
+        if component in ("lateral", "roll"):
+            return {f"rail.lumped.{matrix}.lateral_roll": 0.0}
+        return {}
     if var.name.startswith("contact.creep_coefficient.") and x != 0.0:
         return {"contact.creep_model": 0}
     if var.name.startswith("suspension.") and var.name != "suspension.builtin":
@@ -148,7 +164,7 @@ def test_every_parameter_extreme_initializes_and_steps(md, unzipped):
 
 
 @pytest.mark.parametrize("name", ["track.gauge", "wheelset.back_to_back",
-                                  "contact.creep_coefficient.f11"])
+                                  "contact.creep_coefficient.f11", "rail.lumped.mass.lateral_roll"])
 def test_a_coupled_extreme_alone_is_refused_with_its_reason(md, unzipped, name):
     var = next(v for v in md.modelVariables if v.name == name)
     for x in extremes(var):
@@ -158,7 +174,9 @@ def test_a_coupled_extreme_alone_is_refused_with_its_reason(md, unzipped, name):
         assert outcome == "initialization failed", (name, x, outcome)
         text = " ".join(m for status, _, m in messages if status >= ERROR)
         assert "initialization failed" in text
-        assert ("over the rail" in text) if "creep" not in name else ("kalker" in text.lower())
+        expected = ("kalker" if "creep" in name else "indefinite" if "lumped" in name
+                    else "over the rail")
+        assert expected in text.lower(), text
 
 
 def test_every_input_extreme_is_taken_or_discarded_with_the_state_unchanged(md, unzipped):

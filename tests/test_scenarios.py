@@ -17,9 +17,13 @@ from solver.scenarios import SCENARIOS, load_scenario, simulate
 
 # Contact-angle zones (fmu_wheelset/validation/ren_jin.py): the
 # LMA flange flank is at ~70 deg, so a flange point has >= 60 deg; the flange
-# root (throat) lies between the 1:15 tread end (~4 deg) and the flank.
+# root (throat) lies between the tread (up to 10 deg on the worn LMA's hollow
+# flank, s > -20 mm) and the flank. The angle is the patch's (the rail turned to
+# the patch's centre, solver/contact/normal/patch_curvature.py): in a conformal
+# flange-root patch it lies below the deepest point's (16.2 deg at s = -25.3 mm
+# on Ren & Jin's curve where the point's own angle is 23.4 deg).
 FLANGE_DEG = 60.0
-ROOT_DEG = 20.0
+ROOT_DEG = 15.0
 
 
 def outer_points(c, i):
@@ -62,8 +66,8 @@ def test_ren_jin_100_rigid_track_reaches_the_flange_root_not_the_flange(runs):
     flange root (a 20-60 deg point), but never reaches the >= 60 deg flange
     flank: Ren & Jin's 10.2 mm flange two-point onset is a dynamic
     (flexible-track) value, checked in the validation case ren_jin_flexible.
-    Measured with the published LMA-worn: largest outer contact angle 23.4 deg,
-    max |y| 8.90 mm (the rebuilt LMA gave 31.9 deg, 9.72 mm)."""
+    Measured with the published LMA-worn: largest outer contact angle 16.2 deg
+    (the patch's; the point's 23.4 deg), at s = -25.3 mm, max |y| 8.92 mm."""
     c = runs["100-multi"]
     assert not flange_two_point(c).any()
     root = [i for i in range(c["time"].size)
@@ -111,7 +115,7 @@ def test_kang_r320_flange_limits_lateral_displacement(runs):
     """Kang 2012 reports ~7.6 mm for his S1004 wheel (not comparable: another
     wheel). Our S1002 on UIC60 1:20 (gauge 1435 at 14 mm, back-to-back 1360)
     has a static flange clearance of 6.38 mm; in the curve the outer wheel is
-    held on its flange root (20-60 deg; measured 24.9 deg) with the tread
+    held on its flange root (15-60 deg; measured 24.9 deg) with the tread
     points, short of the 70 deg flank: assert the limit is reached and held
     (within 0.3 mm) and lies within 0.5 mm of the clearance."""
     from fmu_wheelset.validation.kang import flange_clearance

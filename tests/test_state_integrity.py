@@ -124,14 +124,16 @@ def _huge_integer(doc):
 
 
 def _output_out_of_range(doc, md):
-    names = [v.name for v in md.modelVariables if v.causality in ("input", "output")]
+    from fmu_wheelset.fmu import adapter          # the state's "io" order: inputs, then outputs, table order
+    names = [entry[3] for entry in adapter.IO_RANGES]
     io = get_array(doc["io"])
     io[names.index("wheelset.z")] = 1.0e30                  # declared within -1 .. 2 m
     set_array(doc["io"], io)
 
 
 def _boolean_output_not_boolean(doc, md):
-    names = [v.name for v in md.modelVariables if v.causality in ("input", "output")]
+    from fmu_wheelset.fmu import adapter          # the state's "io" order: inputs, then outputs, table order
+    names = [entry[3] for entry in adapter.IO_RANGES]
     io = get_array(doc["io"])
     io[names.index("status.derailment")] = 0.5
     set_array(doc["io"], io)

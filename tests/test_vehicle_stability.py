@@ -171,7 +171,7 @@ def test_cli_bogie_with_every_parameter_settable(capsys, tmp_path):
     pair's conicity is printed first."""
     study = tmp_path / "study.toml"
     study.write_text("[vehicle]\nbogie_height = 0.46\nsecondary_height = 0.46\n"
-                     "[wheelset]\ngyroscopic = false\n", encoding="utf-8")
+                     "[wheelset]\ngyroscopic = false\ntrack_model = \"prescribed\"\nhunt_crossley = 0.0\n", encoding="utf-8")
     code, out, err = _run(["--system", "bogie", "--wheel-profile", "cone:0.15", "--creep-model", "kalker",
                            "--params", str(study), "--set", "wheelset.creep_coefficients=[8e6, 7e6, 1e-9, 1e-9]",
                            "--speeds", "60,100", "--v-min", "40", "--v-max", "140"], capsys)

@@ -37,7 +37,7 @@ from xml.dom.minidom import parseString
 from xml.etree import ElementTree as ET
 
 from fmu_wheelset.fmu.variables import (BY_NAME, ENUMERATIONS, VARIABLES, direct_inputs,
-                                     enumeration_names)
+                                     enumeration_names, start_value)
 
 # unit -> (SimpleType name, quantity, SI base-unit exponents)
 UNITS = {
@@ -144,7 +144,9 @@ def complete_model_description(xml: bytes, wheelset=None) -> bytes:
             if var.max is not None:
                 typed.set("max", _num(var.max))
             if typed.get("start") is not None:
-                typed.set("start", _num(float(typed.get("start"))))
+                # the table's own value (pythonfmu writes 16 digits, which does not
+                # always round-trip: the start must be the core's default exactly)
+                typed.set("start", _num(start_value(var, wheelset)))
         elif var.type == "Enumeration":
             # an Integer holding the core's model id (libcosim and Ecos cannot set
             # Enumeration variables); the ids and names are in the description

@@ -390,14 +390,16 @@ def _track_interface_parameters(declared) -> List[ScalarVariable]:
 # name, core field, the components' units and declared ranges. The ranges span
 # every ballasted and slab track of the literature with margin (rail masses of
 # 10-400 kg, stiffnesses 1e6-1e10 N/m); their combination must still be positive
-# definite (coupling^2 <= lateral * roll), checked when the FMU initialises
+# definite (coupling^2 <= lateral * roll), checked when the FMU initialises: each
+# coupling's range lies within half the largest it can have, sqrt of the
+# diagonal terms' maxima
 RAIL_BODY_MATRICES = (
     ("mass", "rail_mass", ("kg", "kg", "kg.m2", "kg.m"),
      ((0.1, 1.0e4), (0.1, 1.0e4), (1.0e-4, 1.0e3), (-1.0e3, 1.0e3))),
     ("stiffness", "rail_stiffness", ("N/m", "N/m", "N.m/rad", "N/rad"),
-     ((1.0e5, 1.0e11), (1.0e5, 1.0e11), (1.0e2, 1.0e9), (-1.0e10, 1.0e10))),
+     ((1.0e5, 1.0e11), (1.0e5, 1.0e11), (1.0e2, 1.0e9), (-5.0e9, 5.0e9))),
     ("damping", "rail_damping", ("N.s/m", "N.s/m", "N.m.s/rad", "N.s/rad"),
-     ((0.0, 1.0e8), (0.0, 1.0e8), (0.0, 1.0e6), (-1.0e8, 1.0e8))),
+     ((0.0, 1.0e8), (0.0, 1.0e8), (0.0, 1.0e6), (-5.0e6, 5.0e6))),
 )
 RAIL_BODY_COMPONENTS = ("lateral", "vertical", "roll", "lateral_roll")
 

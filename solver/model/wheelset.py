@@ -93,6 +93,40 @@ class ModelArrays(NamedTuple):
     table_scratch: object       # the contact table's TableScratch, None for the online search
 
 
+def solve_dense(a, b):
+    """x with a x = b by Gaussian elimination with partial pivoting, in plain
+    arithmetic (no BLAS/LAPACK: the initial state must not depend on which
+    OpenBLAS kernel the host's environment selects, e.g. OPENBLAS_CORETYPE; the
+    same FMU gave runs 4e-9 apart otherwise). None if `a` is singular."""
+    a = np.array(a, dtype=float)
+    x = np.array(b, dtype=float)
+    n = x.size
+    for k in range(n):
+        pivot = k + int(np.argmax(np.abs(a[k:, k])))
+        if not a[pivot, k] != 0.0:
+            return None
+        if pivot != k:
+            a[[k, pivot]] = a[[pivot, k]]
+            x[[k, pivot]] = x[[pivot, k]]
+        for i in range(k + 1, n):
+            factor = a[i, k] / a[k, k]
+            if factor != 0.0:
+                for j in range(k + 1, n):
+                    a[i, j] -= factor * a[k, j]
+                x[i] -= factor * x[k]
+    for k in range(n - 1, -1, -1):
+        total = x[k]
+        for j in range(k + 1, n):
+            total -= a[k, j] * x[j]
+        x[k] = total / a[k, k]
+    return x
+
+
+def _norm(v):
+    """The 2-norm without BLAS (see solve_dense)."""
+    return math.sqrt(math.fsum(float(e) * float(e) for e in v))
+
+
 def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolerance=1e-6):
     """Damped Newton on the state entries `unknowns` (plus the lumped rail bodies'
     displacements, when the track has them) for zero derivative entries
@@ -135,10 +169,7 @@ def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolera
             st2 = st.copy()
             st2[idx] += 1e-7
             jac[:, j] = (residual(st2) - f) / 1e-7
-        try:
-            step = np.linalg.solve(jac, -f)
-        except np.linalg.LinAlgError:
-            step = None
+        step = solve_dense(jac, -f) if np.all(np.isfinite(jac)) else None
         if step is None or not np.all(np.isfinite(step)):
             step = np.zeros(n)
             step[0] = -1e-5              # not yet in contact on both wheels: lower the wheelset
@@ -147,7 +178,7 @@ def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolera
             trial = st.copy()
             trial[unknowns] += step
             f_trial = residual(trial)
-            if (np.linalg.norm(f_trial * scale) < np.linalg.norm(f * scale)
+            if (_norm(f_trial * scale) < _norm(f * scale)
                     or not np.all(np.isfinite(jac))):
                 break
             step = 0.5 * step
