@@ -13,25 +13,24 @@ with the point and its force is up to 10.7 % low where the patch spans the
 junction; the patch's B is not."""
 from __future__ import annotations
 
-import json
-import math
-from pathlib import Path
-
 import pytest
 
-DATA = json.loads((Path(__file__).parent / "data" / "contact_reference" / "normal_lma_chn60.json")
-                  .read_text())
-# 3.5 %: CONTACT against itself at 0.1 and 0.2 mm elements is within 1 %
-# (tests/test_contact_reference_lma.py), and a Hertz patch keeps one curvature
-# across the patch where the profile's changes within it (at the junction, the
-# patch half on the arc, half on the line); measured: within 3.2 %
-FORCE_TOLERANCE = 0.035
-# the flange root at y = 9.0 mm: the patch spans the root's turn from 27 to some
-# 50 degrees, where CONTACT warns "large angle variation within contact patch,
-# ignored in the planar contact approach" (README.md there): neither CONTACT's
-# planar half-space nor a Hertz ellipse holds; the project's force is 23-26 %
-# below CONTACT's there (docs/contact_mechanics.md), not asserted
-PLANAR_INVALID_Y = (0.009,)
+from fmu_wheelset.validation.contact_mechanics import (  # noqa: E402
+    PATCH_FORCE_TOLERANCE as FORCE_TOLERANCE, PLANAR_INVALID_Y, lma_chn60_setup, load_reference,
+)
+from fmu_wheelset.validation.contact_mechanics import forces_at_contact_approach as _forces  # noqa: E402
+
+# FORCE_TOLERANCE, 3.5 %: CONTACT against itself at 0.1 and 0.2 mm elements is
+# within 1 % (tests/test_contact_reference_lma.py), and a Hertz patch keeps one
+# curvature across the patch where the profile's changes within it (at the
+# junction, the patch half on the arc, half on the line); measured: within 3.2 %.
+# PLANAR_INVALID_Y: the flange root at y = 9.0 mm, where the patch spans the
+# root's turn from 27 to some 50 degrees and CONTACT warns "large angle variation
+# within contact patch, ignored in the planar contact approach" (README.md
+# there): neither CONTACT's planar half-space nor a Hertz ellipse holds; the
+# project's force is 23-26 % below CONTACT's there (docs/contact_mechanics.md),
+# not asserted.
+DATA = load_reference("normal_lma_chn60.json")
 
 
 def _cases():
@@ -40,37 +39,11 @@ def _cases():
 
 @pytest.fixture(scope="module")
 def lma_chn60():
-    from solver.model.parameters import WheelsetParameters
-    from solver.model.wheelset import WheelsetModel
-    setup = DATA["setup"]
-    return WheelsetModel(WheelsetParameters(
-        wheel_profile="LMA", rail_profile="CHN60", rail_inclination=math.atan(1.0 / 40.0),
-        back_to_back=setup["back_to_back"], nominal_radius=setup["nominal_radius"])).setup
+    return lma_chn60_setup(DATA)
 
 
 def forces_at_contact_approach(setup, case):
-    """(pointwise Hertz force, patch Hertz force, the patch centre's wheel s) at
-    the approach CONTACT found for `case`, at its rigid point."""
-    from solver.contact.normal.hertz import hertz_from_penetration_fit_kernel
-    from solver.contact.normal.patch_curvature import patch_geometry
-    from solver.layout import G_RAIL_DU, G_RAIL_U0, G_WHEEL_DS, G_WHEEL_S0
-    shear, nu = DATA["setup"]["shear_modulus"], DATA["setup"]["poisson"]
-    young = 2.0 * shear * (1.0 + nu)
-    tables, wheel, rail = setup.tables, setup.wheel, setup.rail
-    point = case["rigid_points"][0]
-    s, u = point["wheel_s"], point["rail_u"]
-    f1, f2 = wheel.slope_at(s), wheel.second_derivative_at(s)
-    z1, z2 = rail.slope_at(u), rail.second_derivative_at(u)
-    a_sum = 0.5 * math.cos(math.atan(f1)) / (DATA["setup"]["nominal_radius"] + wheel.height_at(s))
-    b_point = 0.5 * (-f2 / (1 + f1 * f1) ** 1.5 - z2 / (1 + z1 * z1) ** 1.5)
-    approach = case["patches"][0]["approach"]
-    grids = ((tables.params[G_WHEEL_S0], tables.params[G_WHEEL_DS]),
-             (tables.params[G_RAIL_U0], tables.params[G_RAIL_DU]))
-    b_patch, shift, _ = patch_geometry(tables.wheel, tables.rail, *grids, s, u, approach, a_sum,
-                                       young, nu)
-    pointwise = hertz_from_penetration_fit_kernel(approach, a_sum, b_point, young, nu)[0]
-    patch = hertz_from_penetration_fit_kernel(approach, a_sum, b_patch, young, nu)[0]
-    return pointwise, patch, s + shift
+    return _forces(setup, DATA, case)
 
 
 def test_patch_force_matches_contact_at_the_junction_and_the_flange_root(lma_chn60):
