@@ -127,6 +127,9 @@ def _norm(v):
     return math.sqrt(math.fsum(float(e) * float(e) for e in v))
 
 
+POLISH_STEPS = 3       # Newton steps after the tolerance is met (static_equilibrium)
+
+
 def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolerance=1e-6):
     """Damped Newton on the state entries `unknowns` (plus the lumped rail bodies'
     displacements, when the track has them) for zero derivative entries
@@ -134,9 +137,9 @@ def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolera
     `state` held; forward-difference Jacobian (steps 1e-7 m or rad); a Newton
     step longer than 1 mm or 1 mrad in any entry (5 mrad in a rail's roll, 1 m/s
     or rad/s in a rate) is shortened as a whole, then halved until the residual
-    falls. Returns the
-    state, or None if the residual is not below `tolerance` (m/s^2, rad/s^2) in
-    time."""
+    falls; once the residual is below `tolerance` (m/s^2, rad/s^2), up to
+    POLISH_STEPS more steps while they lower it. Returns the state, or None if
+    the residual is not below `tolerance` in time."""
     unknowns = list(unknowns)
     residuals = list(residuals)
     limits = [1e-3 if STATE_IS_POSITION[k] else 1.0 for k in unknowns]
@@ -161,9 +164,16 @@ def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolera
         return model.rhs(x)[residuals]
 
     f = residual(st)
+    polish = 0
     for _ in range(iterations):
         if np.all(np.abs(f) < tolerance):
-            return st
+            # within the tolerance: up to POLISH_STEPS more Newton steps, each kept
+            # only if it lowers the residual, so that the state does not depend on
+            # which iteration first passed the tolerance (two hosts whose inputs
+            # differ in the last bits stopped one iteration apart: 7e-7 of Q)
+            if polish == POLISH_STEPS:
+                return st
+            polish += 1
         jac = np.zeros((n, n))
         for j, idx in enumerate(unknowns):
             st2 = st.copy()
@@ -182,6 +192,11 @@ def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolera
                     or not np.all(np.isfinite(jac))):
                 break
             step = 0.5 * step
+        else:
+            if polish:                   # no lower residual to be had: polished
+                return st
+        if polish and not _norm(f_trial * scale) < _norm(f * scale):
+            return st
         st, f = trial, f_trial
     return st if np.all(np.abs(f) < tolerance) else None
 
