@@ -34,11 +34,12 @@ demo: $(DEMO_STAMP)
 fmu: $(DEMO_STAMP)
 	$(PY) -m fmu_wheelset.cli build --out dist/Wheelset.fmu --numba-targets build-cpu
 
+# two workers (pytest-xdist), each test file in one of them (its module fixtures once)
 test: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not fmu and not cross and not cosim"
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile -m "not slow and not fmu and not cross and not cosim"
 
 # the files written from the registries and the variable table (a new model or
 # built-in profile: its module, its registration line, then this): the FMU's

@@ -150,7 +150,8 @@ def test_creep_models_against_published_full_theory(out):
 
 def test_contact_mechanics_against_contact(out):
     """The non-Hertzian patch in the contact plane within 1 % (tread) and
-    2 % (flange root) of CONTACT; the spin moment of SHE and Polach within 0.02 mu N sqrt(ab) at
+    2 % (flange root) of CONTACT; the patch's Hertz force on LMA/CHN60 within
+    3.5 %; the spin moment of SHE and Polach within 0.02 mu N sqrt(ab) at
     full sliding and 3 % in the linear range; the partial-slip moment and the forces under large
     spin reported (not compared)."""
     from fmu_wheelset.validation import contact_mechanics
@@ -158,9 +159,12 @@ def test_contact_mechanics_against_contact(out):
     compared = [r for r in res.rows if r.compared]
     assert len([r for r in compared if r.quantity.startswith("S1002/UIC60")]) == 9
     assert len([r for r in compared if "full sliding" in r.quantity]) == 2
+    # the patch's Hertz force on LMA/CHN60 within 3.5 % (the junction, the flange root)
+    assert len([r for r in compared if r.quantity.startswith("LMA/CHN60 patch")]) == 2
     assert all(r.passed for r in compared), [r.cells() for r in compared if not r.passed]
     reported = [r for r in res.rows if not r.compared]
-    assert len(reported) == 4 and all(r.why for r in res.rows)
+    # + the patch at y = 9.0 mm, where CONTACT's planar contact does not hold
+    assert len(reported) == 5 and all(r.why for r in res.rows)
 
 
 @pytest.mark.fmu        # builds the FMU (common.fmu_path)
