@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -32,6 +31,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from fmu_wheelset.validation.report import cpu_name  # noqa: E402
+
 # what each run takes: the scenario as it is (its own track: the published
 # comparisons' rigid one), and the scenario on the default interface (the lumped
 # rail bodies and Hunt & Crossley's damping, where the checkout has them)
@@ -44,6 +47,7 @@ RUN = r"""
 import dataclasses, json, sys, time
 from solver.scenarios import load_scenario
 from solver.model.wheelset import WheelsetModel
+
 params = load_scenario("ren-jin-r400-100").params
 if sys.argv[2] == "interface" and hasattr(params, "track_model"):
     # the default interface (the scenario itself keeps the published rigid track)
@@ -63,14 +67,6 @@ print(json.dumps({"cpu_per_step_us": cpu / n * 1e6, "steps": n}))
 """
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def one_run(tree: Path, duration: float, variant: str) -> float:

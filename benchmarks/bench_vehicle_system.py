@@ -22,7 +22,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -33,17 +32,11 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from fmu_wheelset.validation.report import cpu_name  # noqa: E402
+
 TARGET = 1.25
 
 
-def cpu_name() -> str:
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
 
 
 def recorded_run(fmu: str, duration: float):
@@ -201,6 +194,7 @@ from cosim.vehicle import body_step as bs
 from cosim.vehicle.bodies import VehicleModel
 from cosim.vehicle.curve_layout import CurveLayout
 from cosim.vehicle.parameters import VehicleParameters
+
 NAMES = {names!r}
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from fmu_wheelset.validation.report import cpu_name  # noqa: E402
+
 PATCH_CALL = "        if pen > 0.0 and multipoint:\n"
 KNOCKED_OUT = "        if pen > 0.0 and multipoint and False:\n"
 
@@ -32,6 +35,7 @@ CHILD = r"""
 import sys, time
 from solver.scenarios import load_scenario
 from solver.model.wheelset import WheelsetModel
+
 repeats = int(sys.argv[1])
 for label, kw in (("rigid track", {}), ("rigid track, no contact damping", {"hunt_crossley": 0.0}),
                   ("lumped rails and contact damping", {"track_model": "lumped", "hunt_crossley": 0.2})):
@@ -52,14 +56,6 @@ for label, kw in (("rigid track", {}), ("rigid track, no contact damping", {"hun
 """
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def run(tree: Path, repeats: int) -> list:

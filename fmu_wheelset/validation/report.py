@@ -83,17 +83,20 @@ def file_sha256(path) -> str:
     return digest.hexdigest()
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
+def cpu_name() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo), else what platform says."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
             for line in f:
                 if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
+                    return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return (f"{cpu}, {os.cpu_count()} cores; {platform.system()} {platform.release()}; "
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def machine() -> str:
+    return (f"{cpu_name()}, {os.cpu_count()} cores; {platform.system()} {platform.release()}; "
             f"Python {platform.python_version()}")
 
 
