@@ -52,6 +52,8 @@ REN_JIN = {
     "suspension.stiffness.x": 31.391e6, "suspension.stiffness.z": 1.22e6,
     "suspension.damping.x": 15e3, "suspension.damping.z": 4e3,
     "suspension.suspended_mass": 12400.0, "contact.damping": 1e5,
+    # the scenario's own track (solver/scenarios.py): rigid, no Hunt & Crossley term
+    "track.model": 0, "contact.hunt_crossley": 0.0,
 }
 
 # what a host coupling the wheelset to a bogie and a track model reads every step
