@@ -34,11 +34,13 @@ Standard library only: bundled into the FMU as ``resources/wheelset_fmu_cache.py
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
 import shutil
 import stat
+import sys
 import tempfile
 from typing import Optional, Tuple
 
@@ -218,6 +220,22 @@ def stable_solver_dir(resources: str, kind: str = "solver",
     if problem is None:
         return target, note
     return None, f"cache not used: {problem}"
+
+
+def import_package_as(name: str, folder: str):
+    """Import the package in `folder` (its __init__.py, its submodules from the
+    same folder) as module `name` (a verified solver copy under the name of its
+    digest); nothing of it stays in sys.modules if its import fails."""
+    spec = importlib.util.spec_from_file_location(
+        name, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
 
 
 def _not_copied(directory: str, names: list) -> list:

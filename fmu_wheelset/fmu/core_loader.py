@@ -117,14 +117,6 @@ def _load_native_core():
             package_dir, kind="native-solver",
             shipped=(shipped, numba_cpu_signature()) if os.path.isdir(shipped) else None)
         where = os.path.join(stable, "solver") if stable is not None else bundled
-        spec = importlib.util.spec_from_file_location(
-            name, os.path.join(where, "__init__.py"), submodule_search_locations=[where])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
+        fmu_cache.import_package_as(name, where)
     core = importlib.import_module(f"{name}.model")
     return core, _solver_folder(core) + (f" ({note})" if note else "")

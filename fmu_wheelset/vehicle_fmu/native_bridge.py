@@ -65,15 +65,7 @@ def bodies_model():
     if name not in sys.modules:
         stable, note = cache.stable_solver_dir(source, kind="vehicle-bodies")
         where = os.path.join(stable if stable is not None else source, "solver")
-        spec = importlib.util.spec_from_file_location(
-            name, os.path.join(where, "__init__.py"), submodule_search_locations=[where])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
+        cache.import_package_as(name, where)
     modules = {m: importlib.import_module(f"{name}.{m}")
                for m in ("parameters", "curve_layout", "bodies", "body_step")}
     _MODEL.append((modules, note))
