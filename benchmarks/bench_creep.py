@@ -14,7 +14,6 @@ Run: .venv/bin/python benchmarks/bench_creep.py
 """
 from __future__ import annotations
 
-import time
 
 import numpy as np
 from numba import njit
@@ -24,6 +23,7 @@ from solver.contact.creep.forces import (
     creep_forces_kernel, creep_forces_reference, kernel_parameters,
 )
 from solver.contact.creep.saturated import POLACH_2005_DRY
+from benchmarks.common import best_time
 
 A, B = 6.0e-3, 5.0e-3
 N = 100e3
@@ -52,21 +52,12 @@ def _inputs(count, seed=0):
     return xi, eta, phi
 
 
-def _best(func, repeats=5):
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def bench(name, model, options, n_numba, n_reference):
     model_id, vector = kernel_parameters(model, options)
     xi, eta, phi = _inputs(n_numba)
     _loop(model_id, xi[:10], eta[:10], phi[:10], vector)          # compile / load cache
     creep_forces_kernel(model_id, CreepPatch(1e-3, 1e-3, 0.1, A, B, N, MU, G, NU, V), vector)
-    t_numba = _best(lambda: _loop(model_id, xi, eta, phi, vector)) / n_numba
+    t_numba = best_time(lambda: _loop(model_id, xi, eta, phi, vector)) / n_numba
 
     m = min(n_numba, 20000)
 
@@ -74,13 +65,13 @@ def bench(name, model, options, n_numba, n_reference):
         for k in range(m):
             creep_forces_kernel(model_id, CreepPatch(xi[k], eta[k], phi[k], A, B, N, MU, G, NU, V),
                                 vector)
-    t_dispatch = _best(from_python, repeats=3) / m
+    t_dispatch = best_time(from_python, repeats=3) / m
 
     def reference():
         for k in range(n_reference):
             creep_forces_reference(model_id, CreepPatch(float(xi[k]), float(eta[k]), float(phi[k]),
                                                         A, B, N, MU, G, NU, V), vector)
-    t_ref = _best(reference, repeats=3) / n_reference
+    t_ref = best_time(reference, repeats=3) / n_reference
     print(f"{name:38s} numba {t_numba * 1e6:8.3f} us/call (jitted loop), "
           f"{t_dispatch * 1e6:7.3f} us/call from Python | "
           f"NumPy reference {t_ref * 1e6:9.2f} us/call | speed-up {t_ref / t_numba:7.0f}x")

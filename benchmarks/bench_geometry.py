@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 
 import numpy as np
 from numba import njit
@@ -26,6 +25,7 @@ from solver.contact.geometry.setup import ContactSetup, WheelsetPose
 from solver.contact.geometry.points import static_contact
 from solver.contact.geometry.reference import wheel_distance_minima_reference
 from solver.contact.geometry.search import wheelset_contact_kernel
+from benchmarks.common import best_time  # noqa: E402
 
 EPSILON = 1e-4
 
@@ -38,15 +38,6 @@ def _loop(tables, ys, z, roll, yaw, motion, epsilon, buffers):
         wheelset_contact_kernel(tables, WheelsetPose(ys[i], z, roll, yaw), motion, epsilon, buffers)
         total += out[0, 0, 5] + out[1, 0, 5] + counts[0] + counts[1]
     return total
-
-
-def _best(func, repeats=5):
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:
@@ -64,7 +55,7 @@ def main() -> None:
     ys = 0.004 + 1e-5 * np.sin(np.arange(n_loop))
     _loop(tables, ys[:10], z, roll, yaw, motion, EPSILON, buffers)  # compile
 
-    t_loop = _best(lambda: _loop(tables, ys, z, roll, yaw, motion, EPSILON, buffers)) / n_loop
+    t_loop = best_time(lambda: _loop(tables, ys, z, roll, yaw, motion, EPSILON, buffers)) / n_loop
 
     n_call = 5000
 
@@ -73,7 +64,7 @@ def main() -> None:
             wheelset_contact_kernel(tables, WheelsetPose(float(ys[i]), z, roll, yaw), motion,
                                     EPSILON, buffers)
 
-    t_call = _best(calls) / n_call
+    t_call = best_time(calls) / n_call
 
     n_ref = 100
 
@@ -83,7 +74,7 @@ def main() -> None:
             wheel_distance_minima_reference(tables, WheelsetPose(y, z, roll, yaw), epsilon=EPSILON)
             wheel_distance_minima_reference(tables, WheelsetPose(-y, z, -roll, -yaw), epsilon=EPSILON)
 
-    t_ref = _best(reference, repeats=3) / n_ref
+    t_ref = best_time(reference, repeats=3) / n_ref
     print(f"S1002/UIC60 1:40, wheel grid {wheel.shape[0]} points (0.1 mm), rail grid {rail.shape[0]}, "
           f"y = 4 mm, yaw = {yaw * 1e3:g} mrad, roll = {roll * 1e3:.3f} mrad, points {counts.tolist()}")
     print(f"numba, jitted loop      : {t_loop * 1e6:8.2f} us per pose (target <= 20 us)")
