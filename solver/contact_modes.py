@@ -25,12 +25,12 @@ import numpy as np
 
 from .errors import WheelsetError
 from .layout import (
-    M_TRACK_MODEL, N_STATE, S_RAIL, S_RAIL_RATE, S_ROLL, S_ROLL_RATE, S_SPIN_ANGLE, S_SPIN_RATE,
-    S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z, STATE_IS_POSITION, TRACK_LUMPED,
+    S_RAIL_RATE, S_ROLL, S_ROLL_RATE, S_SPIN_RATE, S_VX, S_VY, S_VZ, S_X, S_Y, S_YAW, S_YAW_RATE, S_Z,
 )
 from .model.outputs import WheelsetInputs
 from .model.parameters import WheelsetParameters
 from .model.wheelset import WheelsetModel, static_equilibrium
+from .stability import linear_states
 
 POSITION_STEP = 1e-8      # m or rad: central differences of the positions
 RATE_STEP = 1e-6          # m/s or rad/s: of the rates
@@ -115,16 +115,8 @@ def linearise_at(model: WheelsetModel, state: np.ndarray) -> tuple:
     """(A, the state entries of its rows) of the core linearised about `state`
     (central differences; the spin angle left out, and the rail bodies with
     prescribed rails)."""
-    lumped = model.model[M_TRACK_MODEL] == TRACK_LUMPED
-    idx = [k for k in range(N_STATE) if k != S_SPIN_ANGLE and (lumped or k < S_RAIL)]
-    a = np.zeros((len(idx), len(idx)))
-    for j, k in enumerate(idx):
-        h = POSITION_STEP if STATE_IS_POSITION[k] else RATE_STEP
-        xp = state.copy()
-        xm = state.copy()
-        xp[k] += h
-        xm[k] -= h
-        a[:, j] = (model.rhs(xp)[idx] - model.rhs(xm)[idx]) / (2.0 * h)
+    idx = list(linear_states(model))
+    a = model.state_jacobian(state, idx, POSITION_STEP, RATE_STEP)
     if not np.all(np.isfinite(a)):
         raise ContactModeError("the linearised system is not finite")
     return a, idx

@@ -42,7 +42,7 @@ import numpy as np
 from .errors import WheelsetError
 from .layout import (
     M_TRACK_MODEL, N_STATE, N_WHEELSET_STATE, S_RAIL, S_RAIL_RATE, S_ROLL, S_ROLL_RATE,
-    S_SPIN_ANGLE, S_SPIN_RATE, STATE_IS_POSITION, S_VX, S_VZ, S_Y, S_Z, TRACK_LUMPED, U_TORQUE,
+    S_SPIN_ANGLE, S_SPIN_RATE, S_VX, S_VZ, S_Y, S_Z, TRACK_LUMPED, U_TORQUE,
 )
 from .model.parameters import WheelsetParameters
 from .model.wheelset import WheelsetModel
@@ -165,15 +165,7 @@ def linearise(params: WheelsetParameters, speed: float) -> LinearModel:
     model = _model(params, speed)
     x0 = steady_run(model)
     idx = list(linear_states(model))
-    n = len(idx)
-    a = np.zeros((n, n))
-    for j, k in enumerate(idx):
-        h = POSITION_STEP if STATE_IS_POSITION[k] else RATE_STEP
-        xp = x0.copy()
-        xm = x0.copy()
-        xp[k] += h
-        xm[k] -= h
-        a[:, j] = (model.rhs(xp)[idx] - model.rhs(xm)[idx]) / (2 * h)
+    a = model.state_jacobian(x0, idx, POSITION_STEP, RATE_STEP)
     if not np.all(np.isfinite(a)):
         raise StabilityError(f"the linearised system is not finite at V = {speed:g} m/s")
     return LinearModel(float(speed), a, x0, tuple(STATE_NAMES[k] for k in idx))

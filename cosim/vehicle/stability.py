@@ -167,7 +167,7 @@ def linearise_wheelset(params, speed: float, box_force: np.ndarray) -> WheelsetL
     """The core (WheelsetParameters `params`, bogie False) linearised about its
     steady run at `speed` under the axle-box forces `box_force` (2, 3)."""
     from solver import stability
-    from solver.layout import S_SPIN_ANGLE, STATE_IS_POSITION
+    from solver.layout import S_SPIN_ANGLE
     from solver.model.outputs import WheelsetInputs
     from solver.model.wheelset import WheelsetModel
     if not (isinstance(speed, (int, float)) and math.isfinite(speed) and speed > 0):
@@ -177,13 +177,7 @@ def linearise_wheelset(params, speed: float, box_force: np.ndarray) -> WheelsetL
     inputs = WheelsetInputs(axle_box_force=force)
     idx = list(stability.linear_states(model))
     n = len(idx)
-    a = np.zeros((n, n))
-    for j, k in enumerate(idx):
-        h = stability.POSITION_STEP if STATE_IS_POSITION[k] else stability.RATE_STEP
-        xp, xm = x0.copy(), x0.copy()
-        xp[k] += h
-        xm[k] -= h
-        a[:, j] = (model.rhs(xp, inputs)[idx] - model.rhs(xm, inputs)[idx]) / (2 * h)
+    a = model.state_jacobian(x0, idx, stability.POSITION_STEP, stability.RATE_STEP, inputs)
     b = np.zeros((n, 6))
     base = force.reshape(6)
     for j in range(6):

@@ -806,20 +806,29 @@ class WheelsetModel:
         limit = method.facts["stability_limit"] * min(tau, 1.0 / fastest)
         return min(self.params.internal_step, self.STABILITY_SAFETY * limit)
 
+    def state_jacobian(self, state, idx, position_step, rate_step,
+                       inputs: WheelsetInputs | None = None) -> np.ndarray:
+        """d(derivative[idx]) / d(state[idx]) at `state` by central differences:
+        steps `position_step` (m or rad) in the positions, `rate_step` (m/s or
+        rad/s) in the rates; `inputs` as rhs takes them."""
+        idx = list(idx)
+        state = np.asarray(state, dtype=float)
+        a = np.zeros((len(idx), len(idx)))
+        for j, k in enumerate(idx):
+            h = position_step if STATE_IS_POSITION[k] else rate_step
+            xp = state.copy()
+            xm = state.copy()
+            xp[k] += h
+            xm[k] -= h
+            a[:, j] = (self.rhs(xp, inputs)[idx] - self.rhs(xm, inputs)[idx]) / (2.0 * h)
+        return a
+
     def fastest_mode_rate(self) -> float:
         """The largest |eigenvalue| (1/s) of the core linearised about the current
         state (central differences; the spin angle left out): the rate an explicit
         integrator's step must resolve."""
         state = self.state.copy()
-        idx = [k for k in range(N_STATE) if k != S_SPIN_ANGLE]
-        a = np.zeros((len(idx), len(idx)))
-        for j, k in enumerate(idx):
-            h = 1e-8 if STATE_IS_POSITION[k] else 1e-6
-            xp = state.copy()
-            xm = state.copy()
-            xp[k] += h
-            xm[k] -= h
-            a[:, j] = (self.rhs(xp)[idx] - self.rhs(xm)[idx]) / (2.0 * h)
+        a = self.state_jacobian(state, [k for k in range(N_STATE) if k != S_SPIN_ANGLE], 1e-8, 1e-6)
         self.rhs(state)
         values = np.linalg.eigvals(a) if np.all(np.isfinite(a)) else np.array([np.inf])
         return max(float(np.max(np.abs(values))), 1e-9)
