@@ -34,6 +34,7 @@ from ..dynamics.derailment import (
     JUMP_FACTOR, airborne_limit, flange_height, flange_passed_lateral, lateral_towards_flange,
 )
 from ..dynamics.integrators.methods import INTEGRATORS
+from ..dynamics.integrators.rosenbrock import lu_factor, lu_solve
 from ..dynamics.integrators.step import N_STAGE_ROWS, PROBLEM_SUBSTEPS, StepData
 from ..dynamics.outputs import derived_outputs, fill_record
 from ..dynamics.rhs import (
@@ -94,31 +95,17 @@ class ModelArrays(NamedTuple):
 
 
 def solve_dense(a, b):
-    """x with a x = b by Gaussian elimination with partial pivoting, in plain
-    arithmetic (no BLAS/LAPACK: the initial state must not depend on which
+    """x with a x = b (rosenbrock.lu_factor and lu_solve: partial pivoting,
+    plain arithmetic, no BLAS/LAPACK: the initial state must not depend on which
     OpenBLAS kernel the host's environment selects, e.g. OPENBLAS_CORETYPE; the
     same FMU gave runs 4e-9 apart otherwise). None if `a` is singular."""
-    a = np.array(a, dtype=float)
-    x = np.array(b, dtype=float)
-    n = x.size
-    for k in range(n):
-        pivot = k + int(np.argmax(np.abs(a[k:, k])))
-        if not a[pivot, k] != 0.0:
-            return None
-        if pivot != k:
-            a[[k, pivot]] = a[[pivot, k]]
-            x[[k, pivot]] = x[[pivot, k]]
-        for i in range(k + 1, n):
-            factor = a[i, k] / a[k, k]
-            if factor != 0.0:
-                for j in range(k + 1, n):
-                    a[i, j] -= factor * a[k, j]
-                x[i] -= factor * x[k]
-    for k in range(n - 1, -1, -1):
-        total = x[k]
-        for j in range(k + 1, n):
-            total -= a[k, j] * x[j]
-        x[k] = total / a[k, k]
+    lu = np.array(a, dtype=float)
+    n = lu.shape[0]
+    pivots = np.zeros(n)
+    if not lu_factor(lu, n, pivots):
+        return None
+    x = np.zeros(n)
+    lu_solve(lu, pivots, n, np.asarray(b, dtype=float), x)
     return x
 
 

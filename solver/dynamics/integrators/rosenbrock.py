@@ -132,19 +132,13 @@ def _new_jacobian(state, f0, loads, track, model, step_inputs, contact, jac_stat
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _factor_iteration_matrix(jac, dt, n, lu, pivots):
-    """The LU factors of W = I - dt d J (its leading n x n block; the rest of W is
-    the identity: the prescribed rails' rows and columns of J are 0) into `lu`,
-    by Doolittle's elimination with partial pivoting (row exchanges in
-    `pivots`): a third of the work of an inverse, and each stage then costs two
-    triangular solves. Written out rather than numpy.linalg: that one raises on
-    a singular matrix, and nothing may raise inside the FMU's compiled step.
-    Returns False if W is singular or its factors not finite (the caller then
-    shortens the step, which changes W)."""
-    for i in range(n):
-        for j in range(n):
-            lu[i, j] = -dt * ROS_D * jac[i, j]
-        lu[i, i] += 1.0
+def lu_factor(lu, n, pivots):
+    """The LU factors of the leading n x n block of `lu`, in place, by
+    Doolittle's elimination with partial pivoting (row exchanges in `pivots`).
+    Written out rather than numpy.linalg: that one raises on a singular matrix
+    (nothing may raise inside the FMU's compiled step), and it runs whichever
+    LAPACK kernel the host's environment selects (the results must not depend on
+    it). Returns False if the block is singular or its factors not finite."""
     for col in range(n):
         pivot = col
         largest = abs(lu[col, col])
@@ -173,11 +167,11 @@ def _factor_iteration_matrix(jac, dt, n, lu, pivots):
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _solve(lu, pivots, n, vector, out):
-    """out = W^-1 vector from W's LU factors (_factor_iteration_matrix): the row
-    exchanges, then forward and back substitution on the leading n entries;
-    beyond them W is the identity."""
-    for i in range(N_STATE):
+def lu_solve(lu, pivots, n, vector, out):
+    """out = M^-1 vector from the LU factors of M's leading n x n block
+    (lu_factor): the row exchanges, then forward and back substitution on the
+    leading n entries; beyond them M is the identity (out copies vector)."""
+    for i in range(out.shape[0]):
         out[i] = vector[i]
     for i in range(n):
         p = int(pivots[i])
@@ -193,6 +187,20 @@ def _solve(lu, pivots, n, vector, out):
         for k in range(i + 1, n):
             acc -= lu[i, k] * out[k]
         out[i] = acc / lu[i, i]
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _factor_iteration_matrix(jac, dt, n, lu, pivots):
+    """The LU factors of W = I - dt d J (its leading n x n block; the rest of W is
+    the identity: the prescribed rails' rows and columns of J are 0) into `lu`
+    (lu_factor): a third of the work of an inverse, and each stage then costs
+    two triangular solves (lu_solve). Returns False if W is singular or its
+    factors not finite (the caller then shortens the step, which changes W)."""
+    for i in range(n):
+        for j in range(n):
+            lu[i, j] = -dt * ROS_D * jac[i, j]
+        lu[i, i] += 1.0
+    return lu_factor(lu, n, pivots)
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -358,14 +366,14 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
                 memo[ROS_MEMO_W_DT] = dt
                 w_jacobian[:, :] = jac
         if dt == dt_inverted:
-            _solve(lu, pivots, n, f0, k1)                           # k1 = W^-1 f0
+            lu_solve(lu, pivots, n, f0, k1)                        # k1 = W^-1 f0
             for j in range(N_STATE):
                 y_stage[j] = state[j] + 0.5 * dt * k1[j]
             update_rhs(y_stage, track_at(data, distance + speed * (t + 0.5 * dt), inputs),
                        model, step_inputs, contact, f1, key)
             for j in range(N_STATE):
                 rhs[j] = f1[j] - k1[j]
-            _solve(lu, pivots, n, rhs, k2)                          # k2 = W^-1 (f1 - k1) + k1
+            lu_solve(lu, pivots, n, rhs, k2)                       # k2 = W^-1 (f1 - k1) + k1
             for j in range(N_STATE):
                 k2[j] += k1[j]
                 y_new[j] = state[j] + dt * k2[j]
@@ -374,7 +382,7 @@ def integrate_rosenbrock(state, step, data, inputs, step_inputs, contact):
             full_rhs(y_new, track, model, step_inputs, contact, f2, key, bool(True))
             for j in range(N_STATE):
                 rhs[j] = f2[j] - ROS_E32 * (k2[j] - f1[j]) - 2.0 * (k1[j] - f0[j])
-            _solve(lu, pivots, n, rhs, k3)                          # k3, for the estimate
+            lu_solve(lu, pivots, n, rhs, k3)                       # k3, for the estimate
             n_rhs += 2
             for j in range(N_STATE):
                 rhs[j] = dt / 6.0 * (k1[j] - 2.0 * k2[j] + k3[j])
