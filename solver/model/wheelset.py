@@ -179,11 +179,8 @@ def static_equilibrium(model, state, unknowns, residuals, iterations=100, tolera
                     or not np.all(np.isfinite(jac))):
                 break
             step = 0.5 * step
-        else:
-            if polish:                   # no lower residual to be had: polished
-                return st
         if polish and not _norm(f_trial * scale) < _norm(f * scale):
-            return st
+            return st                    # no lower residual to be had: polished
         st, f = trial, f_trial
     return st if np.all(np.abs(f) < tolerance) else None
 
