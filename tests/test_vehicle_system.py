@@ -211,7 +211,7 @@ def test_libcosim_runs_the_curve_as_the_project_master_with_its_scheme(vehicle_s
     """R 600 m, 150 mm cant, 113 km/h, 3 s (the vehicle through the 40 m
     transition into the curve) from SystemStructure-curve-R600.ssd: libcosim
     and the project's master in Jacobi equal within 1e-6 of the largest Q
-    (measured 1.7e-9); the outer wheels of the leading wheelsets carry more
+    (measured 1.4e-8: the bodies keep their own clock, body_step.bodies_step); the outer wheels of the leading wheelsets carry more
     load in the curve than the inner ones (cant deficiency 99 mm)."""
     t_ref, jacobi = _project_master(wheelset_fmu, "curve-R600", "jacobi", 3.0)
     t, got = _run_master("libcosim-ssp", vehicle_ssp, "curve-R600", 3.0)

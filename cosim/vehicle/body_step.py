@@ -96,7 +96,7 @@ _W, N_WORK = _layout((
 W_SCALARS = _W["scalars"]
 # the scalars
 SC_SCHEME, SC_SPEED, SC_LEADING, SC_CURVATURE, SC_CANT, SC_STRAIGHT, SC_TRANSITION = range(7)
-SC_PUSH_WHEELSET, SC_PUSH_FORCE, SC_PUSH_TIME, SC_STEPS, SC_RATE_STEP, SC_TIME = range(7, 13)
+SC_PUSH_WHEELSET, SC_PUSH_FORCE, SC_PUSH_TIME, SC_STEPS, SC_RATE_STEP, SC_TIME, SC_START = range(7, 14)
 W_MASS, W_K, W_C, W_S_INV = _W["mass"], _W["K"], _W["C"], _W["S_inv"]
 W_D, W_KE, W_CE, W_PRELOAD, W_STATIC = _W["D"], _W["k"], _W["c"], _W["preload"], _W["static_force"]
 W_ELEMENTS, W_BODIES, W_WPOS = _W["elements"], _W["bodies"], _W["wheelset_positions"]
@@ -500,6 +500,17 @@ def bodies_step(t, h, io, work):
     for i in range(IO_KINEMATICS, IO_KINEMATICS + N_WHEELSETS * N_KINEMATICS):
         if not math.isfinite(io[i]):
             return STEP_BAD_INPUT
+    # the bodies' own clock: the set-up step and the first step's time plus the
+    # steps taken, not the host's t and h, which agree with them only to the last
+    # bits (libcosim counts integer nanoseconds, Ecos adds h to its time): the
+    # track's curvature and cant at t + h, the forcing and the trapezoidal rule
+    # must not depend on a host's time arithmetic (Ecos's vehicle differed from
+    # the project master's by 7e-5 of Q in the transition, libcosim's by up to
+    # 3e-5, from last-bit differences of t)
+    if sc[SC_STEPS] == 0.0:
+        sc[SC_START] = t
+    h = sc[SC_RATE_STEP]
+    t = sc[SC_START] + sc[SC_STEPS] * h
     scheme = int(sc[SC_SCHEME])
     first = sc[SC_STEPS] == 0.0
     kin = io[IO_KINEMATICS:IO_KINEMATICS + N_WHEELSETS * N_KINEMATICS].reshape(
